@@ -1,0 +1,31 @@
+"""Instances on which the lemma checks run: the user's dataset (``--dataset``)
+or a small built-in configuration that exercises ties, overlaps and signs."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+F = Fraction
+
+BUILTIN = [
+    [(F(0), F(0)), (F(1), F(0)), (F(0), F(1)), (F(2), F(-1))],
+    [(F(0), F(0)), (F(1), F(1)), (F(-1), F(1)), (F(1, 2), F(3))],
+    [(F(3), F(-2)), (F(-2), F(-1, 3)), (F(1), F(0))],
+]
+BUILTIN_TARGETS = [(F(5), F(5)), (F(-1), F(2)), (F(7, 2), F(-7))]
+
+
+def input_sequences(dataset):
+    """``(sequences, d)``: the dataset's input sequences or the built-in ones."""
+    if dataset is None:
+        return [list(s) for s in BUILTIN], 2
+    return [list(p.inputs) for p in dataset.pairs], dataset.d
+
+
+def distinct_points(seqs):
+    return list(dict.fromkeys(x for s in seqs for x in s))
+
+
+def targets(dataset):
+    if dataset is None:
+        return list(BUILTIN_TARGETS)
+    return list(dict.fromkeys(y for p in dataset.pairs for y in p.outputs))

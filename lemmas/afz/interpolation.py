@@ -1,0 +1,33 @@
+"""Proposition *interpolation* (SPEC §4, phase I): M snaps (Lemma 3.3) along
+``e_1`` map the M leader images ``kappa_l e_1`` exactly onto their targets.
+
+``delta_l = 1/4`` of the distance from ``kappa_l`` to the nearest other value among
+all kappas and all targets' first coordinates, so a snap never moves another
+leader image or an already placed target.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from fractions import Fraction
+
+from proofcheck.claims import Moves
+from proofcheck.model import FF
+
+from .snap import snap_ff
+
+ID = "interpolation"
+
+
+def snaps(kappas, targets, attending, d: int):
+    """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
+    ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``."""
+    vals = sorted(set(kappas) | {y[0] for y in targets})
+    ffs, claims, deltas = [], [], []
+    for kap, y, rows in zip(kappas, targets, attending):
+        i = bisect_left(vals, kap)
+        near = [abs(vals[k] - kap) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
+        delta = (min(near) if near else Fraction(1)) / 4
+        ffs.append(snap_ff(0, d, kap, delta, y))
+        claims.append(Moves({r: tuple(y) for r in rows}))
+        deltas.append(delta)
+    return ffs, claims, deltas

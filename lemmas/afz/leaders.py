@@ -1,0 +1,80 @@
+"""Proposition *leaders* (SPEC §4, phase L): place m_j leaders per sequence.
+
+After phase S the sequences are disjoint, every coordinate is >= 1 and
+``<u, .>`` is injective on the tokens.  For sequence j the first m_j tokens (input
+order) are its leaders: the first moves to ``t_j 1`` (region P, Lemma 4.2
+geometry, ``t_j > beta`` = the largest coordinate), the others to distinct
+rational points of the sphere ``|s| = r`` in the open negative orthant (Lemma 4.3
+geometry).  One plateau hat (3.2p) in direction u per leader: the new point's
+projection is kept distinct from every other token's, so each hat moves exactly
+one token.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass
+from fractions import Fraction
+from math import floor
+
+from proofcheck.claims import Moves
+from proofcheck.model import FF, dot
+
+from .hat import plateau_ff
+from .sphere import negative_orthant_points
+
+ID = "leaders"
+
+
+@dataclass
+class Leaders:
+    """``ffs``/``claims``: one FF per leader; ``leader_rows[j]``: rows of sequence
+    j's leaders (first is the region-P leader); ``positions[row]``: new point."""
+
+    ffs: list[FF]
+    claims: list
+    leader_rows: list[list[int]]
+    positions: dict
+    t: list[Fraction]
+    r: Fraction
+    beta: Fraction
+
+
+def place_leaders(rows, spans, m, u, r=Fraction(32), spacing=Fraction(1)) -> Leaders:
+    """``rows``: current tokens ``(n, d)`` (Fractions); ``spans``: sequence row
+    ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``)."""
+    d = len(rows[0])
+    beta = max(max(x) for x in rows)
+    base = Fraction(floor(beta) + 1)
+    t = [base + spacing * j for j in range(len(spans))]
+    n_sphere = sum(m) - len(m)
+    pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])
+    pi = sorted(dot(u, x) for x in rows)
+    used = set(pi)
+    ffs, claims, leader_rows, positions = [], [], [], {}
+
+    def move(row, q):
+        p = rows[row]
+        tp = dot(u, p)
+        i = bisect_left(pi, tp)
+        near = [abs(pi[k] - tp) for k in (i - 1, i + 1) if 0 <= k < len(pi)]
+        d2 = (min(near) if near else Fraction(1)) / 2
+        ffs.append(plateau_ff(u, tp, d2 / 2, d2, tuple(b - a for a, b in zip(p, q)),
+                              label="leader (3.2p)"))
+        claims.append(Moves({row: q}))
+        pi.pop(i)
+        tq = dot(u, q)
+        insort(pi, tq)
+        used.add(tq)
+        positions[row] = q
+
+    for j, (lo, hi) in enumerate(spans):
+        leader_rows.append(list(range(lo, lo + m[j])))
+        move(lo, (t[j],) * d)
+        for row in range(lo + 1, lo + m[j]):
+            for q in pool:
+                if dot(u, q) not in used:
+                    break
+            else:
+                raise AssertionError("sphere point pool exhausted")
+            move(row, q)
+    return Leaders(ffs, claims, leader_rows, positions, t, Fraction(r), beta)

@@ -1,0 +1,171 @@
+"""Theorem 1.6 (hardmax exact interpolation), SPEC §4.
+
+For an admissible dataset, builds a transformer of width <= 4 with
+``L = 2M + R + 1 <= 2M + N`` blocks (the paper allows ``2M + 2N + 1``):
+
+=========  ======================  ==========================================
+blocks     FF                      SA
+=========  ======================  ==========================================
+1          translation (3.1)       tag (4.1)
+2..R+1     probe (3.2p)            tag (4.1)
+R+2..R+1+M leader moves (3.2p)     identity; the last one is the collapse
+R+2+M..L   snaps (3.3)             identity
+=========  ======================  ==========================================
+
+Parameter count (stored scalars, SPEC §1):
+``P = (16d + 16) M + (10d + 8) R + 6d + 5``; with ``R <= N - 1 <= M - 1`` and
+``d >= 2`` this is ``<= (26d + 24) M <= 38 d M``  (``PARAM_CONSTANT = 38``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from proofcheck.attention import HARDMAX
+from proofcheck.backends.flint import FlintBackend
+from proofcheck.claims import Fixed
+from proofcheck.model import Block, Transformer, identity_sa
+
+from .collapse import choose_k, collapse_claim, collapse_sa
+from .interpolation import snaps
+from .leaders import place_leaders
+from .separation import separate
+
+ID = "1.6"
+PARAM_CONSTANT = 38
+
+
+def param_formula(d: int, M: int, R: int) -> int:
+    """Exact parameter count of the construction (see module docstring)."""
+    return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
+
+
+@dataclass
+class Construction:
+    """The network, one ``(ff_claim, sa_claim)`` per block, and what was chosen."""
+
+    net: Transformer
+    claims: list
+    phases: dict = field(default_factory=dict)   # name -> (first block, last block)
+    info: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)  # phase -> construction time
+
+
+def construct(inputs, targets, d: int, r=Fraction(32)) -> Construction:
+    """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
+    ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated)."""
+    secs = {}
+    t0 = time.perf_counter()
+    sep = separate(inputs, d)
+    secs["S"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    be = FlintBackend()
+    state = be.load(inputs)
+    for blk in sep.blocks:
+        state, _ = be.ff(blk.ff, state)
+        state, _ = be.sa(blk.sa, state, HARDMAX)
+    rows = be.to_fractions(state)
+    m = [len(y) for y in targets]
+    lead = place_leaders(rows, state.spans, m, sep.u, r=r)
+    secs["L"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    order = [row for lr in lead.leader_rows for row in lr]
+    leader_targets = [tuple(y) for ys in targets for y in ys]
+    k, kappas = choose_k([lead.positions[row] for row in order],
+                         {y[0] for y in leader_targets}, d)
+    csa = collapse_sa(k)
+    cclaim = collapse_claim(k, state.spans, lead.leader_rows)
+    secs["C"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    attending = []
+    for (lo, hi), lr in zip(state.spans, lead.leader_rows):
+        ls = set(lr)
+        attending.append([i for i in range(lo, hi) if i not in ls or i == lr[0]])
+        attending += [[row] for row in lr[1:]]
+    sffs, sclaims, deltas = snaps(kappas, leader_targets, attending, d)
+    secs["I"] = time.perf_counter() - t0
+
+    blocks, claims = list(sep.blocks), list(sep.claims)
+    M = len(order)
+    for i, (ff, cl) in enumerate(zip(lead.ffs, lead.claims)):
+        last = i == M - 1
+        blocks.append(Block(ff, csa if last else identity_sa(), phase="L" if not last else "L+C"))
+        claims.append((cl, cclaim if last else Fixed()))
+    for ff, cl in zip(sffs, sclaims):
+        blocks.append(Block(ff, identity_sa(), phase="I"))
+        claims.append((cl, Fixed()))
+    R = sep.R
+    phases = {"S": (1, R + 1), "L": (R + 2, R + 1 + M), "C": (R + 1 + M, R + 1 + M),
+              "I": (R + 2 + M, 2 * M + R + 1)}
+    info = {"u": sep.u, "R": R, "lambdas": sep.lambdas,
+            "classes_after_first_tag": sep.classes_after_first_tag,
+            "t": lead.t, "r": lead.r, "beta": lead.beta, "k": k, "kappas": kappas,
+            "snap_deltas": deltas, "leader_rows": lead.leader_rows}
+    return Construction(Transformer(d, blocks), claims, phases, info, secs)
+
+
+@dataclass
+class TheoremCheck:
+    """Everything a Theorem 1.6 run measured; ``results`` are the named checks."""
+
+    construction: Construction
+    network_check: object
+    results: list
+    constants: dict
+    seconds: dict
+
+
+def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
+    """The theorem's constants as exact checks (regression-tested)."""
+    from proofcheck.verdicts import CheckResult, Verdict
+
+    def res(name, ok, detail):
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+    P = net.n_params()
+    L = net.L
+    consts = {"N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": 2 * M + R + 1,
+              "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
+              "max_width": net.max_width, "P": P, "P_formula": param_formula(d, M, R),
+              "P_bound": PARAM_CONSTANT * d * M, "param_constant": PARAM_CONSTANT,
+              "max_bits": net.max_bits()}
+    checks = [
+        res("L = 2M + R + 1", L == 2 * M + R + 1, f"L = {L}, 2M + R + 1 = {2 * M + R + 1}"),
+        res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
+        res("L <= 2M + 2N + 1 (Theorem 1.6)", L <= 2 * M + 2 * N + 1,
+            f"L = {L} <= {2 * M + 2 * N + 1}"),
+        res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
+        res("P = (16d+16)M + (10d+8)R + 6d + 5", P == param_formula(d, M, R),
+            f"P = {P}, formula = {param_formula(d, M, R)}"),
+        res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
+            f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+    ]
+    return checks, consts
+
+
+def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> TheoremCheck:
+    """Construct the network for an admissible ``dataset`` and check Theorem 1.6
+    exactly: every construction claim, exact set equality for every pair, and the
+    constants.  ``progress(block)`` is called after each evaluated block."""
+    from proofcheck.checker import check_network
+    inputs = [list(p.inputs) for p in dataset.pairs]
+    targets = [list(p.outputs) for p in dataset.pairs]
+    t0 = time.perf_counter()
+    c = construct(inputs, targets, dataset.d, r=r)
+    t_build = time.perf_counter() - t0
+    nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=progress)
+    checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
+    secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
+    secs["construct total"] = t_build
+    secs["exact check"] = nc.seconds
+    return TheoremCheck(c, nc, nc.results + checks, consts, secs)
+
+
+def run(dataset=None, seed: int = 0):
+    """``lemma 1.6``: Theorem 1.6 on the dataset (or a seeded random admissible one)."""
+    from proofcheck.generate import random_dataset
+    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
+    return verify(ds).results

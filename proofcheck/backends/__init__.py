@@ -1,0 +1,58 @@
+"""Exact evaluation backends.
+
+* :mod:`proofcheck.backends.reference` — pure ``fractions.Fraction``, dense, the
+  definition read literally (small cases, cross-checks).
+* :mod:`proofcheck.backends.flint` — python-flint ``fmpq_mat`` with exact
+  structure-aware shortcuts (the default).
+
+Both expose the same interface: ``load``, ``ff``, ``sa``, ``row``,
+``to_fractions``, ``num``; ``ff``/``sa`` return ``(new_state, touched)`` where
+``touched`` is the sorted list of rows that may have changed (``None``: all).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class State:
+    """Tokens of all sequences stacked in one ``(n_total, d)`` matrix ``X``;
+    sequence ``j`` occupies rows ``spans[j][0] <= i < spans[j][1]``."""
+
+    X: Any
+    spans: list[tuple[int, int]]
+    d: int
+
+    @property
+    def n(self) -> int:
+        return self.spans[-1][1] if self.spans else 0
+
+    def locate(self, i: int) -> tuple[int, int]:
+        """Global row -> (sequence, token) indices (binary search)."""
+        lo, hi = 0, len(self.spans) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.spans[mid][0] <= i:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo, i - self.spans[lo][0]
+
+
+def spans_of(lengths) -> list[tuple[int, int]]:
+    spans, s = [], 0
+    for n in lengths:
+        spans.append((s, s + n))
+        s += n
+    return spans
+
+
+def get_backend(name: str):
+    if name in ("flint", "exact"):
+        from .flint import FlintBackend
+        return FlintBackend()
+    if name in ("fraction", "reference"):
+        from .reference import ReferenceBackend
+        return ReferenceBackend()
+    raise ValueError(f"unknown backend {name!r} (use 'flint' or 'fraction')")

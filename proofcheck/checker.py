@@ -1,0 +1,154 @@
+"""The exact checker (trusted kernel, SPEC §1 and §5).
+
+``check_network`` pushes the input sequences through the network with an exact
+backend and (1) compares every sub-layer's output with the construction's claim
+for it, naming the first block / sub-layer / sequence / token / coordinate that
+differs, and (2) checks exact interpolation: for every pair, the set of output
+tokens equals the set of target tokens (both inclusions).  Imports nothing from
+``lemmas``.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from .attention import HARDMAX
+from .backends import get_backend
+from .model import Transformer
+from .verdicts import CheckResult, Verdict, Witness
+
+
+@dataclass
+class NetworkCheck:
+    """Result of :func:`check_network`.
+
+    ``outputs[j]``: list of output tokens of sequence j (Fractions);
+    ``multiplicities[j]``: target token -> number of output tokens equal to it;
+    ``claims_checked``: number of sub-layer claims compared; ``seconds``: wall time.
+    """
+
+    verdict: Verdict
+    results: list[CheckResult] = field(default_factory=list)
+    witness: Witness | None = None
+    outputs: list[list[tuple]] = field(default_factory=list)
+    multiplicities: list[dict] = field(default_factory=list)
+    claims_checked: int = 0
+    seconds: float = 0.0
+
+
+def _first_diff(exp, got):
+    for c, (e, g) in enumerate(zip(exp, got)):
+        if e != g:
+            return c
+    return None
+
+
+def _compare(backend, claim, old_state, new_state, touched, block, sub):
+    """Witness of the first row whose new value differs from the claim, or None."""
+    claim.bind(backend.num)
+    cr = claim.rows()
+    if touched is None or cr is None:
+        rows = range(new_state.n)
+    else:
+        rows = sorted(set(touched).union(cr))
+    old = lambda i: backend.row(old_state, i)  # noqa: E731
+    for i in rows:
+        exp = tuple(claim.expected(i, old))
+        got = backend.row(new_state, i)
+        c = _first_diff(exp, got)
+        if c is not None:
+            from .backends.flint import f2q
+            conv = (lambda x: f2q(x)) if backend.name == "flint" else (lambda x: x)
+            j, t = new_state.locate(i)
+            return Witness(f"{sub} output differs from the claim ({claim.kind})",
+                           block=block, sublayer=sub, sequence=j, token=t, coordinate=c,
+                           expected=conv(exp[c]), got=conv(got[c]))
+    return None
+
+
+def interpolation_witness(outputs: Sequence[Sequence[tuple]], targets: Sequence[Sequence[tuple]]):
+    """Exact set equality per pair, both inclusions (SPEC §1).
+
+    Returns ``(witness_or_None, multiplicities)``; tokens are tuples of Fractions.
+    """
+    mults = []
+    for j, (out, tgt) in enumerate(zip(outputs, targets, strict=True)):
+        cnt = Counter(tuple(x) for x in out)
+        tset = [tuple(y) for y in tgt]
+        mults.append({y: cnt.get(y, 0) for y in tset})
+        tgt_set = set(tset)
+        for i, x in enumerate(out):
+            if tuple(x) not in tgt_set:
+                return Witness("output token is not a target (inclusion outputs ⊆ targets fails)",
+                               sequence=j, token=i, got=tuple(x)), mults
+        for k, y in enumerate(tset):
+            if cnt.get(y, 0) == 0:
+                return Witness(f"target {k} is not hit (inclusion targets ⊆ outputs fails)",
+                               sequence=j, expected=y), mults
+    return None, mults
+
+
+def check_network(net: Transformer, inputs, targets, claims=None, backend: str = "flint",
+                  rule=HARDMAX, progress: Callable[[int], None] | None = None) -> NetworkCheck:
+    """Exact check of ``net`` on ``inputs`` against ``claims`` and ``targets``.
+
+    ``inputs[j]``: ``(n_j, d)`` tokens; ``targets[j]``: ``(m_j, d)`` tokens, or
+    ``targets=None`` to check the claims only (then ``outputs`` holds the state);
+    ``claims``: ``None`` or a list of ``(ff_claim, sa_claim)`` per block.
+    Any exception during evaluation gives verdict ERROR (fail closed).
+    """
+    t0 = time.perf_counter()
+    res = NetworkCheck(Verdict.ERROR)
+    try:
+        be = get_backend(backend)
+        if claims is not None and len(claims) != net.L:
+            raise ValueError(f"{len(claims)} claims for {net.L} blocks")
+        state = be.load(inputs)
+        for bi, blk in enumerate(net.blocks, start=1):
+            for sub, layer, fn in (("FF", blk.ff, be.ff), ("SA", blk.sa,
+                                   lambda l, s: be.sa(l, s, rule))):
+                new, touched = fn(layer, state)
+                if claims is not None:
+                    claim = claims[bi - 1][0 if sub == "FF" else 1]
+                    w = _compare(be, claim, state, new, touched, bi, sub)
+                    res.claims_checked += 1
+                    if w is not None:
+                        res.verdict, res.witness = Verdict.REFUTED, w
+                        res.results.append(CheckResult(
+                            f"block {bi} {sub}: {layer.label or 'layer'} matches its claim",
+                            Verdict.REFUTED, witness=w))
+                        res.seconds = time.perf_counter() - t0
+                        return res
+                state = new
+            if progress:
+                progress(bi)
+        if claims is not None:
+            res.results.append(CheckResult(
+                f"every sub-layer matches its construction claim ({res.claims_checked} claims)",
+                Verdict.VERIFIED))
+        rows = be.to_fractions(state)
+        res.outputs = [rows[lo:hi] for lo, hi in state.spans]
+        if targets is None:  # claims only (a prefix of a construction)
+            res.verdict = Verdict.VERIFIED if claims is not None else Verdict.ERROR
+            res.seconds = time.perf_counter() - t0
+            return res
+        tg = [[tuple(Fraction(x) for x in y) for y in ys] for ys in targets]
+        w, res.multiplicities = interpolation_witness(res.outputs, tg)
+        if w is not None:
+            res.verdict, res.witness = Verdict.REFUTED, w
+            res.results.append(CheckResult("exact interpolation {T(X_j)} = {Y_j}",
+                                           Verdict.REFUTED, witness=w))
+        else:
+            res.verdict = Verdict.VERIFIED
+            res.results.append(CheckResult(
+                f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {len(tg)} pairs (both inclusions)",
+                Verdict.VERIFIED))
+    except Exception as exc:  # fail closed
+        res.verdict = Verdict.ERROR
+        res.results.append(CheckResult("evaluation", Verdict.ERROR,
+                                       details=[f"{type(exc).__name__}: {exc}"]))
+    res.seconds = time.perf_counter() - t0
+    return res

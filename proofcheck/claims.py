@@ -1,0 +1,153 @@
+"""Claims: what a construction step says a sub-layer does to the tokens.
+
+A construction (untrusted) attaches one claim to every sub-layer; the checker
+evaluates the network exactly and compares every token with the claim, so a
+wrong parameter is caught at the first sub-layer where it changes a token.
+Rows are global token indices (``State.spans``).  Each claim has
+
+* ``rows()``: the rows it says change (``None`` for all rows);
+* ``expected(i, old)``: the claimed new value of row ``i`` given ``old(i)``, the
+  row before the sub-layer (backend numbers), after ``bind(num)`` converted the
+  claim's constants to the backend's number type.
+
+Part of the trusted kernel: imports nothing from ``lemmas``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+
+@dataclass
+class Fixed:
+    """No token changes (identity sub-layer, or a layer whose support holds no token)."""
+
+    kind = "fixed"
+
+    def bind(self, num):
+        return self
+
+    def rows(self):
+        return []
+
+    def expected(self, i, old):
+        return old(i)
+
+
+@dataclass
+class Moves:
+    """Rows in ``targets`` move to the given exact points; every other row is fixed
+    (Lemmas 3.2/3.2p/3.3 instances)."""
+
+    targets: dict[int, tuple[Fraction, ...]]
+    kind = "moves"
+    _bound: dict = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._bound = {i: tuple(num(x) for x in v) for i, v in self.targets.items()}
+        return self
+
+    def rows(self):
+        return sorted(self.targets)
+
+    def expected(self, i, old):
+        v = self._bound.get(i)
+        return old(i) if v is None else v
+
+
+@dataclass
+class Shift:
+    """Rows in ``rows`` move by the vector ``c``; every other row is fixed (the
+    plateau of Lemma 3.2p moves every token at the probed point by ``q - p``)."""
+
+    moved: list[int]
+    c: tuple[Fraction, ...]
+    kind = "shift"
+    _c: tuple = field(default=None, repr=False)
+    _set: frozenset = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._c = tuple(num(x) for x in self.c)
+        self._set = frozenset(self.moved)
+        return self
+
+    def rows(self):
+        return sorted(self.moved)
+
+    def expected(self, i, old):
+        if i not in self._set:
+            return old(i)
+        return tuple(x + y for x, y in zip(old(i), self._c))
+
+
+@dataclass
+class Translate:
+    """Every row moves by the vector ``c`` (Lemma 3.1)."""
+
+    c: tuple[Fraction, ...]
+    kind = "translate"
+    _c: tuple = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._c = tuple(num(x) for x in self.c)
+        return self
+
+    def rows(self):
+        return None
+
+    def expected(self, i, old):
+        return tuple(x + y for x, y in zip(old(i), self._c))
+
+
+@dataclass
+class SequenceShift:
+    """Row ``i`` of sequence ``j`` moves by ``lam`` times the (old) row
+    ``top[j]`` (the tag of Lemma 4.1: each token adds lam times its sequence's
+    u-maximal token).  ``seq_of[i]`` is the sequence of row ``i``."""
+
+    lam: Fraction
+    top: list[int]
+    seq_of: list[int]
+    kind = "sequence-shift"
+    _lam: object = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._lam = num(self.lam)
+        return self
+
+    def rows(self):
+        return None
+
+    def expected(self, i, old):
+        t = old(self.top[self.seq_of[i]])
+        return tuple(x + self._lam * y for x, y in zip(old(i), t))
+
+
+@dataclass
+class Collapse:
+    """Row ``i`` becomes ``<k, old(leader[i])> e_axis`` (phase C: attention to the
+    leader, then the rank-one value map ``V = e_axis k^T``, ``rho = 0``)."""
+
+    k: tuple[Fraction, ...]
+    leader: list[int]
+    axis: int = 0
+    kind = "collapse"
+    _k: tuple = field(default=None, repr=False)
+    _zero: object = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._k = tuple(num(x) for x in self.k)
+        self._zero = num(Fraction(0))
+        return self
+
+    def rows(self):
+        return None
+
+    def expected(self, i, old):
+        x = old(self.leader[i])
+        kappa = self._zero
+        for a, b in zip(self._k, x):
+            kappa = kappa + a * b
+        out = [self._zero] * len(x)
+        out[self.axis] = kappa
+        return tuple(out)

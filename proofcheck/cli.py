@@ -1,0 +1,177 @@
+"""Command line: ``python -m proofcheck {list,lemma,theorem}`` (SPEC §2, §5).
+
+Exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive,
+4 internal error or resource limit.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from . import __version__
+from .errors import BadInput, ResourceLimit
+from .verdicts import EXIT_BAD_INPUT, Verdict, combine
+
+
+def _load(args):
+    """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
+    from .dataset import load_dataset
+    from .examples import EXAMPLES
+    if getattr(args, "dataset", None) and getattr(args, "example", None):
+        raise BadInput("give either --dataset or --example, not both")
+    if args.dataset:
+        if args.limit is not None or args.task != "label":
+            raise BadInput("--limit and --task apply to --example only")
+        return load_dataset(args.dataset), {}
+    if args.example:
+        if args.example not in EXAMPLES:
+            raise BadInput(f"unknown example {args.example!r}; known: {', '.join(EXAMPLES)}")
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        ds, info = EXAMPLES[args.example](limit=args.limit, task=args.task)
+        from .dataset import check_admissible
+        check_admissible(ds)
+        return ds, info
+    return None, {}
+
+
+def cmd_list(args) -> int:
+    from .catalogue import load
+    rows = [(s.id, s.kind, s.paper, s.flag, "implemented" if s.implemented else "planned", s.title)
+            for s in load()]
+    w = [max(len(r[i]) for r in rows + [("id", "kind", "paper no.", "flag", "status", "")])
+         for i in range(5)]
+    head = ("id", "kind", "paper no.", "flag", "status", "statement")
+    for r in [head] + rows:
+        print("  ".join(x.ljust(w[i]) for i, x in enumerate(r[:5])) + "  " + r[5])
+    print("\nflags: confirmed = paper number known; assumed = project's guess "
+          "(edit proofcheck/data/catalogue.json); project/seed = not numbered in the paper")
+    return 0
+
+
+def _print_results(results) -> Verdict:
+    for r in results:
+        print("\n".join(r.lines()))
+    return combine(r.verdict for r in results)
+
+
+def _finish(results) -> int:
+    v = _print_results(results)
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+def cmd_lemma(args) -> int:
+    from .catalogue import find
+    st = find(args.id)
+    if not st.implemented:
+        raise BadInput(f"statement {st.id} ({st.title}) is in the catalogue but not implemented "
+                       "in this version (status: planned)")
+    ds, _ = _load(args)
+    print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
+    print(f"instance: {'dataset ' + ds.name if ds else 'built-in'}, seed {args.seed}\n")
+    return _finish(st.runner()(ds, args.seed))
+
+
+def _progress(total: int):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None, lambda: None
+    bar = tqdm(total=total, desc="exact check", unit="block", delay=2.0, file=sys.stderr,
+               leave=False)
+    return (lambda b: bar.update(1)), bar.close
+
+
+def cmd_theorem(args) -> int:
+    from .catalogue import find
+    st = find(args.id)
+    if st.id != "1.6":
+        raise BadInput(f"theorem {st.id} is not implemented in this version; available: 1.6")
+    ds, info = _load(args)
+    if ds is None:
+        from .examples import sample
+        ds, info = sample()
+    from lemmas.afz.theorem_1_6 import verify
+
+    from .report import theorem_report, write_theorem_report
+    print(f"Theorem 1.6 (hardmax exact interpolation) on dataset '{ds.name}': "
+          f"N = {ds.N}, M = {ds.M}, d = {ds.d}, {ds.n_tokens} input tokens")
+    if info.get("duplicates_dropped") is not None:
+        print(f"  {info['duplicates_dropped']} duplicate image(s) dropped "
+              f"(of {info.get('images_total', '?')})")
+    for n in ds.notes:
+        print(f"  note: {n}")
+    bar_holder = {}
+
+    def progress(b):
+        if "bar" not in bar_holder:
+            bar_holder["bar"] = _progress(L)
+        bar_holder["bar"][0](b)
+    L = 2 * ds.M + ds.N + 1
+    tc = verify(ds, backend=args.backend, progress=progress)
+    if "bar" in bar_holder:
+        bar_holder["bar"][1]()
+    v = _print_results(tc.results)
+    c = tc.constants
+    print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
+    print(f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
+          f"{c['L_paper_hardmax']})")
+    print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
+          f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
+    if not args.no_report:
+        rep = theorem_report("1.6", ds, tc, v, extra=info)
+        md, js = write_theorem_report(args.out, rep)
+        print(f"report: {md} and {js}")
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="proofcheck", description="Exact proof checker for "
+                                "constructive theorems about transformers.")
+    p.add_argument("--version", action="version", version=f"proofcheck {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="print the statement catalogue")
+
+    def data_opts(q):
+        q.add_argument("--dataset", help="proofcheck-dataset/1 JSON or .npz file")
+        q.add_argument("--example", help="built-in example: digits, digits-sample")
+        q.add_argument("--limit", type=int, help="use the first K examples (after dedupe)")
+        q.add_argument("--task", default="label", choices=["label", "inpaint"],
+                       help="digits target: label token or the masked patches")
+    q = sub.add_parser("lemma", help="check one catalogue statement")
+    q.add_argument("id")
+    data_opts(q)
+    q.add_argument("--seed", type=int, default=0)
+    q = sub.add_parser("theorem", help="construct and check a theorem on a dataset")
+    q.add_argument("id")
+    data_opts(q)
+    q.add_argument("--backend", default="flint", choices=["flint", "fraction"])
+    q.add_argument("--out", default="reports", help="report directory (default: reports)")
+    q.add_argument("--no-report", action="store_true", help="do not write report files")
+    return p
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # argparse: usage errors exit 2
+        return int(e.code or 0)
+    try:
+        return {"list": cmd_list, "lemma": cmd_lemma, "theorem": cmd_theorem}[args.cmd](args)
+    except BadInput as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ResourceLimit as e:
+        print(f"ERROR: resource limit: {e}", file=sys.stderr)
+        return Verdict.ERROR.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return Verdict.ERROR.exit_code
+    except Exception:  # fail closed: an internal error is never a pass
+        traceback.print_exc()
+        print("ERROR: internal error (see traceback above)", file=sys.stderr)
+        return Verdict.ERROR.exit_code

@@ -1,0 +1,51 @@
+"""Exact check of one layer against a lemma's predicted outputs.
+
+Used by the lemma modules: the lemma predicts every output token directly from
+its statement (not through attention or ReLU), the layer is evaluated exactly by
+BOTH backends, and the outputs must agree with each other and with the
+prediction.  The witness names the sequence, token and coordinate.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .attention import HARDMAX
+from .backends import get_backend
+from .model import FF, SA
+from .verdicts import CheckResult, Verdict, Witness
+
+
+def evaluate_layer(layer, sequences, backend: str = "flint", rule=HARDMAX):
+    """Outputs of one FF or SA layer on ``sequences`` (list of ``(n_j, d)``)."""
+    be = get_backend(backend)
+    st = be.load(sequences)
+    st, _ = be.ff(layer, st) if isinstance(layer, FF) else be.sa(layer, st, rule)
+    rows = be.to_fractions(st)
+    return [rows[lo:hi] for lo, hi in st.spans]
+
+
+def check_layer(name: str, layer, sequences, expected, rule=HARDMAX,
+                details: list[str] | None = None) -> CheckResult:
+    """VERIFIED iff both backends give exactly ``expected`` (``(n_j, d)`` per sequence;
+    an entry ``None`` marks a token the statement makes no claim about)."""
+    try:
+        got = evaluate_layer(layer, sequences, "flint", rule)
+        ref = evaluate_layer(layer, sequences, "fraction", rule)
+    except Exception as exc:  # fail closed
+        return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
+    n = sum(len(s) for s in sequences)
+    det = list(details or []) + [f"{n} tokens in {len(sequences)} sequence(s), "
+                                 "exact evaluation by the flint and Fraction backends"]
+    if got != ref:
+        return CheckResult(name, Verdict.ERROR, det + ["backends disagree"])
+    for j, (gs, es) in enumerate(zip(got, expected, strict=True)):
+        for i, (g, e) in enumerate(zip(gs, es, strict=True)):
+            if e is None:  # the statement says nothing about this token
+                continue
+            e = tuple(Fraction(x) for x in e)
+            if g != e:
+                c = next(k for k in range(len(e)) if g[k] != e[k])
+                return CheckResult(name, Verdict.REFUTED, det, Witness(
+                    "layer output differs from the lemma's conclusion", sequence=j, token=i,
+                    coordinate=c, expected=e[c], got=g[c]))
+    return CheckResult(name, Verdict.VERIFIED, det)

@@ -1,0 +1,144 @@
+"""Exact parsing and printing of rational numbers (SPEC §3, "Numbers").
+
+Accepted spellings (``parse_number``):
+
+* JSON integers (any size; also numpy integer scalars);
+* strings ``"p/q"`` (``"-7/3"``), integers ``"-7"``, decimals ``"0.125"``,
+  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding white space is stripped.
+  Decimal strings are exact: ``"0.1"`` is 1/10;
+* JSON floats (Python ``float``, numpy floating scalars): the exact binary value
+  of the double, ``0.1 -> 3602879701896397/36028797018963968``; the second
+  element of the result is then ``True`` so the report can say so;
+* ``Fraction`` instances (returned unchanged).
+
+Rejected with ``BadInput`` (``path`` = the JSON path of the value): booleans,
+``None``, lists, dicts, NaN / ±inf in any spelling (message contains
+"is not a finite number"), non-numeric strings, zero denominators, decimal
+exponents with ``|e| > 10000`` and strings longer than 100000 characters (so that
+``"1e999999999"`` cannot exhaust memory).
+
+Integers longer than Python's ``int``/``str`` digit limit (4300 digits) are
+converted piecewise, so big rationals round-trip through ``format_q``.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from fractions import Fraction
+
+from .errors import BadInput
+
+MAX_STRING_LENGTH = 100_000
+MAX_EXPONENT = 10_000
+
+_RATIONAL = re.compile(r"([+-]?[0-9]+)\s*/\s*([0-9]+)", re.ASCII)
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", re.ASCII)
+_NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
+
+_CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
+
+
+def _digits_to_int(s: str) -> int:
+    """``int(s)`` for a string of ASCII digits with optional sign, without the 4300-digit limit."""
+    sign = 1
+    if s[:1] in "+-":
+        sign = -1 if s[0] == "-" else 1
+        s = s[1:]
+    if len(s) <= _CHUNK:
+        return sign * int(s)
+    k = len(s) // 2
+    return sign * (_digits_to_int(s[:-k]) * 10 ** k + _digits_to_int(s[-k:]))
+
+
+def _int_to_digits(n: int) -> str:
+    """``str(n)`` without the 4300-digit limit."""
+    if n < 0:
+        return "-" + _int_to_digits(-n)
+    if n.bit_length() <= 3 * _CHUNK:  # < 3700 decimal digits
+        return str(n)
+    k = int(n.bit_length() * 0.30102999566398) // 2  # about half the digit count
+    hi, lo = divmod(n, 10 ** k)
+    return _int_to_digits(hi) + _int_to_digits(lo).rjust(k, "0")
+
+
+def _short(s: str, limit: int = 40) -> str:
+    return repr(s if len(s) <= limit else s[:limit] + "...")
+
+
+def _parse_string(raw: str, path: str, what: str) -> Fraction:
+    if len(raw) > MAX_STRING_LENGTH:
+        raise BadInput(f"{what} is a string of {len(raw)} characters "
+                       f"(limit {MAX_STRING_LENGTH})", path)
+    s = raw.strip()
+    if _NONFINITE.fullmatch(s):
+        raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
+    m = _RATIONAL.fullmatch(s)
+    if m:
+        den = _digits_to_int(m.group(2))
+        if den == 0:
+            raise BadInput(f"{what} has a zero denominator ({_short(raw)})", path)
+        return Fraction(_digits_to_int(m.group(1)), den)
+    m = _DECIMAL.fullmatch(s)
+    if m and (m.group(2) or m.group(3)):
+        sign, ipart, fpart, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+        e = 0
+        if exp is not None:
+            digits = exp.lstrip("+-").lstrip("0")
+            if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
+                raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
+                               f"in absolute value ({_short(raw)})", path)
+            e = int(exp)
+        mant = _digits_to_int((ipart + fpart) or "0")
+        if sign == "-":
+            mant = -mant
+        scale = e - len(fpart)
+        return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
+    raise BadInput(f"{what} is not a number ({_short(raw)}); expected an integer, "
+                   f"'p/q' or a decimal such as '0.125' or '1e-3'", path)
+
+
+def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]:
+    """Parse one JSON number or numeric string exactly.
+
+    Returns ``(q, was_float)`` where ``was_float`` is True iff ``value`` was a
+    binary float (read as its exact binary value).  ``what`` names the value in
+    error messages (e.g. ``"input 0 token 0 coordinate 0"``).
+    Raises ``BadInput(message, path)`` as listed in the module docstring.
+    """
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
+        raise BadInput(f"{what} is a boolean ({value!r}), expected a number", path)
+    if isinstance(value, Fraction):
+        return value, False
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value)), False
+    if isinstance(value, str):
+        return _parse_string(value, path, what), False
+    if isinstance(value, float) or (isinstance(value, numbers.Real)
+                                    and hasattr(value, "as_integer_ratio")):
+        if not math.isfinite(value):
+            raise BadInput(f"{what} is not a finite number ({value!r})", path)
+        p, q = value.as_integer_ratio()
+        return Fraction(int(p), int(q)), True
+    if value is None:
+        raise BadInput(f"{what} is null, expected a number", path)
+    if isinstance(value, (list, tuple)):
+        raise BadInput(f"{what} is a list, expected a number", path)
+    if isinstance(value, dict):
+        raise BadInput(f"{what} is an object, expected a number", path)
+    raise BadInput(f"{what} has unsupported type {type(value).__name__}, expected a number",
+                   path)
+
+
+def format_q(q: Fraction) -> str:
+    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``); inverse of ``parse_number``."""
+    q = Fraction(q)
+    if q.denominator == 1:
+        return _int_to_digits(q.numerator)
+    return f"{_int_to_digits(q.numerator)}/{_int_to_digits(q.denominator)}"
+
+
+def bit_size(q: Fraction) -> int:
+    """``max(numerator.bit_length(), denominator.bit_length())``."""
+    q = Fraction(q)
+    return max(q.numerator.bit_length(), q.denominator.bit_length())

@@ -1,0 +1,146 @@
+"""Theorem run reports: ``reports/theorem-<id>-<dataset>.md`` and ``.json``.
+
+Written atomically (temporary file, then rename) after the verdict is known, so
+an interrupted or rejected run leaves nothing half-written.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from .dataset import digest
+from .model import Transformer
+from .provenance import provenance
+from .verdicts import fmt_value
+
+
+def layer_table(net: Transformer) -> list[dict]:
+    """Per block: phase, FF label/width/rank(U), SA label/rank(A)/rank(V)."""
+    rows = []
+    cache = {}
+    for i, b in enumerate(net.blocks, start=1):
+        key = (b.ff.label, b.ff.width, b.sa.label)
+        if b.sa.is_identity and key in cache:
+            ra, rv = cache[key]
+        else:
+            ra, rv = b.sa.A.rank(net.d), b.sa.V.rank(net.d)
+            cache[key] = (ra, rv)
+        rows.append({"block": i, "phase": b.phase, "ff": b.ff.label, "width": b.ff.width,
+                     "rank_U": b.ff.rank_U(), "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
+                     "params": b.ff.n_params() + b.sa.n_params()})
+    return rows
+
+
+def _summary(layers: list[dict]) -> list[tuple]:
+    groups = Counter((r["phase"], r["ff"], r["width"], r["rank_U"], r["sa"], r["rank_A"],
+                      r["rank_V"]) for r in layers)
+    first = {}
+    for r in layers:
+        k = (r["phase"], r["ff"], r["width"], r["rank_U"], r["sa"], r["rank_A"], r["rank_V"])
+        first.setdefault(k, r["block"])
+    return sorted(((first[k],) + k + (n,) for k, n in groups.items()))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "dataset"
+
+
+def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = None) -> dict:
+    """The JSON form of a theorem run (``tc``: ``TheoremCheck``)."""
+    nc = tc.network_check
+    layers = layer_table(tc.construction.net)
+    mult = [list(m.values()) for m in nc.multiplicities]
+    info = tc.construction.info
+    return {
+        "format": "proofcheck-report/1",
+        "statement": statement,
+        "verdict": verdict.value,
+        "provenance": provenance(),
+        "dataset": {"name": dataset.name, "sha256": digest(dataset), "N": dataset.N,
+                    "M": dataset.M, "d": dataset.d, "tokens": dataset.n_tokens,
+                    "max_bits": dataset.max_bits, "notes": list(dataset.notes), **(extra or {})},
+        "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
+                    "witness": r.witness.to_json() if r.witness else None} for r in tc.results],
+        "constants": tc.constants,
+        "construction": {"u": [fmt_value(x) for x in info["u"]],
+                         "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
+                         "classes_after_first_tag": info["classes_after_first_tag"],
+                         "r": fmt_value(info["r"]), "beta": fmt_value(info["beta"]),
+                         "k": [fmt_value(x) for x in info["k"]],
+                         "phases": tc.construction.phases},
+        "layers": layers,
+        "multiplicities": {"min": min((min(m) for m in mult), default=0),
+                           "max": max((max(m) for m in mult), default=0),
+                           "per_pair": mult},
+        "seconds": {k: round(v, 4) for k, v in tc.seconds.items()},
+    }
+
+
+def markdown(rep: dict) -> str:
+    ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
+    lines = [f"# Theorem {rep['statement']} on `{ds['name']}` — {rep['verdict']}", "",
+             f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
+             + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
+             "## Dataset", "",
+             f"- name `{ds['name']}`, SHA-256 `{ds['sha256']}`",
+             f"- N = {ds['N']} pairs, M = {ds['M']} target tokens, d = {ds['d']}, "
+             f"{ds['tokens']} input tokens, largest rational {ds['max_bits']} bits"]
+    for k in ("images_total", "duplicates_dropped", "task"):
+        if k in ds:
+            lines.append(f"- {k.replace('_', ' ')}: {ds[k]}")
+    lines += [f"- note: {n}" for n in ds["notes"]]
+    lines += ["", "## Checks", ""]
+    for r in rep["checks"]:
+        lines.append(f"- **{r['verdict']}** {r['name']}")
+        lines += [f"  - {d}" for d in r["details"]]
+        if r["witness"]:
+            w = r["witness"]
+            lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in w.items() if v is not None))
+    lines += ["", "## Constants (claimed vs measured)", "",
+              "| quantity | measured | claimed |", "|---|---|---|",
+              f"| blocks L | {c['L']} | 2M + R + 1 = {c['L_construction']} (construction); "
+              f"2M + 2N + 1 = {c['L_paper_hardmax']} (Theorem 1.6) |",
+              f"| separation rounds R | {c['R']} | <= N - 1 = {c['N'] - 1} |",
+              f"| max width | {c['max_width']} | <= 4 |",
+              f"| parameters P | {c['P']} | (16d+16)M + (10d+8)R + 6d + 5 = {c['P_formula']}; "
+              f"<= {c['param_constant']} d M = {c['P_bound']} |",
+              f"| largest rational in the network | {c['max_bits']} bits | |",
+              f"| output multiplicity per target | {rep['multiplicities']['min']}..{rep['multiplicities']['max']} | >= 1 |",
+              "", "## Layers (grouped)", "",
+              "| first block | phase | FF | width | rank U | SA | rank A | rank V | blocks |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for row in _summary(rep["layers"]):
+        lines.append("| " + " | ".join(str(x) for x in row) + " |")
+    lines += ["", "## Construction", "",
+              f"- u = ({', '.join(rep['construction']['u'])}); "
+              f"{rep['construction']['classes_after_first_tag']} classes after the first tag",
+              f"- tag factors lambda: {', '.join(rep['construction']['tag_lambdas'])}",
+              f"- sphere radius r = {rep['construction']['r']}, k = ({', '.join(rep['construction']['k'])})",
+              "", "## Time (seconds)", ""]
+    lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
+    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir``."""
+    base = Path(out_dir) / f"theorem-{rep['statement']}-{slug(rep['dataset']['name'])}"
+    md, js = Path(f"{base}.md"), Path(f"{base}.json")
+    _atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    _atomic_write(md, markdown(rep))
+    return md, js
