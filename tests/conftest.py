@@ -1,0 +1,73 @@
+"""Shared fixtures: the handed cases (../shared/cases) and a table of named
+datasets used by many tests (construction, backends, mutations)."""
+from __future__ import annotations
+
+import os
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from proofcheck.dataset import Dataset, Pair, load_dataset
+from proofcheck.generate import random_dataset
+
+
+def cases_dir() -> Path | None:
+    env = os.environ.get("PROOFCHECK_CASES")
+    for cand in ([Path(env)] if env else []) + [
+            Path(__file__).resolve().parents[2] / "shared" / "cases"]:
+        if cand.is_dir():
+            return cand
+    return None
+
+
+CASES = cases_dir()
+
+
+def case_table() -> list[tuple[str, str, int]]:
+    """Rows ``(file, expected, exit code)`` of the table in the cases' README."""
+    if CASES is None:
+        return []
+    rows = []
+    for line in (CASES / "README.md").read_text().splitlines():
+        m = re.match(r"\|\s*([\w.-]+\.json)\s*\|\s*(.+?)\s*\|\s*(\d+)\s*\|", line)
+        if m:
+            rows.append((m.group(1), m.group(2), int(m.group(3))))
+    return rows
+
+
+def _F(*xs):
+    return tuple(Fraction(x) for x in xs)
+
+
+def named_datasets() -> dict[str, Dataset]:
+    """Small admissible datasets with names; the handed VERIFIED cases when present."""
+    out = {
+        "needs-rounds": random_dataset(7, d=2, N=6, max_n=4, style="nested"),
+        "union-3d": random_dataset(3, d=3, N=5, max_n=5, style="union"),
+        "overlap-4d": random_dataset(11, d=4, N=7, max_n=5, style="overlap"),
+        # every positive direction has (10, 10) on top of every sequence: R = N - 1
+        "common-top": Dataset("common-top", 2, tuple(
+            Pair((_F(10, 10),) + tuple(_F(a, b) for a, b in sub), (_F(k, -k), _F(0, k)))
+            for k, sub in enumerate([[(0, 0)], [(0, 0), (1, 0)], [(1, 0)], [(0, 1), (1, 0)],
+                                     [(0, 0), (0, 1), (1, 0)], [(2, 1)]], start=1))),
+        "tie-heavy": Dataset("tie-heavy", 2, (
+            Pair((_F(0, 0), _F(1, 0), _F(0, 1), _F(1, 1)), (_F(2, 2), _F(0, 0))),
+            Pair((_F(0, 0), _F(1, 0), _F(0, 1)), (_F(5, -5),)),
+            Pair((_F(1, 0), _F(0, 1)), (_F(0, 0), _F(1, 0))),
+            Pair((_F(0, 0),), (_F(0, 0),)),
+        )),
+    }
+    for f, exp, code in case_table():
+        if code == 0:
+            out[f[:-5]] = load_dataset(CASES / f)
+    return out
+
+
+NAMED = named_datasets()
+
+
+@pytest.fixture(params=sorted(NAMED))
+def named(request):
+    return request.param, NAMED[request.param]
