@@ -1,0 +1,92 @@
+"""Command line behaviour: catalogue, lemma and theorem runs, usage errors."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from proofcheck.catalogue import load
+from proofcheck.cli import main
+
+
+def run(argv, capsys):
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_list_prints_catalogue(capsys):
+    rc, out, _ = run(["list"], capsys)
+    assert rc == 0
+    for s in load():
+        assert s.id in out
+    for flag in ("confirmed", "assumed", "seed", "project"):
+        assert flag in out
+
+
+@pytest.mark.parametrize("sid", ["3.2", "4.2"])
+def test_lemma_prints_checks_and_verdict(sid, capsys):
+    rc, out, _ = run(["lemma", sid], capsys)
+    assert rc == 0
+    assert "exact" in out and "symbolic" in out
+    assert out.rstrip().endswith("VERDICT: VERIFIED")
+
+
+def test_lemma_on_dataset_file(tmp_path, capsys):
+    ds = {"format": "proofcheck-dataset/1", "name": "t", "d": 2,
+          "pairs": [{"input": [["0", "0"], ["1", "1/2"]], "output": [["3", "3"]]}]}
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(ds))
+    rc, out, _ = run(["lemma", "3.3", "--dataset", str(f), "--seed", "2"], capsys)
+    assert rc == 0 and "VERDICT: VERIFIED" in out
+
+
+@pytest.mark.parametrize("argv,frag", [
+    (["lemma", "9.9"], "unknown statement"),
+    (["lemma", "1.8"], "not implemented"),
+    (["theorem", "1.8"], "not implemented"),
+    (["theorem", "1.6", "--example", "nope"], "unknown example"),
+    (["theorem", "1.6", "--example", "digits-sample", "--limit", "0"], "--limit"),
+    (["theorem", "1.6", "--dataset", "/nonexistent.json"], "BAD INPUT"),
+    (["theorem", "1.6", "--dataset", "x.json", "--example", "digits"], "either"),
+])
+def test_usage_errors_exit_2(argv, frag, capsys, tmp_path):
+    rc, out, err = run(argv + ["--out", str(tmp_path / "r")] if argv[0] == "theorem" else argv,
+                       capsys)
+    assert rc == 2
+    assert frag in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_argparse_errors_exit_2(capsys):
+    assert main(["theorem"]) == 2
+    assert main(["frobnicate"]) == 2
+
+
+def test_default_theorem_run_writes_report(tmp_path, capsys):
+    rc, out, _ = run(["theorem", "1.6", "--out", str(tmp_path)], capsys)
+    assert rc == 0 and out.rstrip().endswith("VERDICT: VERIFIED")
+    assert "digits-sample" in out and "2M + 2N + 1" in out
+    rep = json.loads((tmp_path / "theorem-1.6-digits-sample.json").read_text())
+    assert rep["verdict"] == "VERIFIED"
+    c = rep["constants"]
+    assert c["L"] == c["L_construction"] and c["P"] == c["P_formula"] <= c["P_bound"]
+    md = (tmp_path / "theorem-1.6-digits-sample.md").read_text()
+    assert "Constants (claimed vs measured)" in md and rep["dataset"]["sha256"] in md
+
+
+def test_module_entry_point_runs():
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "list"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and "1.6" in r.stdout
+
+
+def test_console_script_installed():
+    exe = shutil.which("proofcheck")
+    if exe is None:
+        pytest.skip("package not installed with its console script")
+    r = subprocess.run([exe, "lemma", "3.1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "VERIFIED" in r.stdout

@@ -1,0 +1,124 @@
+"""Lemma checks: every implemented statement verifies on built-in and dataset
+instances, and every check can fail with a precise witness."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+import sympy as sp
+
+from conftest import NAMED
+from proofcheck.catalogue import find, load
+from proofcheck.layercheck import check_layer
+from proofcheck.symbolic import pl_certificate, prove_positive, relu
+from proofcheck.verdicts import Verdict
+from lemmas.afz import clustering, corner, hat, snap, sphere, translation
+
+IMPLEMENTED = [s.id for s in load() if s.implemented]
+
+
+@pytest.mark.parametrize("sid", IMPLEMENTED)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_statement_verifies_builtin(sid, seed):
+    res = find(sid).runner()(None, seed)
+    assert res and all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
+
+
+@pytest.mark.parametrize("sid", IMPLEMENTED)
+@pytest.mark.parametrize("dname", ["tie-heavy", "union-3d"])
+def test_statement_verifies_on_dataset(sid, dname):
+    res = find(sid).runner()(NAMED[dname], 3)
+    assert res and all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
+
+
+S = [(F(0), F(0)), (F(1), F(0)), (F(0), F(1)), (F(2), F(-1))]
+
+
+def test_translation_wrong_vector_is_refuted():
+    ff = translation.translation_ff((F(1), F(2)))
+    exp = [[(x + 1, y + 3) for x, y in S]]
+    r = check_layer("3.1", ff, [S], exp)
+    assert r.verdict == Verdict.REFUTED
+    assert (r.witness.sequence, r.witness.token, r.witness.coordinate) == (0, 0, 1)
+    assert (r.witness.expected, r.witness.got) == (F(3), F(2))
+
+
+def test_hat_too_wide_moves_a_neighbour():
+    p, q = S[1], (F(5), F(5))
+    w = hat.separating_direction(S, p)
+    from proofcheck.model import dot
+    gaps = sorted(abs(dot(w, x) - dot(w, p)) for x in S if x != p)
+    ff = hat.hat_ff(w, dot(w, p), 2 * gaps[0], tuple(b - a for a, b in zip(p, q)))
+    r = check_layer("3.2", ff, [S], [[q if x == p else x for x in S]])
+    assert r.verdict == Verdict.REFUTED
+    nearest = min((x for x in S if x != p), key=lambda x: abs(dot(w, x) - dot(w, p)))
+    assert r.witness.token == S.index(nearest)
+
+
+def test_plateau_too_narrow_misses_an_edge_token():
+    w, tp = (F(1), F(0)), F(0)
+    ff = hat.plateau_ff(w, tp, F(1, 4), F(1, 2), (F(1), F(1)))
+    pts = [(F(0), F(0)), (F(1, 3), F(0))]  # 1/3 is inside the claimed delta1 = 1/3 plateau
+    r = check_layer("3.2p", ff, [pts], [[(F(1), F(1)), (F(4, 3), F(1))]])
+    assert r.verdict == Verdict.REFUTED and r.witness.token == 1
+
+
+def test_snap_wrong_half_width_is_refuted():
+    ff = snap.snap_ff(0, 2, F(3), F(1, 4), (F(7), F(-1)))
+    pts = [(F(3), F(0)), (F(3) + F(1, 2), F(0))]  # 3.5 is in the ramp, not the plateau
+    r = check_layer("3.3", ff, [pts], [[(F(7), F(-1)), (F(7), F(-1))]])
+    assert r.verdict == Verdict.REFUTED and r.witness.token == 1
+
+
+def test_clustering_wrong_value_map_is_refuted():
+    u = (F(1), F(1))
+    seq = [(F(1), F(0)), (F(-2), F(0)), (F(1), F(-1))]
+    wrong = clustering.tag_sa(u, 2)  # rho = 1, V = 2I: not Lemma 4.1's V = I, rho = 0
+    r = check_layer("4.1", wrong, [seq], [clustering.predicted(seq, u)])
+    assert r.verdict == Verdict.REFUTED
+    assert check_layer("4.1", clustering.cluster_sa(u), [seq],
+                       [clustering.predicted(seq, u)]).verdict == Verdict.VERIFIED
+
+
+def test_corner_fails_when_t_is_not_above_the_box():
+    seq = [(F(1), F(3)), (F(2), F(2))]  # t 1 = (2, 2) does not dominate (1, 3)
+    r = check_layer("4.2", corner.corner_sa(), [seq], [[(F(2), F(2))] * 2])
+    assert r.verdict == Verdict.REFUTED and r.witness.token == 0
+
+
+def test_sphere_leader_captured_by_a_large_token():
+    r = F(2)
+    pts = sphere.negative_orthant_points(2, 2, r)
+    big = (F(-10), F(-10))  # same orthant, far out: <s, big> > r^2
+    seq = pts + [big]
+    res = check_layer("4.3", sphere.sphere_sa(), [seq], [pts + [None]])
+    assert res.verdict == Verdict.REFUTED and res.witness.token == 0
+
+
+def test_sphere_points_are_exact_and_negative():
+    for d in (2, 3, 5):
+        pts = sphere.negative_orthant_points(6, d, F(32))
+        assert len(set(pts)) == 6
+        assert all(sum(x * x for x in p) == 1024 and max(p) < 0 for p in pts)
+
+
+def test_pl_certificate_refutes_a_wrong_hat():
+    t, tp = sp.symbols("t t_p", real=True)
+    dl = sp.Symbol("delta", positive=True)
+    bad = (relu(t - tp + dl) - relu(t - tp) + relu(t - tp - dl)) / dl
+    r = pl_certificate("bad hat", bad, t, [tp - dl, tp, tp + dl], [0, 1, 0], 0, 0)
+    assert r.verdict == Verdict.REFUTED
+
+
+def test_pl_certificate_rejects_unlisted_kinks():
+    t = sp.Symbol("t", real=True)
+    r = pl_certificate("kink", relu(t - 5), t, [sp.Integer(0)], [0], 0, 1)
+    assert r.verdict == Verdict.REFUTED
+
+
+def test_prove_positive_is_three_valued():
+    a = sp.Symbol("a", positive=True)
+    b = sp.Symbol("b", real=True)
+    assert prove_positive("p", a * a + 1).verdict == Verdict.VERIFIED
+    assert prove_positive("n", -a).verdict == Verdict.REFUTED
+    assert prove_positive("u", a * b).verdict == Verdict.INCONCLUSIVE
