@@ -84,32 +84,40 @@ def _progress(total: int):
     return (lambda b: bar.update(1)), bar.close
 
 
+def _header(title, ds, info):
+    print(f"{title} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
+          f"{ds.n_tokens} input tokens")
+    if info.get("duplicates_dropped") is not None:
+        print(f"  {info.get('used', ds.N)} image(s) used; {info['duplicates_dropped']} duplicate "
+              f"image(s) dropped from the {info.get('images_total', '?')} available")
+    for n in ds.notes:
+        print(f"  note: {n}")
+
+
 def cmd_theorem(args) -> int:
     from .catalogue import find
     st = find(args.id)
-    if st.id != "1.6":
-        raise BadInput(f"theorem {st.id} is not implemented in this version; available: 1.6")
+    if st.id not in ("1.6", "1.8"):
+        raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
+    if st.id == "1.6" and args.tau is not None:
+        raise BadInput("--tau applies to theorem 1.8 (softmax) only")
     ds, info = _load(args)
     if ds is None:
         from .examples import sample
         ds, info = sample()
+    if st.id == "1.8":
+        return cmd_softmax(args, ds, info)
     from lemmas.afz.theorem_1_6 import verify
 
     from .report import theorem_report, write_theorem_report
-    print(f"Theorem 1.6 (hardmax exact interpolation) on dataset '{ds.name}': "
-          f"N = {ds.N}, M = {ds.M}, d = {ds.d}, {ds.n_tokens} input tokens")
-    if info.get("duplicates_dropped") is not None:
-        print(f"  {info['duplicates_dropped']} duplicate image(s) dropped "
-              f"(of {info.get('images_total', '?')})")
-    for n in ds.notes:
-        print(f"  note: {n}")
+    _header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
+    print("constructing the network ...", flush=True)
     bar_holder = {}
 
-    def progress(b):
+    def progress(b, total):
         if "bar" not in bar_holder:
-            bar_holder["bar"] = _progress(L)
+            bar_holder["bar"] = _progress(total)
         bar_holder["bar"][0](b)
-    L = 2 * ds.M + ds.N + 1
     tc = verify(ds, backend=args.backend, progress=progress)
     if "bar" in bar_holder:
         bar_holder["bar"][1]()
@@ -125,6 +133,51 @@ def cmd_theorem(args) -> int:
         rep = theorem_report("1.6", ds, tc, v, extra=info)
         md, js = write_theorem_report(args.out, rep)
         print(f"report: {md} and {js}")
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+def cmd_softmax(args, ds, info) -> int:
+    from fractions import Fraction
+
+    from lemmas.afz.theorem_1_8 import verify
+
+    from .numbers import parse_number
+    from .report import softmax_report, write_softmax_report
+    tau = None
+    if args.tau is not None:
+        tau, _ = parse_number(args.tau, "--tau")
+        if tau <= 0:
+            raise BadInput(f"--tau must be positive (got {args.tau})")
+    _header("Theorem 1.8 (softmax exact interpolation)", ds, info)
+    print("certifying tau = " + (str(tau) if tau is not None else "(search: largest dyadic)"),
+          flush=True)
+
+    def progress(t, verdict):
+        print(f"  certificate at tau = {t} (≈ {float(t):.4g}): {verdict.value}", flush=True)
+    sc = verify(ds, tau=tau, progress=progress, simulate_num=not args.no_simulation)
+    if tau is not None:
+        progress(tau, sc.certificate.verdict)
+    v = _print_results(sc.results)
+    c = sc.constants
+    f = lambda x: "n/a" if x is None else f"{x} (≈ {float(Fraction(x)):.4g})"  # noqa: E731
+    print(f"\ntau_cert = {f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]")
+    print(f"tau_closed = {sc.tau_closed if sc.tau_closed is None else f'{sc.tau_closed:.4g}'}  "
+          f"[closed-form estimate from the minimum gap; certificate: "
+          f"{sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
+    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]")
+    sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
+    if sa:
+        print("softmax layers: " + "; ".join(
+            f"block {b.block}: gap >= {float(b.min_gap):.4g}, eps <= {float(b.max_eps):.3g}"
+            for b in sa[:12]) + (" ..." if len(sa) > 12 else ""))
+    print(f"L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), max width "
+          f"{c['max_width']}, P = {c['P']}")
+    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
+    if not args.no_report:
+        rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)
+        md, js, png = write_softmax_report(args.out, rep, sc)
+        print(f"report: {md}, {js}, {png}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
@@ -149,7 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("theorem", help="construct and check a theorem on a dataset")
     q.add_argument("id")
     data_opts(q)
-    q.add_argument("--backend", default="flint", choices=["flint", "fraction"])
+    q.add_argument("--backend", default="flint", choices=["flint", "fraction"],
+                   help="exact backend for theorem 1.6")
+    q.add_argument("--tau", help="theorem 1.8: certify this temperature (e.g. 1/8) instead of "
+                   "searching")
+    q.add_argument("--no-simulation", action="store_true",
+                   help="theorem 1.8: skip the mpmath simulation (tau_num)")
     q.add_argument("--out", default="reports", help="report directory (default: reports)")
     q.add_argument("--no-report", action="store_true", help="do not write report files")
     return p
@@ -168,6 +226,9 @@ def main(argv=None) -> int:
     except ResourceLimit as e:
         print(f"ERROR: resource limit: {e}", file=sys.stderr)
         return Verdict.ERROR.exit_code
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return Verdict.ERROR.exit_code

@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 from .dataset import digest
@@ -144,3 +145,87 @@ def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
     _atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
     _atomic_write(md, markdown(rep))
     return md, js
+
+
+def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=None) -> dict:
+    """The JSON form of a Theorem 1.8 run (``sc``: ``SoftmaxCheck``)."""
+    f = lambda v: None if v is None else fmt_value(v)  # noqa: E731
+    cert = sc.certificate
+    return {
+        "format": "proofcheck-report/1",
+        "statement": "1.8",
+        "verdict": verdict.value,
+        "provenance": provenance(),
+        "dataset": {"name": dataset.name, "sha256": digest(dataset), "N": dataset.N,
+                    "M": dataset.M, "d": dataset.d, "tokens": dataset.n_tokens,
+                    "max_bits": dataset.max_bits, "notes": list(dataset.notes), **(extra or {})},
+        "tau_given": f(tau_given),
+        "tau_cert": f(sc.tau_cert), "tau_closed": sc.tau_closed,
+        "tau_closed_certified": sc.tau_closed_certified.value if sc.tau_closed_certified else None,
+        "tau_num": f(sc.tau_num),
+        "trials": [[fmt_value(t), v.value] for t, v in sc.trials],
+        "simulation": [[fmt_value(t), str(e)] for t, e in sc.sim_curve],
+        "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
+                    "witness": r.witness.to_json() if r.witness else None} for r in sc.results],
+        "constants": sc.constants,
+        "bounds": [b.to_json() for b in cert.bounds if b.sublayer == "SA" and b.max_eps is not None],
+        "straddles": sum(b.straddles for b in cert.bounds),
+        "seconds": {k: round(v, 4) for k, v in sc.seconds.items()},
+    }
+
+
+def softmax_markdown(rep: dict, png_name: str | None) -> str:
+    ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
+    fl = lambda v: "n/a" if v is None else f"{v} (≈ {float(Fraction(v)):.4g})"  # noqa: E731
+    lines = [f"# Theorem 1.8 on `{ds['name']}` — {rep['verdict']}", "",
+             f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
+             + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
+             "Softmax attention at temperature tau on the Theorem 1.6 network. A certificate at "
+             "tau encloses every token in exact rational boxes valid for every tau' in (0, tau] "
+             "(all bounds grow with tau); it passes only if every final box is a single point "
+             "equal to a target.", "",
+             f"- dataset `{ds['name']}` (SHA-256 `{ds['sha256']}`): N = {ds['N']}, M = {ds['M']}, "
+             f"d = {ds['d']}, {ds['tokens']} tokens",
+             f"- **tau_cert** = {fl(rep['tau_cert'])} — certified (largest dyadic found)",
+             f"- tau_closed = {rep['tau_closed']!s} (closed-form estimate from the minimum gap; "
+             f"its certificate: {rep['tau_closed_certified']})",
+             f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)",
+             f"- L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, "
+             f"P = {c['P']} parameters", ""]
+    if png_name:
+        lines += [f"![simulated error against tau]({png_name})", ""]
+    lines += ["## Checks", ""]
+    for r in rep["checks"]:
+        lines.append(f"- **{r['verdict']}** {r['name']}")
+        lines += [f"  - {d}" for d in r["details"]]
+        if r["witness"]:
+            lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in r["witness"].items()
+                                                     if v is not None))
+    lines += ["", "## Softmax layers at the certified tau", "",
+              "| block | min certified gap | off-argmax mass bound eps | max box width after |",
+              "|---|---|---|---|"]
+    for b in rep["bounds"]:
+        gap = float(Fraction(b["min_gap"])) if b["min_gap"] else None
+        eps = float(Fraction(b["max_eps"])) if b["max_eps"] else None
+        lines.append(f"| {b['block']} | {gap:.6g} | {eps:.3g} | {float(Fraction(b['max_width'])):.3g} |")
+    lines += ["", f"Boxes straddling an FF kink: {rep['straddles']}.", "",
+              "## Search", "", "| tau | certificate |", "|---|---|"]
+    lines += [f"| {t} | {v} |" for t, v in rep["trials"]]
+    lines += ["", "## Time (seconds)", ""] + [f"- {k}: {v}" for k, v in rep["seconds"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
+    from .plots import softmax_error_plot
+    base = Path(out_dir) / f"theorem-1.8-{slug(rep['dataset']['name'])}"
+    png = Path(f"{base}.png")
+    fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
+                               suffix=".png")
+    os.close(fd)
+    softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
+                       f"Theorem 1.8 on {rep['dataset']['name']}")
+    os.replace(tmp, png)
+    md, js = Path(f"{base}.md"), Path(f"{base}.json")
+    _atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    _atomic_write(md, softmax_markdown(rep, png.name))
+    return md, js, png

@@ -47,7 +47,10 @@ def test_lemma_on_dataset_file(tmp_path, capsys):
 @pytest.mark.parametrize("argv,frag", [
     (["lemma", "9.9"], "unknown statement"),
     (["lemma", "1.8"], "not implemented"),
-    (["theorem", "1.8"], "not implemented"),
+    (["theorem", "4.2"], "not a theorem"),
+    (["theorem", "1.8", "--tau", "-1"], "--tau must be positive"),
+    (["theorem", "1.8", "--tau", "abc"], "BAD INPUT"),
+    (["theorem", "1.6", "--tau", "1"], "--tau applies to theorem 1.8"),
     (["theorem", "1.6", "--example", "nope"], "unknown example"),
     (["theorem", "1.6", "--example", "digits-sample", "--limit", "0"], "--limit"),
     (["theorem", "1.6", "--dataset", "/nonexistent.json"], "BAD INPUT"),

@@ -39,12 +39,15 @@ class Leaders:
     beta: Fraction
 
 
-def place_leaders(rows, spans, m, u, r=Fraction(32), spacing=Fraction(1)) -> Leaders:
+def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
+                  spacing=Fraction(1)) -> Leaders:
     """``rows``: current tokens ``(n, d)`` (Fractions); ``spans``: sequence row
-    ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``)."""
+    ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``).
+    Region-P leaders sit at ``t_j = floor(beta) + margin + spacing j``; sphere
+    leaders on radius ``r``.  Larger scales give larger attention gaps (softmax)."""
     d = len(rows[0])
     beta = max(max(x) for x in rows)
-    base = Fraction(floor(beta) + 1)
+    base = Fraction(floor(beta)) + margin
     t = [base + spacing * j for j in range(len(spans))]
     n_sphere = sum(m) - len(m)
     pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])

@@ -52,7 +52,8 @@ class Construction:
     seconds: dict = field(default_factory=dict)  # phase -> construction time
 
 
-def construct(inputs, targets, d: int, r=Fraction(32)) -> Construction:
+def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
+              spacing=Fraction(1)) -> Construction:
     """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
     ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated)."""
     secs = {}
@@ -68,7 +69,7 @@ def construct(inputs, targets, d: int, r=Fraction(32)) -> Construction:
         state, _ = be.sa(blk.sa, state, HARDMAX)
     rows = be.to_fractions(state)
     m = [len(y) for y in targets]
-    lead = place_leaders(rows, state.spans, m, sep.u, r=r)
+    lead = place_leaders(rows, state.spans, m, sep.u, r=r, margin=margin, spacing=spacing)
     secs["L"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -149,14 +150,15 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
-    constants.  ``progress(block)`` is called after each evaluated block."""
+    constants.  ``progress(block, L)`` is called after each evaluated block."""
     from proofcheck.checker import check_network
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
     c = construct(inputs, targets, dataset.d, r=r)
     t_build = time.perf_counter() - t0
-    nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=progress)
+    prog = (lambda b: progress(b, c.net.L)) if progress else None
+    nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
     checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build

@@ -1,0 +1,257 @@
+"""C.4 (Takakura–Suzuki Lemma C.4): Lipschitz bound of the attention scores in the
+query token, constant ``r B^2 D^3``.
+
+The seed (with ``X_bar = X[i-U:i+U]``, ``K, Q`` in R^{D' x D}):
+
+    ||(K X_bar)^T Q x_i - (K X_bar)^T Q x_i'||_inf
+        <= ||K||_inf ||X_bar||_inf ||Q||_inf ||x_i - x_i'||_inf          (step 1)
+        <= (BD)(rD)(BD) ||x_i - x_i'||_inf = r B^2 D^3 ||x_i - x_i'||_inf  (step 2)
+
+and asks "why is D there?".
+
+Bookkeeping decided here (the seed defines ``||X||_inf = sup_{i,j} |X_ij|``, the
+entrywise max norm, and uses it for the class bounds ``||K||_inf, ||Q||_inf <= B``):
+
+* ``B`` bounds the entries of ``K`` and ``Q``; ``r`` bounds the entries of the input
+  tokens (``||X||_inf <= r``), so of ``X_bar``.  The window length ``2U + 1`` does NOT
+  enter: the left side is a max over the window positions, each of which is bounded
+  separately.  ``D' = D`` (the seed's key/query width; for general ``D'`` the constant
+  is ``r B^2 D' D^2``).
+* Entry ``k`` of ``s = (K X_bar)^T Q v`` (``v = x - x'``) is
+  ``sum_{a <= D'} sum_{b <= D} sum_{c <= D} K_ab X_bar_bk Q_ac v_c``: ``D' D^2`` terms,
+  each at most ``B r B ||v||_inf`` in absolute value.  That is where the three ``D``
+  come from (the answer to the seed's question).  Equivalently, with induced
+  ``inf -> inf`` operator norms (max row sums), ``s = X_bar^T K^T Q v`` and
+  ``||X_bar^T|| <= D r``, ``||K^T|| <= D' B``, ``||Q|| <= D B``: the factors (rD), (BD),
+  (BD) of step 2.
+* **Step 1 is FALSE when read with the seed's own entrywise norm**: the all-equal-sign
+  instance has ``|s_k| = D' D^2 B^2 r ||v||_inf`` while the right side of step 1 is
+  ``B^2 r ||v||_inf``.  REFUTED with an exact integer witness.  Step 1 holds for the
+  induced operator norms (submultiplicativity), and the lemma's final bound
+  ``r B^2 D^3`` holds for the entrywise norms: VERIFIED.
+* The constant is attained (tight): ``K_ab = B s_a t_b``, ``X_bar_bk = r t_b p_k``,
+  ``Q_ac = B s_a u_c``, ``v_c = nu u_c`` with signs ``s, t, u, p`` makes every term of
+  entry ``k`` equal ``p_k B^2 r nu``, so ``|s_k| = r B^2 D^3 nu`` for every ``k``.
+
+Because the refuted reading of step 1 is its own check, ``lemma C.4`` ends REFUTED by
+design; the lemma's bound and its tightness are the VERIFIED checks beside it.
+Everything is exact (integers/Fractions); the constant count is a sympy proof for
+symbolic ``D, D', B, r``.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
+
+from .search import Outcome, search
+
+ID = "C.4"
+
+CONVENTIONS = [
+    "convention: ||A||_inf = max_ij |A_ij| (entrywise, as the seed defines it) for K, Q, X_bar "
+    "and for vectors; B bounds the entries of K, Q; r bounds the entries of the tokens "
+    "(||X||_inf <= r)",
+    "convention: K, Q in Q^{D' x D} with D' = D (general D': constant r B^2 D' D^2); X_bar = "
+    "X[i-U:i+U] in Q^{D x (2U+1)}; v = x_i - x_i'",
+    "convention: the window length 2U + 1 does not enter the constant (max over window "
+    "positions); induced norm ||A||_op = max row sum (inf -> inf) where step 1 needs it",
+]
+
+
+def scores(K, Xb, Q, v) -> tuple[Fraction, ...]:
+    """Exact ``s = (K Xb)^T Q v`` (one entry per window position)."""
+    Dp, D, w = len(K), len(K[0]), len(Xb[0])
+    Qv = [sum(Fraction(Q[a][c]) * v[c] for c in range(D)) for a in range(Dp)]
+    KX = [[sum(Fraction(K[a][b]) * Xb[b][k] for b in range(D)) for k in range(w)]
+          for a in range(Dp)]
+    return tuple(sum(KX[a][k] * Qv[a] for a in range(Dp)) for k in range(w))
+
+
+def maxabs(M) -> Fraction:
+    """Entrywise max norm of a vector or matrix."""
+    if M and isinstance(M[0], (tuple, list)):
+        return max(abs(Fraction(x)) for row in M for x in row)
+    return max(abs(Fraction(x)) for x in M)
+
+
+def opnorm(M) -> Fraction:
+    """Induced inf -> inf norm: max row sum of absolute values."""
+    return max(sum(abs(Fraction(x)) for x in row) for row in M)
+
+
+def transpose(M):
+    return tuple(zip(*M))
+
+
+def lemma_bound(inst) -> Fraction:
+    """``r B^2 D' D^2 ||v||_inf`` (= ``r B^2 D^3 ||v||_inf`` for D' = D)."""
+    K, Xb, Q, v, B, r = inst
+    return r * B ** 2 * len(K) * len(K[0]) ** 2 * maxabs(v)
+
+
+def check_instance(inst, constant=None) -> tuple[bool, dict]:
+    """Exact ``||s||_inf <= constant * ||v||_inf`` (default constant ``r B^2 D' D^2``) and
+    step 1 with induced norms; the instance's hypotheses (entry bounds) are asserted."""
+    K, Xb, Q, v, B, r = inst
+    assert maxabs(K) <= B and maxabs(Q) <= B and maxabs(Xb) <= r, "instance violates the bounds"
+    s = scores(K, Xb, Q, v)
+    lhs = maxabs(s)
+    rhs = constant(inst) * maxabs(v) if constant else lemma_bound(inst)
+    op = opnorm(transpose(Xb)) * opnorm(transpose(K)) * opnorm(Q) * maxabs(v)
+    k = max(range(len(s)), key=lambda i: abs(s[i]))
+    return (lhs <= rhs and lhs <= op), {"lhs": lhs, "rhs": rhs, "op": op, "k": k, "s": s}
+
+
+def gen_instance(d):
+    """Random exact instance: D, D' in 1..4, window 2U+1 with U in 0..2, rational B, r,
+    entries within the bounds, rational v."""
+    D, Dp, U = d.integer(1, 4), d.integer(1, 4), d.integer(0, 2)
+    B, r = d.fraction(Fraction(1, 4), 3, 4), d.fraction(Fraction(1, 4), 3, 4)
+    ent = lambda bnd: d.fraction(-bnd, bnd, 6)  # noqa: E731
+    K = tuple(tuple(ent(B) for _ in range(D)) for _ in range(Dp))
+    Q = tuple(tuple(ent(B) for _ in range(D)) for _ in range(Dp))
+    Xb = tuple(tuple(ent(r) for _ in range(2 * U + 1)) for _ in range(D))
+    v = tuple(d.fraction(-2, 2, 6) for _ in range(D))
+    if all(x == 0 for x in v):
+        v = (Fraction(1),) + v[1:]
+    return K, Xb, Q, v, B, r
+
+
+def tight_instance(seed: int = 0, D: int | None = None, Dp: int | None = None, U: int = 1):
+    """Seeded integer instance attaining the constant: signs s, t, u, p from the seed;
+    ``B = 2 + seed % 3``, ``r = 3 + (seed // 3) % 3``, ``D = D' = 3 + seed % 2``
+    (unless given), window ``2U + 1``, ``||v||_inf = nu = 1 + seed % 3``."""
+    rng = random.Random(seed)
+    B, r, nu = 2 + seed % 3, 3 + (seed // 3) % 3, 1 + seed % 3
+    D = 3 + seed % 2 if D is None else D
+    Dp = D if Dp is None else Dp
+    sg = lambda n: [rng.choice((-1, 1)) for _ in range(n)]  # noqa: E731
+    s_, t_, u_, p_ = sg(Dp), sg(D), sg(D), sg(2 * U + 1)
+    K = tuple(tuple(Fraction(B * s_[a] * t_[b]) for b in range(D)) for a in range(Dp))
+    Q = tuple(tuple(Fraction(B * s_[a] * u_[c]) for c in range(D)) for a in range(Dp))
+    Xb = tuple(tuple(Fraction(r * t_[b] * p_[k]) for k in range(2 * U + 1)) for b in range(D))
+    v = tuple(Fraction(nu * u_[c]) for c in range(D))
+    return K, Xb, Q, v, Fraction(B), Fraction(r)
+
+
+def symbolic() -> CheckResult:
+    """sympy: the term count D' D^2, the constant (BD)(rD)(BD) = r B^2 D^3, the induced
+    norm factors, and the value of the tight pattern."""
+    import sympy as sp
+
+    from proofcheck.symbolic import is_zero
+    B, r, nu = sp.symbols("B r nu", positive=True)
+    a, b, c = sp.symbols("a b c", integer=True)
+    Di, Dpi = sp.symbols("D_n Dprime_n", positive=True, integer=True)
+    steps, ok = [], True
+
+    def need(cond, text):
+        nonlocal ok
+        ok = ok and bool(cond)
+        steps.append(("proved: " if cond else "NOT proved: ") + text)
+    terms = sp.Sum(1, (a, 1, Dpi), (b, 1, Di), (c, 1, Di)).doit()
+    need(is_zero(terms - Dpi * Di ** 2), "s_k = sum_{a<=D'} sum_{b<=D} sum_{c<=D} K_ab Xbar_bk "
+         "Q_ac v_c has D' D^2 terms")
+    bound = sp.Sum(B * r * B * nu, (a, 1, Dpi), (b, 1, Di), (c, 1, Di)).doit()
+    need(is_zero(bound - r * B ** 2 * Dpi * Di ** 2 * nu),
+         "each term |K_ab Xbar_bk Q_ac v_c| <= B r B nu (nu = ||v||_inf): |s_k| <= r B^2 D' D^2 nu")
+    need(is_zero(bound.subs(Dpi, Di) - r * B ** 2 * Di ** 3 * nu) and
+         is_zero((B * Di) * (r * Di) * (B * Di) - r * B ** 2 * Di ** 3),
+         "D' = D: r B^2 D^3 nu, and (BD)(rD)(BD) = r B^2 D^3 (the seed's step 2)")
+    rowK = sp.Sum(B, (a, 1, Dpi)).doit()
+    rowX = sp.Sum(r, (b, 1, Di)).doit()
+    rowQ = sp.Sum(B, (c, 1, Di)).doit()
+    need(is_zero(rowK * rowX * rowQ - r * B ** 2 * Dpi * Di ** 2),
+         "induced norms: ||K^T||_op <= D' B, ||Xbar^T||_op <= D r, ||Q||_op <= D B, "
+         "product r B^2 D' D^2 (step 1 with induced norms + submultiplicativity)")
+    sa, tb, uc, pk = sp.symbols("s_a t_b u_c p_k")
+    term = (B * sa * tb) * (r * tb * pk) * (B * sa * uc) * (nu * uc)
+    need(is_zero(sp.expand(term) - B ** 2 * r * nu * pk * sa ** 2 * tb ** 2 * uc ** 2) and
+         is_zero(sp.expand(term).subs({sa ** 2: 1, tb ** 2: 1, uc ** 2: 1}) - B ** 2 * r * nu * pk),
+         "tight pattern K_ab = B s_a t_b, Xbar_bk = r t_b p_k, Q_ac = B s_a u_c, v_c = nu u_c "
+         "(signs): every term = p_k B^2 r nu, so |s_k| = r B^2 D' D^2 nu")
+    return CheckResult("C.4 symbolic (sympy, symbolic D, D', B, r): constant r B^2 D^3 "
+                       "(r B^2 D' D^2 in general)",
+                       Verdict.VERIFIED if ok else Verdict.INCONCLUSIVE,
+                       CONVENTIONS + ["method: sympy sums over symbolic index ranges"] + steps)
+
+
+def check_tight(seed: int = 0) -> CheckResult:
+    inst = tight_instance(seed)
+    K, Xb, Q, v, B, r = inst
+    s = scores(K, Xb, Q, v)
+    target = lemma_bound(inst)
+    bad = [k for k, x in enumerate(s) if abs(x) != target]
+    D = len(K[0])
+    det = ["method: exact integer arithmetic",
+           f"instance: D = D' = {D}, window 2U+1 = {len(Xb[0])}, B = {fmt_value(B)}, "
+           f"r = {fmt_value(r)}, ||v||_inf = {fmt_value(maxabs(v))}",
+           f"K = {fmt_value(K)}", f"X_bar = {fmt_value(Xb)}", f"Q = {fmt_value(Q)}",
+           f"v = {fmt_value(v)}",
+           f"s = (K X_bar)^T Q v = {fmt_value(s)}; r B^2 D^3 ||v||_inf = {fmt_value(target)}"]
+    if bad:
+        k = bad[0]
+        return CheckResult("C.4 tight instance: |s_k| = r B^2 D^3 ||v||_inf for every k",
+                           Verdict.REFUTED, det,
+                           Witness("entry of s below the claimed attained value", coordinate=k,
+                                   expected=target, got=abs(s[k])))
+    return CheckResult("C.4 tight instance: |s_k| = r B^2 D^3 ||v||_inf for every k (attained)",
+                       Verdict.VERIFIED, det)
+
+
+def check_random(seed: int = 0, max_examples: int = 80, constant=None,
+                 label="||s||_inf <= r B^2 D' D^2 ||v||_inf and step 1 with induced norms") -> CheckResult:
+    name = f"C.4 exact instances: {label}"
+    det = ["method: exact rational arithmetic (Fractions) on tight and searched instances"]
+    edges = [tight_instance(seed + i, D, Dp, U) for i, (D, Dp, U) in
+             enumerate([(1, 1, 0), (2, 3, 1), (3, 1, 2), (4, 4, 1)])]
+    for inst in edges:
+        t, info = check_instance(inst, constant)
+        if not t:
+            out = Outcome("tight edge cases", checked=edges.index(inst) + 1,
+                          counterexample=inst, info=info)
+            break
+    else:
+        det.append(f"{len(edges)} tight instances (D, D', window) = (1, 1, 1), (2, 3, 3), "
+                   "(3, 1, 5), (4, 4, 3): bound holds (with equality)")
+        out = search(gen_instance, lambda i: check_instance(i, constant), seed, max_examples)
+    det.append(f"search: {out.method}; {out.checked} instances (D, D' <= 4, window <= 5)")
+    if out.t is True:
+        return CheckResult(name, Verdict.VERIFIED, det + ["every instance satisfies the bound"])
+    inst, info = out.counterexample, out.info
+    K, Xb, Q, v, B, r = inst
+    det += [f"K = {fmt_value(K)}", f"X_bar = {fmt_value(Xb)}", f"Q = {fmt_value(Q)}",
+            f"v = {fmt_value(v)}, B = {fmt_value(B)}, r = {fmt_value(r)}"]
+    return CheckResult(name, Verdict.REFUTED, det,
+                       Witness("|s_k| exceeds the bound", coordinate=info["k"],
+                               expected=min(info["rhs"], info["op"]), got=info["lhs"]))
+
+
+def step1_entrywise(seed: int = 0) -> CheckResult:
+    """The seed's step 1 with its own entrywise norm, on the tight instance: refuted."""
+    inst = tight_instance(seed)
+    K, Xb, Q, v, B, r = inst
+    s = scores(K, Xb, Q, v)
+    rhs = maxabs(K) * maxabs(Xb) * maxabs(Q) * maxabs(v)
+    k = max(range(len(s)), key=lambda i: abs(s[i]))
+    name = ("C.4 seed's step 1 read with the entrywise norm: ||(K X_bar)^T Q v||_inf <= "
+            "||K||_inf ||X_bar||_inf ||Q||_inf ||v||_inf is FALSE")
+    det = ["method: exact integer witness (the tight instance of the check above)",
+           "this check is REFUTED by design: step 1 needs induced operator norms (or the "
+           "factor D' D^2); the lemma's final bound r B^2 D^3 is VERIFIED in the other checks",
+           f"||K||_inf = {fmt_value(maxabs(K))}, ||X_bar||_inf = {fmt_value(maxabs(Xb))}, "
+           f"||Q||_inf = {fmt_value(maxabs(Q))}, ||v||_inf = {fmt_value(maxabs(v))}: product "
+           f"{fmt_value(rhs)}; |s_{k}| = {fmt_value(abs(s[k]))}"]
+    if abs(s[k]) > rhs:
+        return CheckResult(name, Verdict.REFUTED, det,
+                           Witness("window position k: |s_k| exceeds the entrywise product",
+                                   coordinate=k, expected=rhs, got=abs(s[k])))
+    return CheckResult(name, Verdict.ERROR, det + ["the witness did not refute (internal error)"])
+
+
+def run(dataset=None, seed: int = 0):
+    """C.4: symbolic constant, tight integer instance, exact instances, and the seed's
+    step 1 under the entrywise reading (refuted) (``dataset`` ignored)."""
+    return [symbolic(), check_tight(seed), check_random(seed), step1_entrywise(seed)]
