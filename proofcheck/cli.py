@@ -71,7 +71,16 @@ def cmd_lemma(args) -> int:
     ds, _ = _load(args)
     print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
     print(f"instance: {'dataset ' + ds.name if ds else 'built-in'}, seed {args.seed}\n")
-    return _finish(st.runner()(ds, args.seed))
+    results = st.runner()(ds, args.seed)
+    code = _finish(results)
+    if args.certificate:
+        from .certificates import lemma_certificate, write_certificate
+        cert = lemma_certificate(st.id, results, combine(r.verdict for r in results))
+        if cert is None:
+            raise BadInput(f"statement {st.id} has no exact layer instances to certify "
+                           "(its checks are symbolic or numeric; re-run `lemma` instead)")
+        print(f"certificate: {write_certificate(args.certificate, cert)}")
+    return code
 
 
 def _progress(total: int):
@@ -133,6 +142,10 @@ def cmd_theorem(args) -> int:
         rep = theorem_report("1.6", ds, tc, v, extra=info)
         md, js = write_theorem_report(args.out, rep)
         print(f"report: {md} and {js}")
+    if args.certificate:
+        from .certificates import theorem_certificate, write_certificate
+        cert = theorem_certificate("1.6", ds, tc.construction.net, v, constants=c)
+        print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
@@ -178,6 +191,46 @@ def cmd_softmax(args, ds, info) -> int:
         rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)
         md, js, png = write_softmax_report(args.out, rep, sc)
         print(f"report: {md}, {js}, {png}")
+    if args.certificate:
+        from .certificates import theorem_certificate, write_certificate
+        t = sc.tau_cert if sc.tau_cert is not None else (tau if tau is not None else
+                                                          sc.certificate.tau)
+        cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
+                                   bounds=[b.to_json() for b in sc.certificate.bounds
+                                           if b.max_eps is not None], constants=c)
+        print(f"certificate: {write_certificate(args.certificate, cert)}")
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+def cmd_report(args) -> int:
+    from .reports import regenerate
+    return regenerate(args.out)
+
+
+def cmd_verify(args) -> int:
+    import json
+
+    from .kernel import verify_certificate
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            cert = json.load(f)
+    except OSError as e:
+        raise BadInput(f"cannot read certificate: {e.strerror}", args.file) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise BadInput(f"certificate is not valid JSON ({e})", args.file) from None
+    if args.dataset:
+        from .dataset import digest, load_dataset
+        ds = load_dataset(args.dataset)
+        want = (cert.get("claim", {}).get("dataset", {}) or {}).get("sha256") \
+            if isinstance(cert, dict) else None
+        if digest(ds) != want:
+            print("the given dataset is not the certificate's dataset (SHA-256 differs)")
+            print("\nVERDICT: ERROR")
+            return Verdict.ERROR.exit_code
+    v, lines = verify_certificate(cert)
+    for ln in lines:
+        print(ln)
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
@@ -199,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("id")
     data_opts(q)
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact instances")
     q = sub.add_parser("theorem", help="construct and check a theorem on a dataset")
     q.add_argument("id")
     data_opts(q)
@@ -210,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="theorem 1.8: skip the mpmath simulation (tau_num)")
     q.add_argument("--out", default="reports", help="report directory (default: reports)")
     q.add_argument("--no-report", action="store_true", help="do not write report files")
+    q.add_argument("--certificate", metavar="FILE", help="write the certificate (SPEC §3)")
+    q = sub.add_parser("verify", help="re-check a certificate with the small trusted kernel")
+    q.add_argument("file")
+    q.add_argument("--dataset", help="also check that the certificate is about this dataset")
+    q = sub.add_parser("report", help="regenerate the reports/ folder")
+    q.add_argument("--out", default="reports")
     return p
 
 
@@ -219,7 +279,8 @@ def main(argv=None) -> int:
     except SystemExit as e:  # argparse: usage errors exit 2
         return int(e.code or 0)
     try:
-        return {"list": cmd_list, "lemma": cmd_lemma, "theorem": cmd_theorem}[args.cmd](args)
+        return {"list": cmd_list, "lemma": cmd_lemma, "theorem": cmd_theorem,
+                "verify": cmd_verify, "report": cmd_report}[args.cmd](args)
     except BadInput as e:
         print(str(e), file=sys.stderr)
         return EXIT_BAD_INPUT

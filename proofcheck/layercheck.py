@@ -28,6 +28,12 @@ def check_layer(name: str, layer, sequences, expected, rule=HARDMAX,
                 details: list[str] | None = None) -> CheckResult:
     """VERIFIED iff both backends give exactly ``expected`` (``(n_j, d)`` per sequence;
     an entry ``None`` marks a token the statement makes no claim about)."""
+    res = _check_layer(name, layer, sequences, expected, rule, details)
+    res.instance = (layer, sequences, expected)  # re-checkable by the certificate kernel
+    return res
+
+
+def _check_layer(name, layer, sequences, expected, rule, details):
     try:
         got = evaluate_layer(layer, sequences, "flint", rule)
         ref = evaluate_layer(layer, sequences, "fraction", rule)

@@ -1,6 +1,7 @@
 """Pictures for reports (matplotlib, Agg backend; deterministic metadata)."""
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 
@@ -39,6 +40,88 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str) -> Pa
     ax.set_xlabel("temperature tau")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def trajectory_plot(path, stages, spans, title: str) -> Path:
+    """Token positions at the phase boundaries (``stages``: ``[(label, rows)]`` with
+    rows ``(n, d)``), first two coordinates, one colour per sequence, symlog axes."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(stages), figsize=(3.0 * len(stages), 3.2), dpi=100)
+    cmap = plt.get_cmap("tab10")
+    for ax, (label, rows) in zip(axes, stages):
+        for j, (lo, hi) in enumerate(spans):
+            xs = [float(r[0]) for r in rows[lo:hi]]
+            ys = [float(r[1]) for r in rows[lo:hi]]
+            ax.scatter(xs, ys, s=18, color=cmap(j % 10), alpha=0.8, label=f"seq {j}")
+        ax.set_xscale("symlog")
+        ax.set_yscale("symlog")
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(labelsize=6)
+    axes[0].legend(fontsize=6, loc="best")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def gap_plot(path, bounds, title: str) -> Path:
+    """Minimum certified attention gap per softmax SA layer (log scale)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.2), dpi=100)
+    xs = [b["block"] for b in bounds]
+    ys = [float(Fraction(b["min_gap"])) for b in bounds]
+    ax.bar([str(x) for x in xs], ys, color="tab:blue")
+    ax.set_yscale("log")
+    ax.set_xlabel("block (softmax SA layer)")
+    ax.set_ylabel("min certified gap")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def dependency_plot(path, edges, nodes, title: str) -> Path:
+    """Lemma dependency graph, drawn in layers (statements used -> statement)."""
+    plt = _plt()
+    depth = {}
+
+    def level(n):
+        if n not in depth:
+            depth[n] = 1 + max((level(a) for a, b in edges if b == n), default=-1)
+        return depth[n]
+    for n in nodes:
+        level(n)
+    layers = {}
+    for n in nodes:
+        layers.setdefault(depth[n], []).append(n)
+    pos = {}
+    for lv, ns in layers.items():
+        for i, n in enumerate(sorted(ns)):
+            pos[n] = (i - (len(ns) - 1) / 2, -lv)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    for a, b in edges:
+        (x0, y0), (x1, y1) = pos[a], pos[b]
+        ax.annotate("", xy=(x1, y1 + 0.12), xytext=(x0, y0 - 0.12),
+                    arrowprops={"arrowstyle": "->", "color": "0.5"})
+    for n, (x, y) in pos.items():
+        ax.text(x, y, n, ha="center", va="center", fontsize=8,
+                bbox={"boxstyle": "round", "fc": "white", "ec": "tab:blue"})
+    ax.set_xlim(min(p[0] for p in pos.values()) - 0.8, max(p[0] for p in pos.values()) + 0.8)
+    ax.set_ylim(min(p[1] for p in pos.values()) - 0.6, 0.6)
+    ax.axis("off")
+    ax.set_title(title, fontsize=10)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

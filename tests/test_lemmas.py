@@ -14,7 +14,9 @@ from proofcheck.symbolic import pl_certificate, prove_positive, relu
 from proofcheck.verdicts import Verdict
 from lemmas.afz import clustering, corner, hat, snap, sphere, translation
 
-IMPLEMENTED = [s.id for s in load() if s.implemented]
+# the Takakura-Suzuki statements (flag "seed") include readings refuted by design;
+# tests/test_ts_lemmas.py covers them
+IMPLEMENTED = [s.id for s in load() if s.implemented and s.flag != "seed"]
 
 
 @pytest.mark.parametrize("sid", IMPLEMENTED)

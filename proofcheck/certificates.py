@@ -1,0 +1,71 @@
+"""Writing certificates (``proofcheck-certificate/1``, SPEC §3).
+
+A certificate is self-contained: the claim (statement, dataset name and SHA-256),
+the dataset itself, the exact network (or, for a lemma, its layer instances), the
+semantics (hardmax, or softmax with tau), per-layer bounds for softmax, the
+verdict, provenance and a SHA-256 digest over the canonical JSON of everything
+else.  ``proofcheck.kernel`` re-checks it without any construction code.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .dataset import dataset_to_json, digest
+from .numbers import format_q
+from .provenance import provenance
+from .report import _atomic_write
+from .serialize import ff_to_json, network_to_json, sa_to_json, sha256
+
+FORMAT = "proofcheck-certificate/1"
+
+
+def seal(cert: dict) -> dict:
+    """Add the digest (SHA-256 of the canonical JSON without ``digest``)."""
+    body = {k: v for k, v in cert.items() if k != "digest"}
+    return {**body, "digest": sha256(body)}
+
+
+def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=None,
+                        constants=None) -> dict:
+    """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax
+    at ``tau`` when given)."""
+    sem = {"attention": "hardmax"} if tau is None else {"attention": "softmax",
+                                                         "tau": format_q(tau)}
+    claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
+    if constants:
+        claim["constants"] = {k: constants[k] for k in ("N", "M", "d", "L", "max_width", "P")}
+    cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
+            "dataset": dataset_to_json(dataset), "network": network_to_json(net),
+            "bounds": bounds or [], "verdict": verdict.value, "provenance": provenance()}
+    return seal(cert)
+
+
+def lemma_certificate(statement: str, results, verdict) -> dict | None:
+    """Certificate of the exact layer instances of a lemma run, or ``None`` when
+    the statement has none (symbolic / numeric checks only)."""
+    inst = []
+    for r in results:
+        i = getattr(r, "instance", None)
+        if i is None:
+            continue
+        layer, inputs, expected = i
+        kind = "FF" if hasattr(layer, "eta") else "SA"
+        q = lambda t: None if t is None else [format_q(x) for x in t]  # noqa: E731
+        inst.append({"name": r.name, "kind": kind,
+                     "layer": ff_to_json(layer) if kind == "FF" else sa_to_json(layer),
+                     "inputs": [[q(x) for x in s] for s in inputs],
+                     "expected": [[q(x) for x in s] for s in expected],
+                     "verdict": r.verdict.value})
+    if not inst:
+        return None
+    cert = {"format": FORMAT, "kind": "lemma", "claim": {"statement": statement},
+            "semantics": {"attention": "hardmax"}, "instances": inst,
+            "verdict": verdict.value, "provenance": provenance()}
+    return seal(cert)
+
+
+def write_certificate(path, cert: dict) -> Path:
+    path = Path(path)
+    _atomic_write(path, json.dumps(cert, indent=1) + "\n")
+    return path
