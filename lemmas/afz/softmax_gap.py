@@ -86,6 +86,21 @@ def check_row(scores, tau, X=None, V=None, name="row"):
     return CheckResult(name, Verdict.VERIFIED)
 
 
+def check_row_adaptive(scores, tau, X, V, name="row", precisions=(64, 256, 1024, 4096)):
+    """:func:`check_row` at increasing ball precision while it is undecided."""
+    from flint import ctx
+    old = ctx.prec
+    try:
+        for p in precisions:
+            ctx.prec = p
+            r = check_row(scores, tau, X, V, name)
+            if r.verdict != Verdict.INCONCLUSIVE:
+                return r
+        return r
+    finally:
+        ctx.prec = old
+
+
 def run(dataset=None, seed: int = 0, trials: int = 60):
     """Seeded random rows (with ties in the argmax set) and tokens; both bounds
     must hold with certainty for every row."""
@@ -101,7 +116,7 @@ def run(dataset=None, seed: int = 0, trials: int = 60):
         d = rng.randint(1, 3)
         X = [[Fraction(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(d)] for _ in scores]
         V = [[Fraction(rng.randint(-3, 3)) for _ in range(d)] for _ in range(d)]
-        r = check_row(scores, tau, X, V, name=f"row {k}")
+        r = check_row_adaptive(scores, tau, X, V, name=f"row {k}")
         if r.verdict != Verdict.VERIFIED:
             r.name = f"softmax-gap rigorous check failed on row {k} (tau = {tau}, scores {scores})"
             return [r, symbolic()]
