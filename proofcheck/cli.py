@@ -18,12 +18,16 @@ def _load(args):
     """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
     from .dataset import load_dataset
     from .examples import EXAMPLES
-    if getattr(args, "dataset", None) and getattr(args, "example", None):
+    if args.dataset is not None and args.example is not None:
         raise BadInput("give either --dataset or --example, not both")
-    if args.dataset:
+    if args.dataset is not None:
+        if not args.dataset.strip():
+            raise BadInput("--dataset is empty")
         if args.limit is not None or args.task != "label":
-            raise BadInput("--limit and --task apply to --example only")
+            raise BadInput("--limit and --task apply to --example (or the default sample) only")
         return load_dataset(args.dataset), {}
+    if args.example is not None and not args.example.strip():
+        raise BadInput("--example is empty")
     if args.example:
         if args.example not in EXAMPLES:
             raise BadInput(f"unknown example {args.example!r}; known: {', '.join(EXAMPLES)}")
@@ -103,6 +107,24 @@ def _header(title, ds, info):
         print(f"  note: {n}")
 
 
+def _check_outputs(args):
+    """Fail before the run (exit 2) when a report folder or certificate path cannot
+    be written."""
+    import os
+    from pathlib import Path
+    if not args.no_report:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise BadInput("--out exists and is not a folder", str(out))
+        parent = next((p for p in [out, *out.parents] if p.exists()), None)
+        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK):
+            raise BadInput("--out cannot be created (no writable parent folder)", str(out))
+    if args.certificate:
+        c = Path(args.certificate)
+        if c.is_dir() or not c.parent.is_dir() or not os.access(c.parent, os.W_OK):
+            raise BadInput("--certificate is not a writable file path", str(c))
+
+
 def cmd_theorem(args) -> int:
     from .catalogue import find
     st = find(args.id)
@@ -110,10 +132,13 @@ def cmd_theorem(args) -> int:
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
     if st.id == "1.6" and args.tau is not None:
         raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    _check_outputs(args)
     ds, info = _load(args)
     if ds is None:
         from .examples import sample
-        ds, info = sample()
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        ds, info = sample(limit=args.limit, task=args.task)
     if st.id == "1.8":
         return cmd_softmax(args, ds, info)
     from lemmas.afz.theorem_1_6 import verify
@@ -204,7 +229,11 @@ def cmd_softmax(args, ds, info) -> int:
 
 
 def cmd_report(args) -> int:
+    from pathlib import Path
+
     from .reports import regenerate
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise BadInput("--out exists and is not a folder", args.out)
     return regenerate(args.out)
 
 

@@ -79,6 +79,26 @@ def _plural(k: int, word: str) -> str:
     return f"{k} {word}" + ("" if k == 1 else "s")
 
 
+def _check_name(name: str) -> None:
+    """Names end up in file names and report titles: printable, UTF-8, <= 120 chars."""
+    if len(name) > 120:
+        raise BadInput(f"name is {len(name)} characters long, at most 120 allowed", "$.name")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput("name is not valid Unicode text (lone surrogate)", "$.name") from None
+    if any(not ch.isprintable() for ch in name):
+        raise BadInput("name contains control characters (newline, NUL, ...)", "$.name")
+
+
+def _no_duplicate_keys(pairs):
+    keys = [k for k, _ in pairs]
+    dup = next((k for k in keys if keys.count(k) > 1), None)
+    if dup is not None:
+        raise BadInput(f"duplicate key {dup!r} in a JSON object")
+    return dict(pairs)
+
+
 def _type_name(v) -> str:
     if v is None:
         return "null"
@@ -136,9 +156,13 @@ def dataset_from_json(obj, source: str = "<json>") -> Dataset:
     name = obj.get("name", default_name)
     if not isinstance(name, str):
         raise BadInput(f"name is a {_type_name(name)}, expected a string", "$.name")
+    _check_name(name)
     d = obj.get("d")
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         raise BadInput(f"d must be a positive integer (got {d!r})", "$.d")
+    if d > 100_000:
+        raise BadInput(f"d = {str(d)[:20]}{'...' if len(str(d)) > 20 else ''} is larger than "
+                       "100000, which this tool accepts", "$.d")
     pairs = obj.get("pairs")
     if not isinstance(pairs, list):
         raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + _type_name(pairs)}"
@@ -209,14 +233,14 @@ def check_admissible(ds: Dataset) -> None:
 
 def _load_json(path: Path) -> Dataset:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as e:
         raise BadInput(f"cannot read file: {e.strerror or e}", str(path)) from None
     except UnicodeDecodeError as e:
         raise BadInput(f"file is not UTF-8 text ({e.reason} at byte {e.start})",
                        str(path)) from None
     try:
-        obj = json.loads(text, parse_int=_digits_to_int)
+        obj = json.loads(text, parse_int=_digits_to_int, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as e:
         raise BadInput(f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}",
                        str(path)) from None
@@ -228,7 +252,7 @@ def _load_json(path: Path) -> Dataset:
     return dataset_from_json(obj, source=str(path))
 
 
-_NPZ_KEY = re.compile(r"([XY])_([0-9]+)")
+_NPZ_KEY = re.compile(r"([XY])_(0|[1-9][0-9]*)")
 
 
 def _npz_sequence(arr, key: str, j: int, kind: str, d: int | None,

@@ -76,7 +76,7 @@ def _build(images, labels, task: str, name: str, limit: int | None,
         seen_inputs.add(key)
         pairs.append(Pair(xs, ys))
     total = len(seen_images) + identical
-    if limit is not None:
+    if limit is not None and limit < len(pairs):
         pairs = pairs[:limit]
         name = f"{name}-{limit}"
     ds = Dataset(name=name, d=6, pairs=tuple(pairs), notes=notes)

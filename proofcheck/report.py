@@ -59,7 +59,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "dataset"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:100] or "dataset"
 
 
 def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = None) -> dict:
