@@ -19,11 +19,10 @@ two sequences share a point only if they share their u-maximal token (top).
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import floor
+from math import gcd
 
 from proofcheck.claims import SequenceShift, Shift, Translate
 from proofcheck.model import Block, dot
@@ -45,6 +44,7 @@ class Separation:
     R: int
     lambdas: list[Fraction] = field(default_factory=list)
     classes_after_first_tag: int = 0
+    rows: list = field(default_factory=list)  # token coordinates after block R+1
 
 
 def _candidates(d: int, budget: int = 24, seed: int = 0):
@@ -65,11 +65,18 @@ def _candidates(d: int, budget: int = 24, seed: int = 0):
 def choose_u(points, seqs, d: int, tries: int = 8):
     """Positive integer ``u`` with pairwise distinct projections of ``points``;
     among the valid candidates of the first ``tries`` + budget the one giving most
-    distinct sequence tops (fewest separation rounds).  Deterministic."""
+    distinct sequence tops (fewest separation rounds).  Deterministic.
+    Projections are compared on the points scaled to integers."""
+    den = 1
+    for p in points:
+        for v in p:
+            den = den * v.denominator // gcd(den, v.denominator)
+    ipts = [tuple(int(v * den) for v in p) for p in points]
     best, examined = None, 0
     for u in _candidates(d):
         examined += 1
-        proj = [dot(u, p) for p in points]
+        iu = [int(x) for x in u]
+        proj = [sum(a * b for a, b in zip(iu, p)) for p in ipts]
         if len(set(proj)) == len(proj):
             tops = len({max(s, key=proj.__getitem__) for s in seqs})
             if best is None or tops > best[0]:
@@ -81,87 +88,124 @@ def choose_u(points, seqs, d: int, tries: int = 8):
     return best[1]
 
 
-def _tag_lambda(pairs, pi, tops):
-    """Smallest candidate ``lam`` keeping projections injective on the new points.
-    ``pairs``: distinct (point, top) ids; ``pi``: projections; ``tops``: top ids."""
-    vals = sorted(set(pi))
-    spread = vals[-1] - vals[0]
-    tp = sorted({pi[t] for t in tops})
-    gap = min((b - a for a, b in zip(tp, tp[1:])), default=None)
-    safe = Fraction(1) if gap is None else Fraction(floor(spread / gap) + 1)
-    for lam in [Fraction(k) for k in (1, 2, 3, 5, 8, 13)] + [safe]:
-        if lam > safe:
-            lam = safe
-        new = {pi[x] + lam * pi[t] for x, t in pairs}
-        if len(new) == len(pairs):
-            return lam
-    raise AssertionError("unreachable: the safe lambda always separates")
-
-
-def _nearest_gap(values_sorted, v):
-    """Distance from ``v`` (an element of the sorted list) to its nearest other value."""
-    i = bisect_left(values_sorted, v)
-    near = [abs(values_sorted[k] - v) for k in (i - 1, i + 1) if 0 <= k < len(values_sorted)]
-    return min(near) if near else Fraction(1)
-
-
 def separate(inputs, d: int) -> Separation:
-    """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible)."""
+    """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible).
+
+    Bookkeeping by *classes* (sequences with a common top; SA tags shift a whole
+    class by the same vector, so a class is stored once): per class an offset of
+    the projection and of the coordinates, and the probe shifts of its points.
+    Projections are scaled to integers (common denominator ``D``), so each round
+    costs O(points) integer operations.  ``rows`` of the result are the exact
+    token coordinates after block R+1 (the checker re-derives them by evaluation).
+    """
     ids: dict = {}
     seq_pts = [[ids.setdefault(tuple(x), len(ids)) for x in X] for X in inputs]
     points = list(ids)
     u = choose_u(points, seq_pts, d)
     uu = dot(u, u)
-    starts, seq_of = [], []
-    for j, s in enumerate(seq_pts):
+    starts, seq_of, pos = [], [], []
+    for j, s_ in enumerate(seq_pts):
         starts.append(len(seq_of))
-        seq_of += [j] * len(s)
+        seq_of += [j] * len(s_)
+        pos.append({p: k for k, p in enumerate(s_)})
     c = tuple(1 - min(p[i] for p in points) for i in range(d))
-    pi = [dot(u, p) + dot(u, c) for p in points]
+    pi0 = [dot(u, p) + dot(u, c) for p in points]
+    D = 1
+    for q in pi0:
+        D = D * q.denominator // gcd(D, q.denominator)
+    P0 = [int(q * D) for q in pi0]          # scaled integer projections
+    step = int(uu * D)                        # projection change of a shift by u
+    Dx = 1                                    # common denominator of the coordinates
+    for p in points:
+        for v in p + c:
+            Dx = Dx * v.denominator // gcd(Dx, v.denominator)
+    X0 = [tuple(int((p[i] + c[i]) * Dx) for i in range(d)) for p in points]
+    uD = tuple(int(x * Dx) for x in u)
+    seq_sets = [set(s_) for s_ in seq_pts]
 
-    def tops_of():
-        return [max(s, key=pi.__getitem__) for s in seq_pts]
+    # class: dict(seqs, pts, top, off (int), voff (coords), h {point: multiple of u})
+    def new_class(seqs, base):
+        pts = set().union(*(seq_sets[j] for j in seqs))
+        return {"seqs": seqs, "pts": pts, "off": base["off"], "voff": base["voff"],
+                "h": {p: v for p, v in base["h"].items() if p in pts}}
+
+    def proj(C, p):
+        return P0[p] + C["h"].get(p, 0) * step + C["off"]
+
+    root = {"off": 0, "voff": (0,) * d, "h": {}}
+    by_top: dict = {}
+    for j, s_ in enumerate(seq_pts):
+        by_top.setdefault(max(s_, key=P0.__getitem__), []).append(j)
+    classes = []
+    for t, seqs in by_top.items():
+        C = new_class(seqs, root)
+        C["top"] = t
+        classes.append(C)
+
+    def coords(C, p):
+        """Scaled integer coordinates (times Dx) of point p in class C."""
+        h = C["h"].get(p, 0)
+        return tuple(x + h * w + v for x, w, v in zip(X0[p], uD, C["voff"]))
 
     def tag():
-        """Tag layer data; re-indexes points as (point, top) pairs."""
-        nonlocal pi, seq_pts
-        tops = tops_of()
-        pairs = sorted({(x, tops[j]) for j, s in enumerate(seq_pts) for x in s})
-        lam = _tag_lambda(pairs, pi, tops)
-        claim = SequenceShift(lam, [starts[j] + s.index(tops[j]) for j, s in enumerate(seq_pts)],
-                              seq_of)
-        new_id = {pr: k for k, pr in enumerate(pairs)}
-        pi = [pi[x] + lam * pi[t] for x, t in pairs]
-        seq_pts = [[new_id[(x, tops[j])] for x in s] for j, s in enumerate(seq_pts)]
-        return lam, claim
-
-    def rows_at(p):
-        return [starts[j] + k for j, s in enumerate(seq_pts) for k, x in enumerate(s) if x == p]
+        """Smallest candidate lambda keeping projections injective, then apply it."""
+        vals = [(proj(C, p), proj(C, C["top"])) for C in classes for p in C["pts"]]
+        lo = min(v for v, _ in vals)
+        hi = max(v for v, _ in vals)
+        tops = sorted({t for _, t in vals})
+        gap = min((b - a for a, b in zip(tops, tops[1:])), default=None)
+        safe = 1 if gap is None else (hi - lo) // gap + 1
+        for lam in sorted({min(k, safe) for k in (1, 2, 3, 5, 8, 13)} | {safe}):
+            if len({v + lam * t for v, t in vals}) == len(vals):
+                break
+        for C in classes:
+            top_c = coords(C, C["top"])
+            ptop = proj(C, C["top"])
+            C["voff"] = tuple(a + lam * b for a, b in zip(C["voff"], top_c))
+            C["off"] += lam * ptop
+        top_row = [0] * len(seq_pts)
+        for C in classes:
+            for j in C["seqs"]:
+                top_row[j] = starts[j] + pos[j][C["top"]]
+        return Fraction(lam), SequenceShift(Fraction(lam), top_row, seq_of)
 
     lam, claim = tag()
     blocks = [Block(translation_ff(c), tag_sa(u, lam), phase="S")]
     claims = [(Translate(c), claim)]
     lambdas = [lam]
-    first_classes = len(set(tops_of()))
+    first_classes = len(classes)
     while True:
-        tops = tops_of()
-        classes = Counter(tops)
-        big = [t for t in dict.fromkeys(tops) if classes[t] > 1]
+        big = [C for C in classes if len(C["seqs"]) > 1]
         if not big:
             break
-        members = [j for j, t in enumerate(tops) if t == big[0]]
-        cnt = Counter(x for j in members for x in set(seq_pts[j]))
-        size = len(members)
-        p = min((x for x, n in cnt.items() if n < size),
-                key=lambda x: (abs(2 * cnt[x] - size), x))
-        H = Fraction(floor((max(pi) - pi[p]) / uu) + 1)
-        d2 = _nearest_gap(sorted(pi), pi[p]) / 2
+        C = big[0]
+        size = len(C["seqs"])
+        cnt = Counter(p for j in C["seqs"] for p in seq_sets[j])
+        p = min((x for x, n in cnt.items() if n < size), key=lambda x: (abs(2 * cnt[x] - size), x))
+        tp = proj(C, p)
+        gmax = max(proj(K, K["top"]) for K in classes)
+        H = (gmax - tp) // step + 1
+        near = min(abs(proj(K, q) - tp) for K in classes for q in K["pts"]
+                   if not (K is C and q == p))
+        d2 = Fraction(near, 2 * D)
         shift = tuple(H * x for x in u)
-        ff = plateau_ff(u, pi[p], d2 / 2, d2, shift, label="probe (3.2p)")
-        moved = rows_at(p)
-        pi[p] += H * uu
+        ff = plateau_ff(u, Fraction(tp, D), d2 / 2, d2, shift, label="probe (3.2p)")
+        with_p = [j for j in C["seqs"] if p in seq_sets[j]]
+        rest = [j for j in C["seqs"] if p not in seq_sets[j]]
+        moved = [starts[j] + pos[j][p] for j in with_p]
+        C1, C2 = new_class(with_p, C), new_class(rest, C)
+        C1["h"] = dict(C1["h"])
+        C1["h"][p] = C1["h"].get(p, 0) + H
+        C1["top"], C2["top"] = p, C["top"]
+        classes.remove(C)
+        classes += [C1, C2]
         lam, claim = tag()
         blocks.append(Block(ff, tag_sa(u, lam), phase="S"))
         claims.append((Shift(moved, shift), claim))
         lambdas.append(lam)
-    return Separation(blocks, claims, u, len(blocks) - 1, lambdas, first_classes)
+    rows = [None] * len(seq_of)
+    for C in classes:
+        for j in C["seqs"]:
+            for k, p in enumerate(seq_pts[j]):
+                rows[starts[j] + k] = tuple(Fraction(v, Dx) for v in coords(C, p))
+    return Separation(blocks, claims, u, len(blocks) - 1, lambdas, first_classes, rows)

@@ -22,8 +22,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from proofcheck.attention import HARDMAX
-from proofcheck.backends.flint import FlintBackend
+from proofcheck.backends import spans_of
 from proofcheck.claims import Fixed
 from proofcheck.model import Block, Transformer, identity_sa
 
@@ -62,14 +61,9 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
     secs["S"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    be = FlintBackend()
-    state = be.load(inputs)
-    for blk in sep.blocks:
-        state, _ = be.ff(blk.ff, state)
-        state, _ = be.sa(blk.sa, state, HARDMAX)
-    rows = be.to_fractions(state)
+    spans = spans_of(len(X) for X in inputs)
     m = [len(y) for y in targets]
-    lead = place_leaders(rows, state.spans, m, sep.u, r=r, margin=margin, spacing=spacing)
+    lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing)
     secs["L"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -78,12 +72,12 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
     k, kappas = choose_k([lead.positions[row] for row in order],
                          {y[0] for y in leader_targets}, d)
     csa = collapse_sa(k)
-    cclaim = collapse_claim(k, state.spans, lead.leader_rows)
+    cclaim = collapse_claim(k, spans, lead.leader_rows)
     secs["C"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     attending = []
-    for (lo, hi), lr in zip(state.spans, lead.leader_rows):
+    for (lo, hi), lr in zip(spans, lead.leader_rows):
         ls = set(lr)
         attending.append([i for i in range(lo, hi) if i not in ls or i == lr[0]])
         attending += [[row] for row in lr[1:]]
