@@ -19,7 +19,7 @@ def evaluate_layer(layer, sequences, backend: str = "flint", rule=HARDMAX):
     """Outputs of one FF or SA layer on ``sequences`` (list of ``(n_j, d)``)."""
     be = get_backend(backend)
     st = be.load(sequences)
-    st, _ = be.ff(layer, st) if isinstance(layer, FF) else be.sa(layer, st, rule)
+    st, _, _ = be.ff(layer, st) if isinstance(layer, FF) else be.sa(layer, st, rule)
     rows = be.to_fractions(st)
     return [rows[lo:hi] for lo, hi in st.spans]
 

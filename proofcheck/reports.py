@@ -69,10 +69,10 @@ def _trajectory(out_img, ds):
     stages = [("input", be.to_fractions(st))]
     ends = {c.phases["S"][1]: "after S (separated)", c.phases["I"][1]: "after I (targets)"}
     for bi, blk in enumerate(c.net.blocks, start=1):
-        st, _ = be.ff(blk.ff, st)
+        st, _, _ = be.ff(blk.ff, st)
         if bi == c.phases["C"][1]:
             stages.append(("after L (leaders placed)", be.to_fractions(st)))
-        st, _ = be.sa(blk.sa, st, HARDMAX)
+        st, _, _ = be.sa(blk.sa, st, HARDMAX)
         if bi == c.phases["C"][1]:
             stages.append(("after C (collapsed on e1)", be.to_fractions(st)))
         if bi in ends:

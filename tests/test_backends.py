@@ -57,7 +57,11 @@ def sa_layers(draw, d):
 def _run(kind, layer, seqs, backend):
     be = get_backend(backend)
     st_ = be.load(seqs)
-    st_, touched = be.ff(layer, st_) if kind == "ff" else be.sa(layer, st_, HARDMAX)
+    flat = [tuple(x) for x in be.to_fractions(st_)]
+    st_, touched, before = be.ff(layer, st_) if kind == "ff" else be.sa(layer, st_, HARDMAX)
+    if before is not None:  # updated in place: before holds exactly the old touched rows
+        assert sorted(before) == sorted(touched)
+        assert all(tuple(Fraction(int(v.p), int(v.q)) for v in before[i]) == flat[i] for i in before)
     return be.to_fractions(st_), touched
 
 

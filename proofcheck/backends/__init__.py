@@ -6,8 +6,10 @@
   structure-aware shortcuts (the default).
 
 Both expose the same interface: ``load``, ``ff``, ``sa``, ``row``,
-``to_fractions``, ``num``; ``ff``/``sa`` return ``(new_state, touched)`` where
-``touched`` is the sorted list of rows that may have changed (``None``: all).
+``to_fractions``, ``num``; ``ff``/``sa`` return ``(new_state, touched, before)``
+where ``touched`` lists the rows that may have changed (``None``: all) and
+``before`` maps each touched row to its old value when the backend updated the
+state IN PLACE (the flint FF fast path), else ``None`` (the old state is intact).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ class State:
     X: Any
     spans: list[tuple[int, int]]
     d: int
+    index: Any = None  # backend-private cache (flint: sorted projections per direction)
 
     @property
     def n(self) -> int:

@@ -15,7 +15,7 @@ Tests cross-check every shortcut against the reference backend.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from fractions import Fraction
 
 from flint import fmpq, fmpq_mat
@@ -50,6 +50,38 @@ class _BoundFactored:
             if c != 0:
                 out = [o + ai * c for o, ai in zip(out, a)]
         return out
+
+
+def _apply(X, i, eta, m, ti, d):
+    g, h = m
+    for c in range(d):
+        X[i, c] = eta * X[i, c] + g[c] * ti + h[c]
+
+
+class _Index:
+    """Projections ``t = <w, x_i>`` of all rows, kept sorted (with row ids) so an FF
+    with bounded support finds its rows by bisection; updated row by row."""
+
+    def __init__(self, w, X):
+        self.w = [q2f(x) for x in w]
+        self.t = (X * _col(w)).entries()
+        order = sorted(range(len(self.t)), key=self.t.__getitem__)
+        self.keys = [self.t[i] for i in order]
+        self.rows = order
+
+    def between(self, lo, hi):
+        """Rows with ``lo <= t <= hi`` (a snapshot list)."""
+        return self.rows[bisect_left(self.keys, lo):bisect_right(self.keys, hi)]
+
+    def update(self, i, new_t):
+        k = bisect_left(self.keys, self.t[i])
+        while self.rows[k] != i:
+            k += 1
+        del self.keys[k], self.rows[k]
+        k = bisect_left(self.keys, new_t)
+        self.keys.insert(k, new_t)
+        self.rows.insert(k, i)
+        self.t[i] = new_t
 
 
 def _rank_one(U):
@@ -90,40 +122,70 @@ class FlintBackend:
     # ------------------------------------------------------------------ FF
     def ff(self, ff: FF, state: State):
         if ff.is_identity:
-            return state, []
+            return state, [], None
         eta = q2f(ff.eta)
         W = [[q2f(x) for x in w] for w in ff.W]
         b = [q2f(x) for x in ff.b]
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
-            return self._ff_dense(ff, state), None
+            return self._ff_dense(ff, state), None, None
         w, cs = r1
-        t = (state.X * _col(w)).entries()
         cs = [q2f(c) for c in cs]
         kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
         samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
                    + [kinks[-1] + 1]) if kinks else [fmpq(0)]
         maps = []  # per region: None (identity) or (g, h): x -> eta x + g t + h
         d = state.d
-        for s in samples:
-            act = [k for k in range(ff.width) if cs[k] * s + b[k] > 0]
+        for smp in samples:
+            act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
             g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
             h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
             ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
             maps.append(None if ident else (g, h))
         if all(m is None for m in maps):
-            return state, []
-        X = fmpq_mat(state.X)
-        touched = []
-        for i, ti in enumerate(t):
+            return state, [], None
+        if maps[0] is not None or maps[-1] is not None:  # unbounded support: every row
+            X = fmpq_mat(state.X)
+            t = (X * _col(w)).entries()
+            touched = []
+            for i, ti in enumerate(t):
+                m = maps[bisect_left(kinks, ti)]
+                if m is not None:
+                    _apply(X, i, eta, m, ti, d)
+                    touched.append(i)
+            return State(X, state.spans, d), touched, None
+        # bounded support: rows with t in [first kink, last kink].  The state is
+        # updated IN PLACE (old rows returned in ``before``).  The first FF in a
+        # direction since the last dense change scans all projections; the second
+        # builds a sorted index, kept up to date, so later ones bisect.
+        X = state.X
+        if state.index is None:
+            state.index = {}
+        key = tuple(w)
+        ix = state.index.get(key)
+        if ix == "seen":
+            ix = state.index[key] = _Index(w, X)
+        if isinstance(ix, _Index):
+            cand, tt = ix.between(kinks[0], kinks[-1]), ix.t
+        else:
+            tt = (X * _col(w)).entries()
+            cand = [i for i, ti in enumerate(tt) if kinks[0] <= ti <= kinks[-1]]
+            state.index[key] = "seen"
+        touched, before = [], {}
+        for i in cand:
+            ti = tt[i]
             m = maps[bisect_left(kinks, ti)]
             if m is None:
                 continue
-            g, h = m
-            for c in range(d):
-                X[i, c] = eta * X[i, c] + g[c] * ti + h[c]
+            before[i] = tuple(X[i, c] for c in range(d))
+            _apply(X, i, eta, m, ti, d)
             touched.append(i)
-        return State(X, state.spans, d), touched
+        for i in touched:
+            row = [X[i, c] for c in range(d)]
+            for other in state.index.values():
+                if isinstance(other, _Index):
+                    other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
+        return state, touched, before
 
     def _ff_dense(self, ff: FF, state: State) -> State:
         n, d = state.n, state.d
@@ -142,9 +204,16 @@ class FlintBackend:
         return State(out, state.spans, d)
 
     # ------------------------------------------------------------------ SA
+    def gather_axpy(self, state: State, src_rows, rho, lam):
+        """``rho X + lam G`` with ``G[i] = X[src_rows[i]]`` (exact, matrix ops in C)."""
+        d = state.d
+        e = state.X.entries()
+        G = fmpq_mat(state.n, d, [x for r in src_rows for x in e[r * d:(r + 1) * d]])
+        return state.X * q2f(Fraction(rho)) + G * q2f(Fraction(lam))
+
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
-            return state, []
+            return state, [], None
         V = _BoundFactored(sa.V)
         rho = q2f(sa.rho)
         d = state.d
@@ -156,7 +225,13 @@ class FlintBackend:
                 and len(sa.A.left) == 1)
         if fast:
             p = (X * _col(sa.A.left[0])).entries()
-            q = (X * _col(sa.A.right[0])).entries()
+            q = p if sa.A.left[0] == sa.A.right[0] else (X * _col(sa.A.right[0])).entries()
+            if not sa.V.left:  # V = lam I: gather the attended rows when all are unique
+                src = self._unique_attended(p, q, state.spans)
+                if src is not None:
+                    new = State(self.gather_axpy(state, src, sa.rho, sa.V.lam), state.spans, d)
+                    new.shift = (src, sa.rho, sa.V.lam)  # X_new = rho X + lam X[src], for claims
+                    return new, None, None
         else:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
         for lo, hi in state.spans:
@@ -183,7 +258,27 @@ class FlintBackend:
                     v = self._v_mean(V, wts, rows, lo, d)
                 out.append([rho * xi + vi for xi, vi in zip(rows[i], v)])
         Xn = fmpq_mat(state.n, d, [x for r in out for x in r])
-        return State(Xn, state.spans, d), None
+        return State(Xn, state.spans, d), None, None
+
+    @staticmethod
+    def _unique_attended(p, q, spans):
+        """Row attended by each row under rank-one hardmax (s_il = q_i p_l), or None
+        if some row attends to several (a tie, or q_i = 0)."""
+        src = []
+        for lo, hi in spans:
+            ps = p[lo:hi]
+            top, bot = max(ps), min(ps)
+            tops = [lo + l for l in range(hi - lo) if ps[l] == top]
+            bots = [lo + l for l in range(hi - lo) if ps[l] == bot]
+            for i in range(lo, hi):
+                qi = q[i]
+                if qi > 0 and len(tops) == 1:
+                    src.append(tops[0])
+                elif qi < 0 and len(bots) == 1:
+                    src.append(bots[0])
+                else:
+                    return None
+        return src
 
     @staticmethod
     def _v_mean(V, wts, rows, lo, d):

@@ -38,7 +38,7 @@ class ReferenceBackend:
                     for i in range(len(y)):
                         y[i] += w[i] * z
             out.append(y)
-        return State(out, state.spans, state.d), None
+        return State(out, state.spans, state.d), None, None
 
     def sa(self, sa: SA, state: State, rule):
         out = []
@@ -53,4 +53,4 @@ class ReferenceBackend:
                         mean[c] += w * Xs[l][c]
                 v = sa.V.apply(mean)
                 out.append([sa.rho * xi + vi for xi, vi in zip(x, v)])
-        return State(out, state.spans, state.d), None
+        return State(out, state.spans, state.d), None, None

@@ -1,0 +1,1 @@
+"""Benchmark harness for proofcheck (issue: exact verification at full-dataset scale)."""
