@@ -209,7 +209,8 @@ class FlintBackend:
         d = state.d
         e = state.X.entries()
         G = fmpq_mat(state.n, d, [x for r in src_rows for x in e[r * d:(r + 1) * d]])
-        return state.X * q2f(Fraction(rho)) + G * q2f(Fraction(lam))
+        X = state.X if rho == 1 else state.X * q2f(Fraction(rho))
+        return X + (G if lam == 1 else G * q2f(Fraction(lam)))
 
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
@@ -218,9 +219,6 @@ class FlintBackend:
         rho = q2f(sa.rho)
         d = state.d
         X = state.X
-        e = X.entries()
-        rows = [e[i * d:(i + 1) * d] for i in range(state.n)]
-        out = []
         fast = (getattr(rule, "name", "") == "hardmax" and sa.A.lam == 0
                 and len(sa.A.left) == 1)
         if fast:
@@ -232,7 +230,10 @@ class FlintBackend:
                     new = State(self.gather_axpy(state, src, sa.rho, sa.V.lam), state.spans, d)
                     new.shift = (src, sa.rho, sa.V.lam)  # X_new = rho X + lam X[src], for claims
                     return new, None, None
-        else:
+        e = X.entries()
+        rows = [e[i * d:(i + 1) * d] for i in range(state.n)]
+        out = []
+        if not fast:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
         for lo, hi in state.spans:
             cache = {}
@@ -265,17 +266,23 @@ class FlintBackend:
         """Row attended by each row under rank-one hardmax (s_il = q_i p_l), or None
         if some row attends to several (a tie, or q_i = 0)."""
         src = []
+        allpos = min(q) > 0  # the common case (tags): everyone attends to the top
         for lo, hi in spans:
             ps = p[lo:hi]
-            top, bot = max(ps), min(ps)
-            tops = [lo + l for l in range(hi - lo) if ps[l] == top]
-            bots = [lo + l for l in range(hi - lo) if ps[l] == bot]
+            top = max(ps)
+            if ps.count(top) != 1:
+                return None
+            t = lo + ps.index(top)
+            if allpos:
+                src += [t] * (hi - lo)
+                continue
+            bot = min(ps)
+            b = lo + ps.index(bot) if ps.count(bot) == 1 else None
             for i in range(lo, hi):
-                qi = q[i]
-                if qi > 0 and len(tops) == 1:
-                    src.append(tops[0])
-                elif qi < 0 and len(bots) == 1:
-                    src.append(bots[0])
+                if q[i] > 0:
+                    src.append(t)
+                elif q[i] < 0 and b is not None:
+                    src.append(b)
                 else:
                     return None
         return src
