@@ -1,39 +1,159 @@
-"""Three-valued comparisons of python-flint ``arb`` balls (SPEC §6).
+"""Three-valued comparisons of python-flint ``arb`` balls (SPEC §5, §6).
 
-An overlapping comparison is *undecided*: these helpers return ``None`` for it,
-and callers map ``None`` to INCONCLUSIVE — never to a pass.
+A ball is turned into its exact rational enclosure ``[mid - rad, mid + rad]``
+(midpoint and radius of an ``arb`` are dyadic numbers, read exactly through
+``man_exp``).  A comparison returns
+
+* ``True``  — it holds for every point of both enclosures,
+* ``False`` — it fails for every point of both enclosures,
+* ``None``  — the enclosures overlap: undecided.  ``None`` is never a pass.
+
+``decide`` re-evaluates a comparison at increasing working precision until it is
+decided (or the precision ladder is exhausted, then ``None``).  Exact rationals
+(``Fraction``, ``int``, ``fmpq``) are accepted wherever a ball is.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
+
+from proofcheck.verdicts import Verdict
+
+PRECISIONS = (64, 256, 1024, 4096)
 
 
-def to_arb(x) -> arb:
-    """``arb`` of an int, Fraction, fmpq or arb (exact for rationals)."""
+def q(x) -> fmpq:
+    """``fmpq`` of an exact rational (Fraction, int, fmpq)."""
+    if isinstance(x, fmpq):
+        return x
+    x = Fraction(x)
+    return fmpq(x.numerator, x.denominator)
+
+
+def ball(x) -> arb:
+    """An ``arb`` enclosing the exact rational ``x`` (at the current precision)."""
     if isinstance(x, arb):
         return x
-    if isinstance(x, Fraction):
-        return arb(fmpq(x.numerator, x.denominator))
-    return arb(x)
+    return arb(q(x))
+
+
+def exp_q(x) -> arb:
+    """Enclosure of ``exp(x)`` for an exact rational ``x`` (python-flint ``arb.exp``)."""
+    return ball(x).exp()
+
+
+def _dyadic(a: arb) -> Fraction:
+    m, e = a.man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** (-e))
+
+
+def interval(x) -> tuple[Fraction, Fraction] | None:
+    """Exact rational enclosure ``(lo, hi)`` of a ball, or ``None`` if it is not finite."""
+    if isinstance(x, arb):
+        if not x.is_finite():
+            return None
+        m, r = _dyadic(x.mid()), _dyadic(x.rad())
+        return m - r, m + r
+    v = Fraction(int(x.p), int(x.q)) if isinstance(x, fmpq) else Fraction(x)
+    return v, v
 
 
 def le(a, b) -> bool | None:
-    """``a <= b``: True / False when the balls decide it, ``None`` when they overlap."""
-    a, b = to_arb(a), to_arb(b)
-    if a <= b:
+    """Three-valued ``a <= b``."""
+    A, B = interval(a), interval(b)
+    if A is None or B is None:
+        return None
+    if A[1] <= B[0]:
         return True
-    if a > b:
+    if A[0] > B[1]:
         return False
     return None
 
 
 def lt(a, b) -> bool | None:
-    """``a < b`` three-valued."""
-    a, b = to_arb(a), to_arb(b)
-    if a < b:
+    """Three-valued ``a < b``."""
+    A, B = interval(a), interval(b)
+    if A is None or B is None:
+        return None
+    if A[1] < B[0]:
         return True
-    if a >= b:
+    if A[0] >= B[1]:
         return False
     return None
+
+
+def decide(fn: Callable[[], bool | None], precisions=PRECISIONS) -> tuple[bool | None, int]:
+    """Evaluate ``fn()`` (which builds its balls inside) at increasing working
+    precision until it returns ``True`` or ``False``.  Returns ``(result, bits)``;
+    ``(None, last_bits)`` if no precision of the ladder decides."""
+    res = None
+    for p in precisions:
+        with ctx.workprec(p):
+            res = fn()
+        if res is not None:
+            return res, p
+    return None, precisions[-1]
+
+
+def verdict(t: bool | None) -> Verdict:
+    """``True`` → VERIFIED, ``False`` → REFUTED, ``None`` → INCONCLUSIVE."""
+    return Verdict.VERIFIED if t is True else (Verdict.REFUTED if t is False else Verdict.INCONCLUSIVE)
+
+
+def _round_down(x: Fraction, den: int) -> Fraction:
+    return Fraction((x.numerator * den) // x.denominator, den)
+
+
+def _round_up(x: Fraction, den: int) -> Fraction:
+    return -_round_down(-x, den)
+
+
+def outward(x, digits: int = 6) -> tuple[Fraction, Fraction]:
+    """A short rational enclosure ``(lo, hi)`` of ``x`` (decimals with ``digits``
+    digits, rounded outward) — for printing; it still contains ``x``."""
+    iv = interval(x)
+    if iv is None:
+        raise ValueError("ball is not finite")
+    den = 10 ** digits
+    return _round_down(iv[0], den), _round_up(iv[1], den)
+
+
+def separated(lo_ball, hi_ball, max_digits: int = 40) -> tuple[tuple[Fraction, Fraction],
+                                                               tuple[Fraction, Fraction]] | None:
+    """Short decimal enclosures ``(A, B)`` of two balls with ``A.hi < B.lo`` (so
+    ``lo_ball < hi_ball`` is readable from the printed numbers), using the fewest
+    digits that keep them apart; ``None`` if the balls are not separated."""
+    if lt(lo_ball, hi_ball) is not True:
+        return None
+    for d in range(1, max_digits + 1):
+        A, B = outward(lo_ball, d), outward(hi_ball, d)
+        if A[1] < B[0]:
+            return A, B
+    A, B = interval(lo_ball), interval(hi_ball)
+    return A, B
+
+
+def dec(x: Fraction, digits: int = 12) -> str:
+    """Decimal text of an exact rational (exact if it terminates within ``digits``
+    digits, else marked ``~``) — display only, never used to decide."""
+    x = Fraction(x)
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    ip, rest = divmod(x.numerator, x.denominator)
+    s = str(ip)
+    frac = ""
+    for _ in range(digits):
+        if rest == 0:
+            break
+        rest *= 10
+        dgt, rest = divmod(rest, x.denominator)
+        frac += str(dgt)
+    out = sign + s + ("." + frac if frac else "")
+    return out if rest == 0 else out + "~"
+
+
+def fmt_interval(iv: tuple[Fraction, Fraction]) -> str:
+    return f"[{dec(iv[0], 40)}, {dec(iv[1], 40)}]"

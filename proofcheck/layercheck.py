@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from .attention import HARDMAX
 from .backends import get_backend
-from .model import FF, SA
+from .model import FF
 from .verdicts import CheckResult, Verdict, Witness
 
 

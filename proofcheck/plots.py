@@ -5,6 +5,17 @@ from fractions import Fraction
 from pathlib import Path
 
 
+def _save(fig, path) -> Path:
+    """Write ``fig`` as PNG without a software stamp (byte-reproducible), then close it."""
+    plt = _plt()
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
 def _plt():
     import matplotlib
     matplotlib.use("Agg")
@@ -40,12 +51,7 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str) -> Pa
     ax.set_xlabel("temperature tau")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def trajectory_plot(path, stages, spans, title: str) -> Path:
@@ -65,12 +71,7 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
         ax.tick_params(labelsize=6)
     axes[0].legend(fontsize=6, loc="best")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def gap_plot(path, bounds, title: str) -> Path:
@@ -84,12 +85,7 @@ def gap_plot(path, bounds, title: str) -> Path:
     ax.set_xlabel("block (softmax SA layer)")
     ax.set_ylabel("min certified gap")
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def dependency_plot(path, edges, nodes, title: str) -> Path:
@@ -122,9 +118,4 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     ax.set_ylim(min(p[1] for p in pos.values()) - 0.6, 0.6)
     ax.axis("off")
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(fig, path)

@@ -25,7 +25,7 @@ from .catalogue import load
 from .certificates import lemma_certificate, theorem_certificate, write_certificate
 from .provenance import provenance
 from .report import _atomic_write, slug
-from .verdicts import Verdict, combine
+from .verdicts import combine
 
 # statement -> statements its proof uses (the construction of SPEC §4)
 DEPENDENCIES = {

@@ -1,9 +1,7 @@
 """Tests for proofcheck.dataset (SPEC §1 admissibility, §3 data formats)."""
 import copy
 import json
-import os
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,16 +13,7 @@ from proofcheck.errors import BadInput, Inadmissible
 from proofcheck.generate import admissible_datasets
 
 
-def _cases_dir() -> Path | None:
-    env = os.environ.get("PROOFCHECK_CASES")
-    for cand in ([Path(env)] if env else []) + [
-            Path(__file__).resolve().parents[2] / "shared" / "cases"]:
-        if cand.is_dir():
-            return cand
-    return None
-
-
-CASES = _cases_dir()
+from conftest import CASES
 needs_cases = pytest.mark.skipif(
     CASES is None, reason="handed cases not found: set PROOFCHECK_CASES or place them at "
                           "../shared/cases relative to the project")

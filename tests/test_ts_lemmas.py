@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from proofcheck.catalogue import find
 from proofcheck.cli import main
 from proofcheck.verdicts import Verdict, combine
-from lemmas.ts import (balls, bernstein_union, competitors, near_orthogonal, polarisation,
+from proofcheck import balls
+from lemmas.ts import (bernstein_union, competitors, near_orthogonal, polarisation,
                        score_lipschitz, softmax_concentration)
 from lemmas.ts.search import strategy
 

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from fractions import Fraction
 
 from proofcheck.claims import Moves
-from proofcheck.model import FF
+
 
 from .snap import snap_ff
 

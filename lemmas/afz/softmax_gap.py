@@ -54,7 +54,8 @@ def check_row(scores, tau, X=None, V=None, name="row"):
     ``(n,)`` Fractions; ``X``: ``(n, d)`` tokens; ``V``: ``(d, d)``."""
     from flint import arb
 
-    from proofcheck.balls import le, to_arb
+    from proofcheck.balls import ball as to_arb
+    from proofcheck.balls import le
     smax = max(scores)
     C = [l for l, s in enumerate(scores) if s == smax]
     t = to_arb(Fraction(tau))

@@ -47,7 +47,7 @@ from flint import arb
 
 from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
 
-from . import balls
+from proofcheck import balls
 from .search import search
 
 ID = "G.2"

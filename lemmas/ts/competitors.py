@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from proofcheck.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
 
-from . import balls
+from proofcheck import balls
 from .search import search
 from .softmax_concentration import l1_distance
 

@@ -43,7 +43,7 @@ from flint import arb, fmpz_mat
 
 from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
 
-from . import balls
+from proofcheck import balls
 
 ID = "C.3"
 

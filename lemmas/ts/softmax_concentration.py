@@ -43,7 +43,7 @@ from flint import arb
 
 from proofcheck.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
 
-from . import balls
+from proofcheck import balls
 from .search import search
 
 ID = "C.1"
