@@ -46,13 +46,15 @@ def measure(images: int, reference_images: int) -> dict:
     t0 = time.perf_counter()
     forward(layers, X, n)
     t_float = time.perf_counter() - t0
+    # the literal Fraction backend on a subset: the first k images and THEIR network
     k = min(reference_images, images)
-    sub = inputs[:k]
+    sub, sub_t = inputs[:k], targets[:k]
+    c_sub = construct(sub, sub_t, ds.d)
     t0 = time.perf_counter()
-    ref = check_network(c.net, sub, targets[:k], None, backend="fraction")
+    ref = check_network(c_sub.net, sub, sub_t, None, backend="fraction")
     t_ref = time.perf_counter() - t0
     t0 = time.perf_counter()
-    fl = check_network(c.net, sub, targets[:k], None, backend="flint")
+    fl = check_network(c_sub.net, sub, sub_t, None, backend="flint")
     t_flint_sub = time.perf_counter() - t0
     assert ref.outputs == fl.outputs
     return {"images": images, "T": ds.n_tokens, "L": c.net.L, "R": c.info["R"],
