@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
 
+import numpy as np
 from flint import fmpq, fmpq_mat
 
 from ..model import FF, SA, Factored
@@ -50,6 +51,35 @@ class _BoundFactored:
             if c != 0:
                 out = [o + ai * c for o, ai in zip(out, a)]
         return out
+
+
+REL = 2.0 ** -40  # float64 pre-filter margin (conversion error is below 2^-50 relative)
+
+
+def _floats(xs):
+    """float64 copies of exact rationals for PRE-FILTERING only, or ``None`` when
+    any value is outside [2^-900, 2^900] (then callers decide exactly).  Inside
+    that range each copy is within 2^-50 relative of the exact value, so two values
+    whose copies differ by more than REL (|a| + |b|) are ordered like the copies."""
+    try:
+        f = np.fromiter(map(float, xs), dtype=float, count=len(xs))
+    except (OverflowError, ValueError):
+        return None
+    a = np.abs(f)
+    if not np.isfinite(f).all() or (a > 2.0 ** 900).any() or ((a > 0) & (a < 2.0 ** -900)).any():
+        return None
+    return f
+
+
+def _in_range(tt, lo, hi):
+    """Rows i with ``lo <= tt[i] <= hi`` (exact), candidates pre-filtered in float64."""
+    f = _floats(tt)
+    fl = _floats([lo, hi])
+    if f is None or fl is None:
+        return [i for i, t in enumerate(tt) if lo <= t <= hi]
+    m = REL * (np.abs(f) + abs(fl[0]) + abs(fl[1]))
+    cand = np.nonzero((f >= fl[0] - m) & (f <= fl[1] + m))[0].tolist()
+    return [i for i in cand if lo <= tt[i] <= hi]
 
 
 def _apply(X, i, eta, m, ti, d):
@@ -169,7 +199,7 @@ class FlintBackend:
             cand, tt = ix.between(kinks[0], kinks[-1]), ix.t
         else:
             tt = (X * _col(w)).entries()
-            cand = [i for i, ti in enumerate(tt) if kinks[0] <= ti <= kinks[-1]]
+            cand = _in_range(tt, kinks[0], kinks[-1])
             state.index[key] = "seen"
         touched, before = [], {}
         for i in cand:
@@ -264,18 +294,35 @@ class FlintBackend:
     @staticmethod
     def _unique_attended(p, q, spans):
         """Row attended by each row under rank-one hardmax (s_il = q_i p_l), or None
-        if some row attends to several (a tie, or q_i = 0)."""
+        if some row attends to several (a tie, or q_i = 0).  Signs and the top of
+        each sequence are pre-filtered in float64; every undecided case is decided
+        exactly."""
+        pf = _floats(p)
+        qf = pf if q is p else _floats(q)
+        allpos = bool((qf > 0).all()) if qf is not None else min(q) > 0
+        lengths = {hi - lo for lo, hi in spans}
+        tops = None
+        if allpos and pf is not None and len(lengths) == 1 and min(lengths) >= 2:
+            n = lengths.pop()
+            P = pf.reshape(-1, n)
+            order = np.argsort(P, axis=1)
+            r = np.arange(P.shape[0])
+            t1, t2 = P[r, order[:, -1]], P[r, order[:, -2]]
+            sure = (t1 - t2) > REL * (np.abs(t1) + np.abs(t2))
+            tops = [lo + int(order[k, -1]) if sure[k] else None for k, (lo, _) in enumerate(spans)]
         src = []
-        allpos = min(q) > 0  # the common case (tags): everyone attends to the top
-        for lo, hi in spans:
-            ps = p[lo:hi]
-            top = max(ps)
-            if ps.count(top) != 1:
-                return None
-            t = lo + ps.index(top)
+        for k, (lo, hi) in enumerate(spans):
+            t = tops[k] if tops is not None else None
+            if t is None:
+                ps = p[lo:hi]
+                top = max(ps)
+                if ps.count(top) != 1:
+                    return None
+                t = lo + ps.index(top)
             if allpos:
                 src += [t] * (hi - lo)
                 continue
+            ps = p[lo:hi]
             bot = min(ps)
             b = lo + ps.index(bot) if ps.count(bot) == 1 else None
             for i in range(lo, hi):
