@@ -247,10 +247,10 @@ def _sa(sa: SA, boxes, spans, tau, rec: LayerBound, block, exp_cache):
                 gap = scores[c][0] - scores[l][1]
                 if gap <= 0:
                     raise _Fail(Verdict.INCONCLUSIVE, Witness(
-                        f"softmax gap not certified: the lower bound of the score of token {c} "
-                        f"(the intended argmax, 'got') does not exceed the upper bound of token "
-                        f"{l}'s score ('expected')", block=block, sublayer="SA",
-                        sequence=j, token=i, expected=f2q(scores[l][1]), got=f2q(scores[c][0])))
+                        f"softmax gap not certified: the score of token {c} (the intended "
+                        f"argmax) is only known to be >= {float(f2q(scores[c][0])):.6g}, token "
+                        f"{l}'s may reach {float(f2q(scores[l][1])):.6g}", block=block,
+                        sublayer="SA", sequence=j, token=i))
                 if gmin is None or gap < gmin:
                     gmin = gap
                 if gap >= far_gap:  # exp(-gap/tau) <= 2^-FLOOR_BITS, decided exactly

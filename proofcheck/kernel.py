@@ -83,12 +83,39 @@ def _theorem(cert):
             lines.append("witness: " + res.witness.describe())
         return res.verdict, lines + [f"exact hardmax evaluation: {res.verdict.value}"]
     if sem.get("attention") == "softmax" and st == "1.8":
-        tau = Fraction(sem.get("tau", "0"))
+        tau = _num_field(sem.get("tau"), "$.semantics.tau")
+        if tau <= 0:
+            raise BadInput(f"tau must be positive (got {tau})", "$.semantics.tau")
         res = certify(net, inputs, targets, tau)
         if res.witness:
             lines.append("witness: " + res.witness.describe())
-        return res.verdict, lines + [f"softmax certificate at tau = {tau}: {res.verdict.value}"]
+        lines.append(f"softmax certificate at tau = {tau}: {res.verdict.value}")
+        stated_bounds = cert.get("bounds", [])
+        got_bounds = [b.to_json() for b in res.bounds if b.max_eps is not None]
+        if stated_bounds and stated_bounds != got_bounds:
+            k = next((i for i, (a, b) in enumerate(zip(stated_bounds, got_bounds)) if a != b),
+                     min(len(stated_bounds), len(got_bounds)))
+            return Verdict.REFUTED, lines + [f"stated per-layer bound {k} differs from the "
+                                             "re-computed one"]
+        if stated_bounds:
+            lines.append(f"{len(got_bounds)} per-layer softmax bounds re-computed and equal")
+        return res.verdict, lines
     raise BadInput(f"semantics {sem} do not match statement {st}", "$.semantics")
+
+
+def _num_field(v, path) -> Fraction:
+    if not isinstance(v, str):
+        raise BadInput("expected an exact rational string", path)
+    try:
+        return Fraction(v)
+    except (ValueError, ZeroDivisionError):
+        raise BadInput(f"not an exact rational: {v[:40]!r}", path) from None
+
+
+# what each lemma's instances must be (kind, FF width); the kernel checks the
+# stated layer maps the stated inputs to the stated outputs AND has this shape
+LEMMA_SHAPES = {"3.1": ("FF", 1), "3.2": ("FF", 3), "3.2p": ("FF", 4), "3.3": ("FF", 4),
+                "4.1": ("SA", None), "4.2": ("SA", None), "4.3": ("SA", None)}
 
 
 def _lemma(cert):
@@ -96,9 +123,20 @@ def _lemma(cert):
     insts = cert.get("instances")
     if not isinstance(insts, list) or not insts:
         raise BadInput("a lemma certificate needs a non-empty list of instances", "$.instances")
+    st = cert.get("claim", {}).get("statement")
+    if st not in LEMMA_SHAPES:
+        raise BadInput(f"no lemma certificate form for statement {st!r}", "$.claim.statement")
     worst, lines = Verdict.VERIFIED, []
     for k, i in enumerate(insts):
         p = f"$.instances[{k}]"
+        kind, width = LEMMA_SHAPES[st]
+        if i.get("kind") != kind or (width is not None and len(i.get("layer", {}).get("U", [])) != width):
+            return Verdict.REFUTED, lines + [f"instance {k} is not a Lemma {st} layer "
+                                             f"(expected {kind}" + (f" of width {width})" if width else ")")]
+        if all(e is None or tuple(e) == tuple(x) for se, sx in zip(i.get("expected", []), i.get("inputs", []))
+               for e, x in zip(se, sx)) and st not in ("4.3",):
+            return Verdict.REFUTED, lines + [f"instance {k} claims nothing moves: not an instance "
+                                             f"of Lemma {st}"]
         try:
             inputs = [[tuple(Fraction(x) for x in t) for t in s] for s in i["inputs"]]
             expected = [[None if t is None else tuple(Fraction(x) for x in t) for t in s]

@@ -32,10 +32,15 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str) -> Pa
         pts = sorted((float(t), max(float(e), 1e-300)) for t, e in curve)
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", label="simulated error (mpmath)")
         ax.set_ylabel("max distance output ↔ target")
-    else:
+    else:  # no simulation (large dataset): show the certificates tried
         ax.set_xscale("log")
-        ax.set_yticks([])
-    xs = [float(t) for t, _ in curve] + ([float(tau_cert)] if tau_cert is not None else [])
+        for t, v in trials:
+            ok = v.value == "VERIFIED-CERTIFIED"
+            ax.scatter([float(t)], [1 if ok else 0], color="tab:green" if ok else "tab:red")
+        ax.set_yticks([0, 1], ["not certified", "certified"])
+        ax.set_ylim(-0.5, 1.5)
+    xs = ([float(t) for t, _ in curve] or [float(t) for t, _ in trials]) + \
+        ([float(tau_cert)] if tau_cert is not None else [])
     lo, hi = (min(xs) / 2, max(xs) * 2) if xs else (None, None)
     for t, v in trials:
         if lo is not None and not lo <= float(t) <= hi:
@@ -50,7 +55,8 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str) -> Pa
         ax.set_xlim(lo, hi)
     ax.set_xlabel("temperature tau")
     ax.set_title(title)
-    ax.legend(loc="best", fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize=8)
     return _save(fig, path)
 
 

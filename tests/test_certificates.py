@@ -169,3 +169,31 @@ def test_committed_certificates_verify_and_tampering_is_caught(path):
     forged["verdict"] = "REFUTED"
     assert not verify_certificate(seal(forged))[0].passed
     assert not verify_certificate(forged)[0].passed  # unsealed: digest mismatch
+
+
+def test_tampered_bounds_are_refuted():
+    ds = NAMED["square-and-centre"] if "square-and-centre" in NAMED else NAMED["tie-heavy"]
+    sc = verify18(ds, simulate_num=False)
+    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
+    cert = theorem_certificate("1.8", ds, sc.construction.net, Verdict.VERIFIED_CERTIFIED,
+                               tau=sc.tau_cert, bounds=bounds, constants=sc.constants)
+    assert verify_certificate(cert)[0] == Verdict.VERIFIED_CERTIFIED
+    bad = _edit(cert, lambda c: c["bounds"][0].update(min_gap="1000"))
+    v, lines = verify_certificate(bad)
+    assert v == Verdict.REFUTED and any("bound 0" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("tau", ["abc", "0", "-1", None])
+def test_bad_tau_is_bad_input(cert18, tau):
+    with pytest.raises(BadInput):
+        verify_certificate(_edit(cert18, lambda c: c["semantics"].update(tau=tau)))
+
+
+def test_lemma_certificate_must_be_an_instance_of_its_statement(cert_lemma):
+    def zero_layer(c):
+        i = c["instances"][0]
+        i["layer"]["W"] = [["0"] * len(w) for w in i["layer"]["W"]]
+        i["expected"] = i["inputs"]
+    assert verify_certificate(_edit(cert_lemma, zero_layer))[0] == Verdict.REFUTED
+    v, _ = verify_certificate(_edit(cert_lemma, lambda c: c["claim"].update(statement="3.3")))
+    assert v == Verdict.REFUTED  # a width-3 hat is not a Lemma 3.3 snap
