@@ -52,6 +52,17 @@ def named_datasets() -> dict[str, Dataset]:
             Pair((_F(10, 10),) + tuple(_F(a, b) for a, b in sub), (_F(k, -k), _F(0, k)))
             for k, sub in enumerate([[(0, 0)], [(0, 0), (1, 0)], [(1, 0)], [(0, 1), (1, 0)],
                                      [(0, 0), (0, 1), (1, 0)], [(2, 1)]], start=1))),
+        # always available (the handed cases may be absent): a square and its centre,
+        # and three overlapping triangles/quads on a lattice
+        "square-builtin": Dataset("square-builtin", 2, (
+            Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0)), (_F(1, 9),)),
+            Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0), _F(1, 1)), (_F(1, -9), _F(3, 3))),
+        )),
+        "lattice-builtin": Dataset("lattice-builtin", 2, (
+            Pair((_F(0, 0), _F(2, 0), _F(0, 2)), (_F(6, 6),)),
+            Pair((_F(0, 0), _F(2, 0), _F(2, 2)), (_F(-2, 4), _F(5, 1))),
+            Pair((_F(2, 0), _F(0, 2), _F(2, 2), _F(3, 3)), (_F(8, -8),)),
+        )),
         "tie-heavy": Dataset("tie-heavy", 2, (
             Pair((_F(0, 0), _F(1, 0), _F(0, 1), _F(1, 1)), (_F(2, 2), _F(0, 0))),
             Pair((_F(0, 0), _F(1, 0), _F(0, 1)), (_F(5, -5),)),

@@ -172,7 +172,7 @@ def test_committed_certificates_verify_and_tampering_is_caught(path):
 
 
 def test_tampered_bounds_are_refuted():
-    ds = NAMED["square-and-centre"] if "square-and-centre" in NAMED else NAMED["tie-heavy"]
+    ds = NAMED["square-builtin"]
     sc = verify18(ds, simulate_num=False)
     bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
     cert = theorem_certificate("1.8", ds, sc.construction.net, Verdict.VERIFIED_CERTIFIED,

@@ -79,7 +79,7 @@ def test_single_parameter_mutations_are_refuted_with_witness(name):
 def test_wrong_target_is_refuted_at_the_output():
     """The network is right but the claimed targets are not: the interpolation
     check (not a claim) fails and names the sequence and token."""
-    ds = NAMED["square-and-centre"] if "square-and-centre" in NAMED else NAMED["tie-heavy"]
+    ds = NAMED["square-builtin"]
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)

@@ -17,7 +17,8 @@ from lemmas.afz.theorem_1_6 import construct
 from lemmas.afz.theorem_1_8 import SCALES, search_tau_cert, verify
 
 ADMISSIBLE = ["square-and-centre", "overlap-2d", "nested-chain", "shared-targets",
-              "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy"]
+              "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy",
+              "square-builtin", "lattice-builtin"]
 
 
 def _net(name):
@@ -38,7 +39,7 @@ def test_certificate_found_for_admissible_cases(name):
         assert certify(c.net, inputs, targets, t).verdict == Verdict.VERIFIED_CERTIFIED
 
 
-@pytest.mark.parametrize("name", ["square-and-centre", "tie-heavy", "common-top"])
+@pytest.mark.parametrize("name", ["square-builtin", "tie-heavy", "common-top"])
 def test_tau_cert_below_tau_num_and_far_above_fails(name):
     ds = NAMED[name]
     sc = verify(ds)
@@ -56,7 +57,7 @@ def test_tau_cert_below_tau_num_and_far_above_fails(name):
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.sampled_from(["square-and-centre", "tie-heavy", "overlap-2d"]),
+@given(st.sampled_from(["square-builtin", "tie-heavy", "lattice-builtin"]),
        st.integers(-12, 4), st.integers(1, 8))
 def test_certificate_monotone_in_tau(name, e, k):
     """tau1 < tau2: every bound at tau1 is <= the one at tau2, every final box
@@ -74,7 +75,7 @@ def test_certificate_monotone_in_tau(name, e, k):
 
 
 def test_mutated_network_is_not_certified():
-    ds, inputs, targets, c = _net("square-and-centre")
+    ds, inputs, targets, c = _net("square-builtin")
     from proofcheck.model import with_parameter
     tau, cert, _ = search_tau_cert(c.net, inputs, targets)
     last = c.net.L  # the last snap: move its plateau off the leader image
@@ -85,7 +86,7 @@ def test_mutated_network_is_not_certified():
 
 
 def test_wrong_targets_are_refuted():
-    ds, inputs, targets, c = _net("square-and-centre")
+    ds, inputs, targets, c = _net("square-builtin")
     bad = [list(t) for t in targets]
     bad[1][0] = tuple(x + 1 for x in bad[1][0])
     res = certify(c.net, inputs, bad, Fraction(1, 1024))
@@ -93,7 +94,7 @@ def test_wrong_targets_are_refuted():
 
 
 def test_nonpositive_tau_is_error():
-    ds, inputs, targets, c = _net("square-and-centre")
+    ds, inputs, targets, c = _net("square-builtin")
     assert certify(c.net, inputs, targets, 0).verdict == Verdict.ERROR
 
 
