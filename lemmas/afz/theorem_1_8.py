@@ -52,8 +52,16 @@ class SoftmaxCheck:
     seconds: dict = field(default_factory=dict)
 
 
-def _dyadic_mid(a: Fraction, b: Fraction) -> Fraction:
-    return (a + b) / 2
+def bisect_dyadic(good: Fraction, bad: Fraction, steps: int, passes):
+    """``steps`` bisections of ``[good, bad]`` (``passes(good)`` holds, ``passes(bad)``
+    fails); midpoints of dyadics are dyadic.  Returns the final ``(good, bad)``."""
+    for _ in range(steps):
+        mid = (good + bad) / 2
+        if passes(mid):
+            good = mid
+        else:
+            bad = mid
+    return good, bad
 
 
 def search_tau_cert(net, inputs, targets, bisect_steps: int = 3, floor_exp: int = -1000,
@@ -116,13 +124,7 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = 3, floor_exp: int 
             lo = mid
         else:
             hi = mid
-    good, bad = Fraction(2) ** lo, Fraction(2) ** hi
-    for _ in range(bisect_steps):
-        mid = (good + bad) / 2
-        if attempt(mid):
-            good = mid
-        else:
-            bad = mid
+    good, _ = bisect_dyadic(Fraction(2) ** lo, Fraction(2) ** hi, bisect_steps, attempt)
     return good, results[good], trials
 
 
@@ -179,12 +181,7 @@ def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, step
             break
     if bad is None:
         return good, curve, curve[0][1]
-    for _ in range(steps):
-        mid = (good + bad) / 2
-        if ok(mid):
-            good = mid
-        else:
-            bad = mid
+    good, bad = bisect_dyadic(good, bad, steps, ok)
     for k in (2, 4, 16, 64):  # both sides of the threshold, for the plot
         ok(bad * k)
         ok(tau_cert / k)
