@@ -20,7 +20,25 @@ import time
 from pathlib import Path
 
 
-def measure(images: int, reference_images: int) -> dict:
+def variant(ds, tokens: int | None, targets: int | None):
+    """The digits dataset with each image cut to its first ``tokens`` patches and/or
+    ``targets`` target tokens per image (the first input tokens moved by 100 e_1), so
+    T and L can be varied separately; images whose cut input repeats are dropped."""
+    from fractions import Fraction
+
+    from proofcheck.dataset import Dataset, Pair
+    pairs, seen = [], set()
+    for p in ds.pairs:
+        x = p.inputs[:tokens] if tokens else p.inputs
+        if frozenset(x) in seen:
+            continue
+        seen.add(frozenset(x))
+        y = (tuple((v[0] + 100,) + v[1:] for v in x[:targets]) if targets else p.outputs)
+        pairs.append(Pair(tuple(x), tuple(tuple(Fraction(c) for c in v) for v in y)))
+    return Dataset(f"{ds.name}-t{tokens}-m{targets}", ds.d, tuple(pairs))
+
+
+def measure(images: int, reference_images: int, tokens=None, targets=None) -> dict:
     """One configuration (run in a child process so peak RSS is its own)."""
     import resource
 
@@ -32,6 +50,8 @@ def measure(images: int, reference_images: int) -> dict:
     from proofcheck.examples import digits
     from proofcheck.verdicts import Verdict
     ds, _ = digits(limit=images)
+    if tokens or targets:
+        ds = variant(ds, tokens, targets)
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     t0 = time.perf_counter()
@@ -42,7 +62,7 @@ def measure(images: int, reference_images: int) -> dict:
     t_exact = res.seconds
     layers = compile_network(c.net)
     n = len(inputs[0])
-    X = np.array([[[float(v) for v in x] for x in s] for s in inputs])
+    X = np.array([[[float(v) for v in x] for x in s] for s in inputs])  # equal lengths
     t0 = time.perf_counter()
     forward(layers, X, n)
     t_float = time.perf_counter() - t0
@@ -82,10 +102,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON output (default bench/results.json; "
                     "bench/results-quick.json with --quick)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--child-tokens", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--child-targets", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--split-images", type=int, default=300,
+                    help="images for the separate sweeps (T at fixed L, L at fixed T)")
     ap.add_argument("--reference", type=int, default=20, help="images for the Fraction run")
     a = ap.parse_args(argv)
     if a.child is not None:
-        print(json.dumps(measure(a.child, a.reference)))
+        print(json.dumps(measure(a.child, a.reference, a.child_tokens, a.child_targets)))
         return 0
     if a.out is None:
         a.out = "bench/results-quick.json" if a.quick else "bench/results.json"
@@ -96,16 +120,23 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     sizes = a.images or ([4, 8, 16] if a.quick else [63, 125, 250, 500, 1000, 1797])
-    rows = []
-    for k in sizes:
-        out = subprocess.run([sys.executable, "-m", "bench", "--child", str(k), "--reference",
-                              str(min(a.reference, 4) if a.quick else a.reference)],
-                             capture_output=True, text=True,
+    ref = str(min(a.reference, 4) if a.quick else a.reference)
+
+    def child(k, tokens=None, targets=None):
+        cmd = [sys.executable, "-m", "bench", "--child", str(k), "--reference", ref]
+        cmd += ["--child-tokens", str(tokens)] if tokens else []
+        cmd += ["--child-targets", str(targets)] if targets else []
+        out = subprocess.run(cmd, capture_output=True, text=True,
                              cwd=Path(__file__).resolve().parents[1])
         if out.returncode != 0:
             print(out.stderr, file=sys.stderr)
+            return None
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    rows = []
+    for k in sizes:
+        rows.append(child(k))
+        if rows[-1] is None:
             return 4
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         r = rows[-1]
         print(f"T={r['T']:6d} L={r['L']:5d} R={r['R']:4d}  construct {r['construct_s']:7.2f} s  "
               f"exact {r['exact_check_s']:7.2f} s  float64 dense {r['float_dense_s']:7.2f} s  "
@@ -116,9 +147,24 @@ def main(argv=None) -> int:
                "slope_total_vs_T": slope(T, [r["construct_plus_check_s"] for r in rows]),
                "slope_float_vs_T": slope(T, [r["float_dense_s"] for r in rows]),
                "slope_exact_vs_L": slope([r["L"] for r in rows], [r["exact_check_s"] for r in rows])}
+    # separate sweeps at a fixed number of images: T varies with the tokens kept per
+    # image (L nearly fixed), L varies with the targets per image (T fixed)
+    K = 6 if a.quick else a.split_images
+    fixed_L = [child(K, tokens=t) for t in ((4, 8, 16) if a.quick else (4, 8, 16))]
+    fixed_T = [child(K, targets=m) for m in ((1, 2, 4) if a.quick else (1, 2, 4, 8))]
+    if None in fixed_L or None in fixed_T:
+        return 4
+    for name, rs in (("T sweep at ~fixed L", fixed_L), ("L sweep at fixed T", fixed_T)):
+        for r in rs:
+            print(f"{name}: T={r['T']:6d} L={r['L']:5d} R={r['R']:4d} exact {r['exact_check_s']:7.2f} s "
+                  f"construct {r['construct_s']:6.2f} s", flush=True)
+    summary["split_slope_exact_vs_T_at_fixed_L"] = slope([r["T"] for r in fixed_L],
+                                                        [r["exact_check_s"] for r in fixed_L])
+    summary["split_slope_exact_vs_L_at_fixed_T"] = slope([r["L"] for r in fixed_T],
+                                                        [r["exact_check_s"] for r in fixed_T])
     print("log-log slopes: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
     res = {"machine": {"python": platform.python_version(), "platform": platform.platform()},
-           "rows": rows, "slopes": summary}
+           "rows": rows, "fixed_L_sweep": fixed_L, "fixed_T_sweep": fixed_T, "slopes": summary}
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
     print(f"wrote {a.out}")
