@@ -64,3 +64,21 @@ def prove_identity(name: str, lhs, rhs) -> CheckResult:
     ok = is_zero(lhs - rhs)
     return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED,
                        [f"{lhs} == {rhs}" if len(str(lhs)) < 120 else "identity holds"])
+
+
+class ProofSteps:
+    """A chain of sympy-proved steps: ``need(cond, text)`` records each step; the
+    result is VERIFIED only if every step was proved (an unproved one, e.g. a
+    simplification sympy could not finish, makes it INCONCLUSIVE, never a pass)."""
+
+    def __init__(self):
+        self.steps: list[str] = []
+        self.ok = True
+
+    def need(self, cond, text: str) -> None:
+        self.ok = self.ok and bool(cond)
+        self.steps.append(("proved: " if cond else "NOT proved: ") + text)
+
+    def result(self, name: str, details: list[str]) -> CheckResult:
+        return CheckResult(name, Verdict.VERIFIED if self.ok else Verdict.INCONCLUSIVE,
+                           list(details) + self.steps)

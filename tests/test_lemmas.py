@@ -124,3 +124,14 @@ def test_prove_positive_is_three_valued():
     assert prove_positive("p", a * a + 1).verdict == Verdict.VERIFIED
     assert prove_positive("n", -a).verdict == Verdict.REFUTED
     assert prove_positive("u", a * b).verdict == Verdict.INCONCLUSIVE
+
+
+def test_proof_steps_fail_closed():
+    from proofcheck.symbolic import ProofSteps
+    p = ProofSteps()
+    p.need(True, "a")
+    assert p.result("x", []).verdict == Verdict.VERIFIED
+    p.need(False, "b")
+    r = p.result("x", ["convention: c"])
+    assert r.verdict == Verdict.INCONCLUSIVE and r.details == ["convention: c", "proved: a",
+                                                                "NOT proved: b"]

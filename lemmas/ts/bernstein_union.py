@@ -178,15 +178,11 @@ def _describe(inst) -> str:
 def symbolic() -> CheckResult:
     import sympy as sp
 
-    from proofcheck.symbolic import is_zero
+    from proofcheck.symbolic import ProofSteps, is_zero
     n, N, R, r, s, sig2, M = sp.symbols("n N R r s sigma2 M", positive=True)
     t = s ** 2
-    steps, ok = [], True
-
-    def need(cond, text):
-        nonlocal ok
-        ok = ok and bool(cond)
-        steps.append(("proved: " if cond else "NOT proved: ") + text)
+    proof = ProofSteps()
+    need = proof.need
     eps = s / n
     E_mean = n * eps ** 2 / (2 * sig2 + 2 * M / 3 * eps)
     E_sum = t / (2 * n * sig2 + 2 * M / 3 * s)
@@ -205,10 +201,9 @@ def symbolic() -> CheckResult:
     need(is_zero(sp.Sum(2 * sp.exp(-target), (j, 1, N)).doit() - 2 * N * sp.exp(-target)),
          "union bound: Pr(max_j S_j >= sqrt t) <= sum_{j<=N} Pr(S_j >= sqrt t) <= "
          "N * 2 exp(-...) = 2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))")
-    return CheckResult("G.2 symbolic (sympy): Bernstein with sigma^2 = 8R^2, M = 4R^2/r and the "
+    return proof.result("G.2 symbolic (sympy): Bernstein with sigma^2 = 8R^2, M = 4R^2/r and the "
                        "union bound give the seed's 2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))",
-                       Verdict.VERIFIED if ok else Verdict.INCONCLUSIVE,
-                       CONVENTIONS + ["method: sympy, symbolic n, N, R, r, sqrt t, sigma^2, M"] + steps)
+                       CONVENTIONS + ["method: sympy, symbolic n, N, R, r, sqrt t, sigma^2, M"])
 
 
 EDGE_CASES = [

@@ -103,15 +103,11 @@ def symbolic() -> CheckResult:
     """sympy: reduction to C.1 and the exact threshold of the window reading."""
     import sympy as sp
 
-    from proofcheck.symbolic import is_zero
+    from proofcheck.symbolic import ProofSteps, is_zero
     x, U, m = sp.symbols("x U m", positive=True)
     k = sp.Symbol("k", nonnegative=True)  # k = U - m >= 0
-    steps, ok = [], True
-
-    def need(cond, text):
-        nonlocal ok
-        ok = ok and bool(cond)
-        steps.append(("proved: " if cond else "NOT proved: ") + text)
+    proof = ProofSteps()
+    need = proof.need
     sharp = lambda mm: 2 * mm * x / (1 + mm * x)  # noqa: E731  (C.1, n - 1 = mm)
     d1 = 2 * (m + k) * x - sharp(m)   # U = m + k, k = U - m >= 0
     closed = 2 * x * (k + (m + k) * m * x) / (1 + m * x)
@@ -132,11 +128,10 @@ def symbolic() -> CheckResult:
     need(len(thr) == 1 and is_zero(thr[0] - (mm - U) / (U * mm)),
          "general m: 2Ux >= 2mx/(1+mx) iff U(1 + m x) >= m iff x >= (m - U)/(U m): "
          "for every chi > 0 iff m <= U")
-    return CheckResult("E.1 symbolic (sympy): reduction to C.1, reading A holds, reading B "
+    return proof.result("E.1 symbolic (sympy): reduction to C.1, reading A holds, reading B "
                        "fails iff chi > U^2 ln(2U)",
-                       Verdict.VERIFIED if ok else Verdict.INCONCLUSIVE,
                        CONVENTIONS + ["method: sympy, C.1's sharp bound 2mx/(1+mx) with m "
-                                      "competitors, symbolic U, m, x"] + steps)
+                                      "competitors, symbolic U, m, x"])
 
 
 def numeric_at_most_U(seed: int = 0, max_examples: int = 60) -> CheckResult:

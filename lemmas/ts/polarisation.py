@@ -64,13 +64,9 @@ def sides(x, y, z) -> tuple[Fraction, Fraction]:
 def symbolic() -> CheckResult:
     import sympy as sp
 
-    from proofcheck.symbolic import is_zero
-    steps, ok = [], True
-
-    def need(cond, text):
-        nonlocal ok
-        ok = ok and bool(cond)
-        steps.append(("proved: " if cond else "NOT proved: ") + text)
+    from proofcheck.symbolic import ProofSteps, is_zero
+    proof = ProofSteps()
+    need = proof.need
     i = sp.Symbol("i", integer=True)
     d = sp.Symbol("d", integer=True, positive=True)
     X, Y, Z = sp.IndexedBase("x"), sp.IndexedBase("y"), sp.IndexedBase("z")
@@ -92,11 +88,10 @@ def symbolic() -> CheckResult:
     need(is_zero(a.dot(a) * b.dot(b) - rhs ** 2 - lag),
          "Lagrange: ||a||^2 ||b||^2 - <a,b>^2 = sum_{p<q} (a_p b_q - a_q b_p)^2 >= 0, so "
          "|lhs| <= ||x-z|| ||x+z-2y|| (Cauchy-Schwarz)")
-    return CheckResult("G.1 symbolic (sympy, every dimension d): ||x-y||^2 - ||z-y||^2 = "
+    return proof.result("G.1 symbolic (sympy, every dimension d): ||x-y||^2 - ||z-y||^2 = "
                        "<x - z, x + z - 2y>",
-                       Verdict.VERIFIED if ok else Verdict.INCONCLUSIVE,
                        CONVENTIONS + ["method: sympy; coordinatewise expansion (IndexedBase, "
-                                      "symbolic d) and explicit vectors in R^3"] + steps)
+                                      "symbolic d) and explicit vectors in R^3"])
 
 
 def instances(seed: int = 0, count: int = 20, dim: int = 3):

@@ -144,16 +144,12 @@ def symbolic() -> CheckResult:
     seed's bound, and equality in the tight case — for all m >= 1, 0 < x, 0 < S <= m x."""
     import sympy as sp
 
-    from proofcheck.symbolic import is_zero
+    from proofcheck.symbolic import ProofSteps, is_zero
     S, x, m = sp.symbols("S x m", positive=True)
     h = sp.Symbol("h", nonnegative=True)
     f = lambda s: 2 * s / (1 + s)  # noqa: E731
-    steps, ok = [], True
-
-    def need(cond, text):
-        nonlocal ok
-        ok = ok and bool(cond)
-        steps.append(("proved: " if cond else "NOT proved: ") + text)
+    proof = ProofSteps()
+    need = proof.need
 
     # (a) l1 identity, concretely for n = 4 (Abs resolved from positivity) and for general S
     u = sp.symbols("u1:4", positive=True)
@@ -178,11 +174,10 @@ def symbolic() -> CheckResult:
     # (e) tightness: S = m x (all competitors exactly delta below) gives equality
     need(is_zero(f(m * x) - 2 * m * x / (1 + m * x)),
          "u_j = x for every competitor: S = m x and ||e - p||_1 = 2 m x/(1 + m x) (attained)")
-    return CheckResult(
+    return proof.result(
         "C.1 symbolic (sympy, all m = n - 1 >= 1, all delta > 0): "
         "||e_{i*} - p||_1 <= 2(n-1)x/(1+(n-1)x) <= 2(n-1)x, attained",
-        Verdict.VERIFIED if ok else Verdict.INCONCLUSIVE,
-        CONVENTIONS + ["method: sympy proof for symbolic m, x, S (positivity assumptions)"] + steps)
+        CONVENTIONS + ["method: sympy proof for symbolic m, x, S (positivity assumptions)"])
 
 
 def _witness(inst, info, label) -> Witness:
