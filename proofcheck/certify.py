@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from flint import fmpq
 
-from .backends.flint import f2q, q2f, _rank_one
+from .backends.flint import _rank_one, affine_pieces, f2q, q2f
 from .checker import interpolation_witness
 from .expbounds import FLOOR_BITS, LN2_UPPER, exp_neg_upper
 from .model import FF, SA, Transformer
@@ -139,22 +139,11 @@ def _ff(ff: FF, boxes, rec: LayerBound, block, cache=None):
     r1 = _rank_one(ff.U)
     Uq = [[q2f(x) for x in u] for u in ff.U]
     if r1 is not None:
-        w, cs = r1
+        w, kinks, pieces = affine_pieces(ff, r1)
         w = [q2f(x) for x in w]
-        cs = [q2f(c) for c in cs]
-        kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-        samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
-                   + [kinks[-1] + 1]) if kinks else [fmpq(0)]
-        maps = []
-        for s in samples:
-            act = [k for k in range(ff.width) if cs[k] * s + b[k] > 0]
-            g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            if eta == 1 and not any(g) and not any(h):
-                maps.append(None)
-            else:
-                G = [[(eta if i == j else fmpq(0)) + g[i] * w[j] for j in range(d)] for i in range(d)]
-                maps.append((G, h))
+        maps = [None if m is None else
+                ([[(eta if i == j else fmpq(0)) + m[0][i] * w[j] for j in range(d)]
+                  for i in range(d)], m[1]) for m in pieces]
     out = []
     wkey = None
     if r1 is not None and cache is not None:
@@ -197,10 +186,6 @@ def _ff_interval(Uq, eta, W, b, box, rec, count_straddles):
             a, c = _scale(W[k][i], rl)
             res[i] = (res[i][0] + a, res[i][1] + c)
     return res
-
-
-def r_straddle(lo, hi):
-    return lo < 0 < hi
 
 
 def _sa(sa: SA, boxes, spans, tau, rec: LayerBound, block, exp_cache):

@@ -129,6 +129,30 @@ def _rank_one(U):
     return w, cs
 
 
+def affine_pieces(ff: FF, r1):
+    """Linear pieces of an FF layer whose ``U = c w^T`` (``r1 = (w, c)``): the sorted
+    kinks ``-b_k / c_k`` of ``t = <w, x>`` and, per piece (before the first kink,
+    between kinks, after the last), ``None`` when the layer is the identity there,
+    else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists)."""
+    w, cs = r1
+    eta = q2f(ff.eta)
+    W = [[q2f(x) for x in col] for col in ff.W]
+    b = [q2f(x) for x in ff.b]
+    cs = [q2f(c) for c in cs]
+    d = len(w)
+    kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
+    samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
+               + [kinks[-1] + 1]) if kinks else [fmpq(0)]
+    maps = []
+    for smp in samples:
+        act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
+        g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
+        maps.append(None if ident else (g, h))
+    return w, kinks, maps
+
+
 class FlintBackend:
     name = "flint"
 
@@ -154,24 +178,11 @@ class FlintBackend:
         if ff.is_identity:
             return state, [], None
         eta = q2f(ff.eta)
-        W = [[q2f(x) for x in w] for w in ff.W]
-        b = [q2f(x) for x in ff.b]
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
             return self._ff_dense(ff, state), None, None
-        w, cs = r1
-        cs = [q2f(c) for c in cs]
-        kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-        samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
-                   + [kinks[-1] + 1]) if kinks else [fmpq(0)]
-        maps = []  # per region: None (identity) or (g, h): x -> eta x + g t + h
+        w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
-        for smp in samples:
-            act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
-            g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
-            maps.append(None if ident else (g, h))
         if all(m is None for m in maps):
             return state, [], None
         if maps[0] is not None or maps[-1] is not None:  # unbounded support: every row
