@@ -26,7 +26,7 @@ def variant(ds, tokens: int | None, targets: int | None):
     T and L can be varied separately; images whose cut input repeats are dropped."""
     from fractions import Fraction
 
-    from proofcheck.dataset import Dataset, Pair
+    from proofcheck.kernel.dataset import Dataset, Pair
     pairs, seen = [], set()
     for p in ds.pairs:
         x = p.inputs[:tokens] if tokens else p.inputs
@@ -46,9 +46,9 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
 
     from bench.dense_float import compile_network, forward
     from lemmas.afz.theorem_1_6 import construct
-    from proofcheck.checker import check_network
-    from proofcheck.examples import digits
-    from proofcheck.verdicts import Verdict
+    from proofcheck.io.examples import digits
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.verdicts import Verdict
     ds, _ = digits(limit=images)
     if tokens or targets:
         ds = variant(ds, tokens, targets)

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from .errors import BadInput
+from proofcheck.kernel.errors import BadInput
 
 
 @dataclass(frozen=True)

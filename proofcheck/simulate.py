@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import mpmath
 
-from .model import Transformer
+from proofcheck.kernel.model import Transformer
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .verdicts import CheckResult, Verdict
+from proofcheck.kernel.verdicts import CheckResult, Verdict
 
 
 def relu(x):

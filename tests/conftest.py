@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.dataset import Dataset, Pair, load_dataset
-from proofcheck.generate import random_dataset
+from proofcheck.io.generate import random_dataset
+from proofcheck.kernel.dataset import Dataset, Pair, load_dataset
 
 
 def cases_dir() -> Path | None:

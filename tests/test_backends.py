@@ -7,9 +7,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofcheck.attention import HARDMAX
-from proofcheck.backends import get_backend
-from proofcheck.model import FF, SA, Factored
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.model import FF, SA, Factored
 
 small = st.fractions(min_value=-4, max_value=4, max_denominator=3)
 

@@ -3,8 +3,8 @@ its README, through the command line, and a rejected input writes nothing."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import CASES, case_table
+
 from proofcheck.cli import main
 
 # what the message must name, per error case (the README's wording may differ)

@@ -7,17 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import NAMED
-from proofcheck.certificates import lemma_certificate, seal, theorem_certificate
-from proofcheck.cli import main
-from proofcheck.dataset import dataset_to_json, digest
-from proofcheck.errors import BadInput
-from proofcheck.kernel import verify_certificate
-from proofcheck.verdicts import Verdict
+
 from lemmas.afz import hat
 from lemmas.afz.theorem_1_6 import verify as verify16
 from lemmas.afz.theorem_1_8 import verify as verify18
+from proofcheck.cli import main
+from proofcheck.io.certificate_writer import (
+    lemma_certificate,
+    seal,
+    theorem_certificate,
+)
+from proofcheck.kernel.dataset import dataset_to_json, digest
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import Verdict
+from proofcheck.kernel.verify import verify_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,7 +88,7 @@ def test_tampered_dataset_is_detected(cert16):
 
     def target_and_hash(c):  # a consistent forgery: new dataset, new hash
         target(c)
-        from proofcheck.dataset import dataset_from_json
+        from proofcheck.kernel.dataset import dataset_from_json
         c["claim"]["dataset"]["sha256"] = digest(dataset_from_json(c["dataset"]))
     v, lines = verify_certificate(_edit(cert16, target_and_hash))
     assert v == Verdict.REFUTED and any("not a target" in ln or "not hit" in ln for ln in lines)

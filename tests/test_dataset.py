@@ -5,15 +5,22 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import CASES
 from hypothesis import given, settings
 
-from proofcheck.dataset import (Dataset, Pair, canonical_bytes, check_admissible,
-                                dataset_from_json, dataset_to_json, digest, load_dataset)
-from proofcheck.errors import BadInput, Inadmissible
-from proofcheck.generate import admissible_datasets
+from proofcheck.io.generate import admissible_datasets
+from proofcheck.kernel.dataset import (
+    Dataset,
+    Pair,
+    canonical_bytes,
+    check_admissible,
+    dataset_from_json,
+    dataset_to_json,
+    digest,
+    load_dataset,
+)
+from proofcheck.kernel.errors import BadInput, Inadmissible
 
-
-from conftest import CASES
 needs_cases = pytest.mark.skipif(
     CASES is None, reason="handed cases not found: set PROOFCHECK_CASES or place them at "
                           "../shared/cases relative to the project")

@@ -5,9 +5,9 @@ from importlib import resources
 
 import pytest
 
-from proofcheck.dataset import check_admissible, dataset_from_json
-from proofcheck.errors import BadInput
-from proofcheck.examples import EXAMPLES, digits, sample
+from proofcheck.io.examples import EXAMPLES, digits, sample
+from proofcheck.kernel.dataset import check_admissible, dataset_from_json
+from proofcheck.kernel.errors import BadInput
 
 
 def test_sample_loads_without_sklearn():
@@ -81,7 +81,7 @@ def test_digits_inpaint():
 
 
 def test_duplicates_are_dropped():
-    from proofcheck.examples import _build
+    from proofcheck.io.examples import _build
     img = [[(r * 8 + c) % 17 for c in range(8)] for r in range(8)]
     other = [row[:] for row in img]
     other[3][3] = 16 - other[3][3]  # differs only inside the inpainting mask

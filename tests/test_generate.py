@@ -2,8 +2,8 @@
 import pytest
 from hypothesis import given, settings
 
-from proofcheck.dataset import check_admissible
-from proofcheck.generate import STYLES, admissible_datasets, random_dataset
+from proofcheck.io.generate import STYLES, admissible_datasets, random_dataset
+from proofcheck.kernel.dataset import check_admissible
 
 
 @pytest.mark.parametrize("style", STYLES)

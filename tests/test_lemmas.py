@@ -6,13 +6,13 @@ from fractions import Fraction as F
 
 import pytest
 import sympy as sp
-
 from conftest import NAMED
-from proofcheck.catalogue import find, load
-from proofcheck.layercheck import check_layer
-from proofcheck.symbolic import pl_certificate, prove_positive, relu
-from proofcheck.verdicts import Verdict
+
 from lemmas.afz import clustering, corner, hat, snap, sphere, translation
+from proofcheck.catalogue import find, load
+from proofcheck.kernel.layercheck import check_layer
+from proofcheck.kernel.verdicts import Verdict
+from proofcheck.symbolic import pl_certificate, prove_positive, relu
 
 # the Takakura-Suzuki statements (flag "seed") include readings refuted by design;
 # tests/test_ts_lemmas.py covers them
@@ -48,7 +48,7 @@ def test_translation_wrong_vector_is_refuted():
 def test_hat_too_wide_moves_a_neighbour():
     p, q = S[1], (F(5), F(5))
     w = hat.separating_direction(S, p)
-    from proofcheck.model import dot
+    from proofcheck.kernel.model import dot
     gaps = sorted(abs(dot(w, x) - dot(w, p)) for x in S if x != p)
     ff = hat.hat_ff(w, dot(w, p), 2 * gaps[0], tuple(b - a for a, b in zip(p, q)))
     r = check_layer("3.2", ff, [S], [[q if x == p else x for x in S]])

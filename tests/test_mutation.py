@@ -13,14 +13,14 @@ import random
 from fractions import Fraction
 
 import pytest
-
 from conftest import NAMED
-from proofcheck.attention import HARDMAX
-from proofcheck.backends import get_backend
-from proofcheck.checker import check_network
-from proofcheck.model import with_parameter
-from proofcheck.verdicts import Verdict
+
 from lemmas.afz.theorem_1_6 import construct
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.checker import check_network
+from proofcheck.kernel.model import with_parameter
+from proofcheck.kernel.verdicts import Verdict
 
 
 def _trajectory_divergence(net_a, net_b, inputs):

@@ -2,10 +2,11 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from proofcheck.errors import BadInput
-from proofcheck.numbers import bit_size, format_q, parse_number
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.numbers import bit_size, format_q, parse_number
 
 
 @pytest.mark.parametrize("value, expected", [

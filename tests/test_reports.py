@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from proofcheck.reports import regenerate
+from proofcheck.reporting.site import regenerate
 
 STAMP = re.compile(rb'(generated |"time": ")\d{4}-\d\d-\d\dT[\d:+]+')
 

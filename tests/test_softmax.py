@@ -5,16 +5,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import NAMED
-from proofcheck.certify import certify
-from proofcheck.expbounds import exp_neg_upper, taylor_upper
-from proofcheck.simulate import simulate
-from proofcheck.verdicts import Verdict
 from lemmas.afz.theorem_1_6 import construct
 from lemmas.afz.theorem_1_8 import SCALES, search_tau_cert, verify
+from proofcheck.kernel.expbounds import exp_neg_upper, taylor_upper
+from proofcheck.kernel.softmax_certifier import certify
+from proofcheck.kernel.verdicts import Verdict
+from proofcheck.simulate import simulate
 
 ADMISSIBLE = ["square-and-centre", "overlap-2d", "nested-chain", "shared-targets",
               "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy",
@@ -76,7 +76,7 @@ def test_certificate_monotone_in_tau(name, e, k):
 
 def test_mutated_network_is_not_certified():
     ds, inputs, targets, c = _net("square-builtin")
-    from proofcheck.model import with_parameter
+    from proofcheck.kernel.model import with_parameter
     tau, cert, _ = search_tau_cert(c.net, inputs, targets)
     last = c.net.L  # the last snap: move its plateau off the leader image
     bad = with_parameter(c.net, last, "FF", "b[1]", c.net.blocks[last - 1].ff.b[1] + 5)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from proofcheck.checker import check_network
-from proofcheck.generate import admissible_datasets
-from proofcheck.verdicts import Verdict
 from lemmas.afz.theorem_1_6 import PARAM_CONSTANT, param_formula, verify
+from proofcheck.io.generate import admissible_datasets
+from proofcheck.kernel.checker import check_network
+from proofcheck.kernel.verdicts import Verdict
 
 
 def _assert_constants(tc, ds):
@@ -74,7 +74,7 @@ def test_multiplicities_reported(named):
 @pytest.mark.parametrize("task,limit", [("label", 25), ("inpaint", 8)])
 def test_digits_examples_verify(task, limit):
     pytest.importorskip("sklearn")
-    from proofcheck.examples import digits
+    from proofcheck.io.examples import digits
     ds, info = digits(limit=limit, task=task)
     tc = verify(ds)
     assert tc.network_check.verdict == Verdict.VERIFIED
@@ -82,7 +82,7 @@ def test_digits_examples_verify(task, limit):
 
 
 def test_shipped_sample_verifies():
-    from proofcheck.examples import sample
+    from proofcheck.io.examples import sample
     ds, _ = sample()
     tc = verify(ds)
     assert tc.network_check.verdict == Verdict.VERIFIED

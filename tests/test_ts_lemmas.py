@@ -10,13 +10,19 @@ import pytest
 from flint import arb, ctx
 from hypothesis import given, settings
 
+from lemmas.ts import (
+    bernstein_union,
+    competitors,
+    near_orthogonal,
+    polarisation,
+    score_lipschitz,
+    softmax_concentration,
+)
+from lemmas.ts.search import strategy
 from proofcheck.catalogue import find
 from proofcheck.cli import main
-from proofcheck.verdicts import Verdict, combine
-from proofcheck import balls
-from lemmas.ts import (bernstein_union, competitors, near_orthogonal, polarisation,
-                       score_lipschitz, softmax_concentration)
-from lemmas.ts.search import strategy
+from proofcheck.kernel import balls
+from proofcheck.kernel.verdicts import Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import SA, Factored, vec
+from proofcheck.kernel.model import SA, Factored, vec
 
 ID = "4.1"
 
@@ -32,7 +32,7 @@ def tag_sa(u, lam) -> SA:
 def predicted(seq, u):
     """Lemma 4.1's conclusion for ``V = I, rho = 0``: each token's image (the mean of
     the u-maximal / u-minimal / all tokens by the sign of ``<u, x_i>``)."""
-    from proofcheck.model import dot
+    from proofcheck.kernel.model import dot
     pr = [dot(u, x) for x in seq]
     hi, lo = max(pr), min(pr)
 
@@ -50,8 +50,8 @@ def symbolic():
     ``p_max > p_l``; symmetric for ``< 0``."""
     import sympy as sp
 
+    from proofcheck.kernel.verdicts import CheckResult, combine
     from proofcheck.symbolic import prove_positive
-    from proofcheck.verdicts import CheckResult, combine
     a = sp.Symbol("u_x_i", positive=True)
     g = sp.Symbol("p_max_minus_p_l", positive=True)
     r1 = prove_positive("positive side", a * g, "token attends to the u-maximal tokens")
@@ -66,9 +66,9 @@ def run(dataset=None, seed: int = 0):
     one extra token per sequence on the hyperplane ``<u,x> = 0`` (the mean case)."""
     import random
 
-    from proofcheck.layercheck import check_layer
-    from proofcheck.verdicts import fmt_value
-    from .instances import input_sequences
+    from lemmas.afz.instances import input_sequences
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import fmt_value
     seqs, d = input_sequences(dataset)
     rng = random.Random(seed)
     u = tuple(Fraction(rng.choice([-3, -2, -1, 1, 2, 3])) for _ in range(d))
@@ -79,7 +79,7 @@ def run(dataset=None, seed: int = 0):
     res = check_layer(f"4.1 exact: A = u u^T, u = {fmt_value(u)}: tokens go to the u-max / u-min "
                       "token(s) or the mean", cluster_sa(u), seqs, exp,
                       details=[f"largest number of distinct images in a sequence: {sizes} (<= 3)"])
-    from proofcheck.verdicts import Verdict
+    from proofcheck.kernel.verdicts import Verdict
     if sizes > 3 and res.verdict == Verdict.VERIFIED:
         res.verdict = Verdict.REFUTED
     return [res, symbolic()]

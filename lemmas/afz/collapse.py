@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.claims import Collapse
-from proofcheck.model import SA, Factored, dot
+from proofcheck.kernel.claims import Collapse
+from proofcheck.kernel.model import SA, Factored, dot
 
 ID = "collapse"
 

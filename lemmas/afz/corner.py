@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import SA, Factored
+from proofcheck.kernel.model import SA, Factored
 
 ID = "4.2"
 
@@ -25,8 +25,8 @@ def symbolic(d: int = 3):
     ``<t1, t1> - <t1, x> = t sum_i (t - x_i) > 0``."""
     import sympy as sp
 
+    from proofcheck.kernel.verdicts import CheckResult, combine
     from proofcheck.symbolic import prove_positive
-    from proofcheck.verdicts import CheckResult, combine
     x = sp.symbols(f"x0:{d}", positive=True)
     g = sp.symbols(f"g0:{d}", positive=True)  # g_i = t - x'_i
     tt = sp.Symbol("t", positive=True)
@@ -39,8 +39,8 @@ def symbolic(d: int = 3):
 def run(dataset=None, seed: int = 0):
     """Lemma 4.2: each sequence translated into ``(0, R]^d`` plus the token ``t 1``
     (``t`` = R, or above R for the general form) maps entirely to ``t 1``."""
-    from proofcheck.layercheck import check_layer
-    from .instances import input_sequences
+    from lemmas.afz.instances import input_sequences
+    from proofcheck.kernel.layercheck import check_layer
     seqs, d = input_sequences(dataset)
     lo = min(x[c] for s in seqs for x in s for c in range(d))
     shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in seqs]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import FF, dot, vec
+from proofcheck.kernel.model import FF, dot, vec
 
 ID = "3.2"
 ID_PLATEAU = "3.2p"
@@ -104,7 +104,7 @@ def symbolic():
 def _instance(dataset, seed):
     import random
 
-    from .instances import distinct_points, input_sequences, targets
+    from lemmas.afz.instances import distinct_points, input_sequences, targets
     seqs, d = input_sequences(dataset)
     S = distinct_points(seqs)
     rng = random.Random(seed)
@@ -117,8 +117,8 @@ def _instance(dataset, seed):
 
 def run(dataset=None, seed: int = 0):
     """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q."""
-    from proofcheck.layercheck import check_layer
-    from proofcheck.verdicts import fmt_value
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import fmt_value
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q)
     expected = [[q if x == p else x for x in S]]
@@ -133,8 +133,8 @@ def run_plateau(dataset=None, seed: int = 0):
     """Lemma 3.2p: the plateau moves every token with ``|<w,x> - t_p| <= delta1`` by
     ``q - p`` and fixes every token with ``|<w,x> - t_p| >= delta2``; probed with
     the dataset's points plus extra points at the plateau edges and the support edges."""
-    from proofcheck.layercheck import check_layer
-    from proofcheck.verdicts import fmt_value
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import fmt_value
     S, p, q, d = _instance(dataset, seed)
     w = separating_direction(S, p)
     tp = dot(w, p)

@@ -10,10 +10,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from fractions import Fraction
 
-from proofcheck.claims import Moves
-
-
-from .snap import snap_ff
+from lemmas.afz.snap import snap_ff
+from proofcheck.kernel.claims import Moves
 
 ID = "interpolation"
 

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
 
-from proofcheck.claims import Moves
-from proofcheck.model import FF, dot
-
-from .hat import plateau_ff
-from .sphere import negative_orthant_points
+from lemmas.afz.hat import plateau_ff
+from lemmas.afz.sphere import negative_orthant_points
+from proofcheck.kernel.claims import Moves
+from proofcheck.kernel.model import FF, dot
 
 ID = "leaders"
 

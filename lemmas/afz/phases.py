@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.checker import check_network
-from proofcheck.claims import Fixed
-from proofcheck.model import Block, Transformer, dot, identity_sa
-from proofcheck.verdicts import CheckResult, Verdict, Witness
-
-from .theorem_1_6 import construct
+from lemmas.afz.theorem_1_6 import construct
+from proofcheck.kernel.checker import check_network
+from proofcheck.kernel.claims import Fixed
+from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
 def _instance(dataset, seed):
-    from proofcheck.generate import random_dataset
+    from proofcheck.io.generate import random_dataset
     ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
 

@@ -24,12 +24,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 
-from proofcheck.claims import SequenceShift, Shift, Translate
-from proofcheck.model import Block, dot
-
-from .clustering import tag_sa
-from .hat import plateau_ff
-from .translation import translation_ff
+from lemmas.afz.clustering import tag_sa
+from lemmas.afz.hat import plateau_ff
+from lemmas.afz.translation import translation_ff
+from proofcheck.kernel.claims import SequenceShift, Shift, Translate
+from proofcheck.kernel.model import Block, dot
 
 ID = "separation"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import FF, vec
+from proofcheck.kernel.model import FF, vec
 
 ID = "3.3"
 
@@ -42,8 +42,8 @@ def symbolic():
     vanishes at the outer kinks, and is flat outside (d = 2, axis 0)."""
     import sympy as sp
 
+    from proofcheck.kernel.verdicts import CheckResult, combine
     from proofcheck.symbolic import pl_certificate, relu
-    from proofcheck.verdicts import combine, CheckResult
     t, kap, y0, y1 = sp.symbols("t kappa y0 y1", real=True)
     dl = sp.Symbol("delta", positive=True)
     k = [kap - 2 * dl, kap - dl, kap + dl, kap + 2 * dl]
@@ -70,9 +70,9 @@ def run(dataset=None, seed: int = 0):
     (on and off the line) whose first coordinate is outside the support are fixed."""
     import random
 
-    from proofcheck.layercheck import check_layer
-    from proofcheck.verdicts import fmt_value
-    from .instances import distinct_points, input_sequences, targets
+    from lemmas.afz.instances import distinct_points, input_sequences, targets
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import fmt_value
     seqs, d = input_sequences(dataset)
     pts = distinct_points(seqs)
     ts = sorted({x[0] for x in pts})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 ID = "softmax-gap"
 
@@ -54,8 +54,8 @@ def check_row(scores, tau, X=None, V=None, name="row"):
     ``(n,)`` Fractions; ``X``: ``(n, d)`` tokens; ``V``: ``(d, d)``."""
     from flint import arb
 
-    from proofcheck.balls import ball as to_arb
-    from proofcheck.balls import le
+    from proofcheck.kernel.balls import ball as to_arb
+    from proofcheck.kernel.balls import le
     smax = max(scores)
     C = [l for l, s in enumerate(scores) if s == smax]
     t = to_arb(Fraction(tau))

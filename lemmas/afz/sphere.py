@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import SA, Factored, vec
+from proofcheck.kernel.model import SA, Factored, vec
 
 ID = "4.3"
 
@@ -51,8 +51,8 @@ def symbolic(d: int = 3):
     ``r^2 - <s, s'> = |s - s'|^2 / 2`` (so > 0 when s != s')."""
     import sympy as sp
 
+    from proofcheck.kernel.verdicts import CheckResult, combine
     from proofcheck.symbolic import prove_identity
-    from proofcheck.verdicts import CheckResult, combine
     v = sp.symbols(f"v0:{d - 1}", real=True)
     r = sp.Symbol("r", positive=True)
     n2 = sum(x * x for x in v)
@@ -71,8 +71,8 @@ def symbolic(d: int = 3):
 def run(dataset=None, seed: int = 0):
     """Lemma 4.3: sphere leaders in the negative orthant next to the dataset's
     tokens moved into the positive orthant are fixed by ``A = I, V = I, rho = 0``."""
-    from proofcheck.layercheck import check_layer
-    from .instances import input_sequences
+    from lemmas.afz.instances import input_sequences
+    from proofcheck.kernel.layercheck import check_layer
     seqs, d = input_sequences(dataset)
     lo = min(x[c] for s in seqs for x in s for c in range(d))
     shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in seqs]

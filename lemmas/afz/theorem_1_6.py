@@ -22,14 +22,13 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from proofcheck.backends import spans_of
-from proofcheck.claims import Fixed
-from proofcheck.model import Block, Transformer, identity_sa
-
-from .collapse import choose_k, collapse_claim, collapse_sa
-from .interpolation import snaps
-from .leaders import place_leaders
-from .separation import separate
+from lemmas.afz.collapse import choose_k, collapse_claim, collapse_sa
+from lemmas.afz.interpolation import snaps
+from lemmas.afz.leaders import place_leaders
+from lemmas.afz.separation import separate
+from proofcheck.kernel.backends import spans_of
+from proofcheck.kernel.claims import Fixed
+from proofcheck.kernel.model import Block, Transformer, identity_sa
 
 ID = "1.6"
 PARAM_CONSTANT = 38
@@ -116,7 +115,7 @@ class TheoremCheck:
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     """The theorem's constants as exact checks (regression-tested)."""
-    from proofcheck.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
@@ -145,7 +144,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> Th
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block."""
-    from proofcheck.checker import check_network
+    from proofcheck.kernel.checker import check_network
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
@@ -162,6 +161,6 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> Th
 
 def run(dataset=None, seed: int = 0):
     """``lemma 1.6``: Theorem 1.6 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.generate import random_dataset
+    from proofcheck.io.generate import random_dataset
     ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
     return verify(ds).results

@@ -26,11 +26,10 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from proofcheck.certify import Certificate, certify
+from lemmas.afz.theorem_1_6 import Construction, constant_checks, construct
+from proofcheck.kernel.softmax_certifier import Certificate, certify
+from proofcheck.kernel.verdicts import CheckResult, Verdict
 from proofcheck.simulate import simulate
-from proofcheck.verdicts import CheckResult, Verdict
-
-from .theorem_1_6 import Construction, construct, constant_checks
 
 ID = "1.8"
 SCALES = {"r": Fraction(64), "margin": Fraction(64), "spacing": Fraction(16)}
@@ -250,6 +249,6 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
 
 def run(dataset=None, seed: int = 0):
     """``lemma 1.8``: Theorem 1.8 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.generate import random_dataset
+    from proofcheck.io.generate import random_dataset
     ds = dataset if dataset is not None else random_dataset(seed, d=2, N=4, style="mixed")
     return verify(ds).results

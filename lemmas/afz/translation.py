@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.model import FF, vec
+from proofcheck.kernel.model import FF, vec
 
 ID = "3.1"
 
@@ -37,8 +37,8 @@ def run(dataset=None, seed: int = 0):
     seeded translation vector.  Returns a list of CheckResult."""
     import random
 
-    from proofcheck.layercheck import check_layer
-    from .instances import input_sequences
+    from lemmas.afz.instances import input_sequences
+    from proofcheck.kernel.layercheck import check_layer
     seqs, d = input_sequences(dataset)
     rng = random.Random(seed)
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))
@@ -50,5 +50,5 @@ def run(dataset=None, seed: int = 0):
 
 
 def _fmt(v):
-    from proofcheck.verdicts import fmt_value
+    from proofcheck.kernel.verdicts import fmt_value
     return fmt_value(v)

@@ -37,11 +37,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
-
-from proofcheck import balls
-from .search import search
-from .softmax_concentration import l1_distance
+from lemmas.ts.search import search
+from lemmas.ts.softmax_concentration import l1_distance
+from proofcheck.kernel import balls
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
 
 ID = "E.1"
 

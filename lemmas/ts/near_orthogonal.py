@@ -41,9 +41,8 @@ from fractions import Fraction
 
 from flint import arb, fmpz_mat
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
-
-from proofcheck import balls
+from proofcheck.kernel import balls
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "C.3"
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "G.1"
 

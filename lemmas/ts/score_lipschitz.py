@@ -43,9 +43,8 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness, fmt_value
-
-from .search import Outcome, search
+from lemmas.ts.search import Outcome, search
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "C.4"
 

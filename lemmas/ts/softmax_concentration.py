@@ -41,10 +41,9 @@ from typing import Callable
 
 from flint import arb
 
-from proofcheck.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
-
-from proofcheck import balls
-from .search import search
+from lemmas.ts.search import search
+from proofcheck.kernel import balls
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
 
 ID = "C.1"
 

@@ -21,8 +21,8 @@ import random
 from fractions import Fraction
 from math import comb
 
-from .dataset import Dataset, Pair, Token, check_admissible
-from .errors import Inadmissible
+from proofcheck.kernel.dataset import Dataset, Pair, Token, check_admissible
+from proofcheck.kernel.errors import Inadmissible
 
 STYLES = ("overlap", "nested", "union", "mixed")
 _MAX_ATTEMPTS = 200

@@ -8,7 +8,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from . import __version__
+from proofcheck import __version__
 
 
 def git_commit() -> str | None:

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .dataset import check_admissible, dataset_from_json, digest
-from .errors import BadInput
-from .serialize import ff_from_json, network_from_json, sa_from_json, sha256
-from .verdicts import Verdict
+from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.serialize import (
+    ff_from_json,
+    network_from_json,
+    sa_from_json,
+    sha256,
+)
+from proofcheck.kernel.verdicts import Verdict
 
 FORMAT = "proofcheck-certificate/1"
 
@@ -48,8 +53,8 @@ def verify_certificate(cert) -> tuple[Verdict, list[str]]:
 
 
 def _theorem(cert):
-    from .certify import certify
-    from .checker import check_network
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.softmax_certifier import certify
     claim = cert.get("claim", {})
     ds = dataset_from_json(cert.get("dataset"), "$.dataset")
     check_admissible(ds)
@@ -119,7 +124,7 @@ LEMMA_SHAPES = {"3.1": ("FF", 1), "3.2": ("FF", 3), "3.2p": ("FF", 4), "3.3": ("
 
 
 def _lemma(cert):
-    from .layercheck import check_layer
+    from proofcheck.kernel.layercheck import check_layer
     insts = cert.get("instances")
     if not isinstance(insts, list) or not insts:
         raise BadInput("a lemma certificate needs a non-empty list of instances", "$.instances")

@@ -53,9 +53,9 @@ def spans_of(lengths) -> list[tuple[int, int]]:
 
 def get_backend(name: str):
     if name in ("flint", "exact"):
-        from .flint import FlintBackend
+        from proofcheck.kernel.backends.flint import FlintBackend
         return FlintBackend()
     if name in ("fraction", "reference"):
-        from .reference import ReferenceBackend
+        from proofcheck.kernel.backends.reference import ReferenceBackend
         return ReferenceBackend()
     raise ValueError(f"unknown backend {name!r} (use 'flint' or 'fraction')")

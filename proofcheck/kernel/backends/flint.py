@@ -21,8 +21,8 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from ..model import FF, SA, Factored
-from . import State, spans_of
+from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.model import FF, SA, Factored
 
 
 def q2f(q: Fraction) -> fmpq:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .dataset import dataset_to_json, digest
-from .numbers import format_q
-from .provenance import provenance
-from .report import _atomic_write
-from .serialize import ff_to_json, network_to_json, sa_to_json, sha256
+from proofcheck.io.files import atomic_write
+from proofcheck.io.provenance import provenance
+from proofcheck.kernel.dataset import dataset_to_json, digest
+from proofcheck.kernel.numbers import format_q
+from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json, sha256
 
 FORMAT = "proofcheck-certificate/1"
 
@@ -67,5 +67,5 @@ def lemma_certificate(statement: str, results, verdict) -> dict | None:
 
 def write_certificate(path, cert: dict) -> Path:
     path = Path(path)
-    _atomic_write(path, json.dumps(cert, indent=1) + "\n")
+    atomic_write(path, json.dumps(cert, indent=1) + "\n")
     return path

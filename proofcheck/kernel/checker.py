@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from .attention import HARDMAX
-from .backends import get_backend
-from .model import Transformer
-from .verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.model import Transformer
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
 @dataclass
@@ -74,7 +74,7 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
         got = backend.row(new_state, i)
         c = _first_diff(exp, got)
         if c is not None:
-            from .backends.flint import f2q
+            from proofcheck.kernel.backends.flint import f2q
             conv = (lambda x: f2q(x)) if backend.name == "flint" else (lambda x: x)
             j, t = new_state.locate(i)
             return Witness(f"{sub} output differs from the claim ({claim.kind})",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..model import FF, SA, dot
-from . import State, spans_of
+from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.model import FF, SA, dot
 
 
 class ReferenceBackend:

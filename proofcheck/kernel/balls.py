@@ -19,7 +19,7 @@ from typing import Callable
 
 from flint import arb, ctx, fmpq
 
-from proofcheck.verdicts import Verdict
+from proofcheck.kernel.verdicts import Verdict
 
 PRECISIONS = (64, 256, 1024, 4096)
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from .errors import BadInput, Inadmissible
-from .numbers import _digits_to_int, bit_size, format_q, parse_number
+from proofcheck.kernel.errors import BadInput, Inadmissible
+from proofcheck.kernel.numbers import _digits_to_int, bit_size, format_q, parse_number
 
 FORMAT = "proofcheck-dataset/1"
 

@@ -21,11 +21,15 @@ import shutil
 from fractions import Fraction
 from pathlib import Path
 
-from .catalogue import load
-from .certificates import lemma_certificate, theorem_certificate, write_certificate
-from .provenance import provenance
-from .report import _atomic_write, slug
-from .verdicts import combine
+from proofcheck.catalogue import load
+from proofcheck.io.certificate_writer import (
+    lemma_certificate,
+    theorem_certificate,
+    write_certificate,
+)
+from proofcheck.io.files import atomic_write, slug
+from proofcheck.io.provenance import provenance
+from proofcheck.kernel.verdicts import combine
 
 # statement -> statements its proof uses (the construction of SPEC §4)
 DEPENDENCIES = {
@@ -57,10 +61,9 @@ def _statement_page(st, results) -> str:
 def _trajectory(out_img, ds):
     """Token positions after each phase of the Theorem 1.6 network on ``ds``."""
     from lemmas.afz.theorem_1_6 import construct
-
-    from .attention import HARDMAX
-    from .backends.flint import FlintBackend
-    from .plots import trajectory_plot
+    from proofcheck.kernel.attention import HARDMAX
+    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.reporting.plots import trajectory_plot
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)
@@ -88,11 +91,10 @@ def regenerate(out="reports", quick: bool = False) -> int:
     certificate behaves as recorded).  ``quick`` skips the digits-sample runs."""
     from lemmas.afz.theorem_1_6 import verify as verify16
     from lemmas.afz.theorem_1_8 import verify as verify18
-
-    from .examples import sample
-    from .generate import random_dataset
-    from .kernel import verify_certificate
-    from .plots import dependency_plot, gap_plot, softmax_error_plot
+    from proofcheck.io.examples import sample
+    from proofcheck.io.generate import random_dataset
+    from proofcheck.kernel.verify import verify_certificate
+    from proofcheck.reporting.plots import dependency_plot, gap_plot, softmax_error_plot
     out = Path(out)
     for sub in ("statements", "img", "certificates"):
         shutil.rmtree(out / sub, ignore_errors=True)
@@ -111,7 +113,7 @@ def regenerate(out="reports", quick: bool = False) -> int:
         status[st.id] = v.value
         page = _statement_page(st, results)
         pages[st.id] = page
-        _atomic_write(out / "statements" / f"{slug(st.id)}.md", page)
+        atomic_write(out / "statements" / f"{slug(st.id)}.md", page)
         cert = lemma_certificate(st.id, results, v)
         if cert is not None:
             write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json", cert)
@@ -179,8 +181,8 @@ def regenerate(out="reports", quick: bool = False) -> int:
               "![softmax error](img/softmax-error.png)", "",
               "## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
     index = "\n".join(lines) + "\n"
-    _atomic_write(out / "index.md", index)
-    _atomic_write(out / "index.html", _html(index, pages, out))
+    atomic_write(out / "index.md", index)
+    atomic_write(out / "index.html", _html(index, pages, out))
     print(f"wrote {out}/index.md, {out}/index.html, {len(pages)} statement pages, "
           f"{len(cert_lines)} certificates")
     return 0 if ok else 1

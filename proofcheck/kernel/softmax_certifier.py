@@ -35,11 +35,11 @@ from fractions import Fraction
 
 from flint import fmpq
 
-from .backends.flint import _rank_one, affine_pieces, f2q, q2f
-from .checker import interpolation_witness
-from .expbounds import FLOOR_BITS, LN2_UPPER, exp_neg_upper
-from .model import FF, SA, Transformer
-from .verdicts import Verdict, Witness
+from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q, q2f
+from proofcheck.kernel.checker import interpolation_witness
+from proofcheck.kernel.expbounds import FLOOR_BITS, LN2_UPPER, exp_neg_upper
+from proofcheck.kernel.model import FF, SA, Transformer
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 def _imul(a, b):

@@ -26,8 +26,14 @@ import json
 from fractions import Fraction
 from importlib import resources
 
-from .dataset import Dataset, Pair, Token, check_admissible, dataset_from_json
-from .errors import BadInput
+from proofcheck.kernel.dataset import (
+    Dataset,
+    Pair,
+    Token,
+    check_admissible,
+    dataset_from_json,
+)
+from proofcheck.kernel.errors import BadInput
 
 TASKS = ("label", "inpaint")
 MASK = frozenset((r, c) for r in (1, 2) for c in (1, 2))  # patch-grid positions masked

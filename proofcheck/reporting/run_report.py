@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-from .dataset import digest
-from .model import Transformer
-from .provenance import provenance
-from .verdicts import fmt_value
+from proofcheck.io.files import atomic_write, slug
+from proofcheck.io.provenance import provenance
+from proofcheck.kernel.dataset import digest
+from proofcheck.kernel.model import Transformer
+from proofcheck.kernel.verdicts import fmt_value
 
 
 def layer_table(net: Transformer) -> list[dict]:
@@ -44,23 +44,6 @@ def _summary(layers: list[dict]) -> list[tuple]:
         k = (r["phase"], r["ff"], r["width"], r["rank_U"], r["sa"], r["rank_A"], r["rank_V"])
         first.setdefault(k, r["block"])
     return sorted(((first[k],) + k + (n,) for k, n in groups.items()))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:100] or "dataset"
 
 
 def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = None) -> dict:
@@ -143,8 +126,8 @@ def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
     """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir``."""
     base = Path(out_dir) / f"theorem-{rep['statement']}-{slug(rep['dataset']['name'])}"
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
-    _atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
-    _atomic_write(md, markdown(rep))
+    atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    atomic_write(md, markdown(rep))
     return md, js
 
 
@@ -217,7 +200,7 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
 
 
 def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
-    from .plots import softmax_error_plot
+    from proofcheck.reporting.plots import softmax_error_plot
     base = Path(out_dir) / f"theorem-1.8-{slug(rep['dataset']['name'])}"
     png = Path(f"{base}.png")
     fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
@@ -227,6 +210,6 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
                        f"Theorem 1.8 on {rep['dataset']['name']}")
     os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
-    _atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
-    _atomic_write(md, softmax_markdown(rep, png.name))
+    atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    atomic_write(md, softmax_markdown(rep, png.name))
     return md, js, png

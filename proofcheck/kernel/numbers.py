@@ -27,7 +27,7 @@ import numbers
 import re
 from fractions import Fraction
 
-from .errors import BadInput
+from proofcheck.kernel.errors import BadInput
 
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .attention import HARDMAX
-from .backends import get_backend
-from .model import FF
-from .verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.model import FF
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
 def evaluate_layer(layer, sequences, backend: str = "flint", rule=HARDMAX):

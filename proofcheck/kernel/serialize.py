@@ -12,9 +12,9 @@ import hashlib
 import json
 from fractions import Fraction
 
-from .errors import BadInput
-from .model import FF, SA, Block, Factored, Transformer
-from .numbers import format_q
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
+from proofcheck.kernel.numbers import format_q
 
 
 def canonical(obj) -> bytes:

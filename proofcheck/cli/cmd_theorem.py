@@ -1,0 +1,141 @@
+"""``proofcheck theorem 1.6|1.8``: construct the network for a dataset and check it
+(hardmax exactly, softmax with a certified temperature); SPEC §4, §5."""
+from __future__ import annotations
+
+from proofcheck.cli.common import (
+    check_outputs,
+    data_options,
+    header,
+    load_data,
+    print_results,
+    progress_bar,
+)
+from proofcheck.kernel.errors import BadInput
+
+
+def register(sub) -> None:
+    q = sub.add_parser("theorem", help="construct and check a theorem on a dataset")
+    q.add_argument("id")
+    data_options(q)
+    q.add_argument("--backend", default="flint", choices=["flint", "fraction"],
+                   help="exact backend for theorem 1.6")
+    q.add_argument("--tau", help="theorem 1.8: certify this temperature (e.g. 1/8) instead of "
+                   "searching")
+    q.add_argument("--no-simulation", action="store_true",
+                   help="theorem 1.8: skip the mpmath simulation (tau_num)")
+    q.add_argument("--out", default="reports", help="report directory (default: reports)")
+    q.add_argument("--no-report", action="store_true", help="do not write report files")
+    q.add_argument("--certificate", metavar="FILE", help="write the certificate (SPEC §3)")
+    q.set_defaults(func=cmd_theorem)
+
+
+def cmd_theorem(args) -> int:
+    from proofcheck.catalogue import find
+    st = find(args.id)
+    if st.id not in ("1.6", "1.8"):
+        raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
+    if st.id == "1.6" and args.tau is not None:
+        raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    check_outputs(args)
+    ds, info = load_data(args)
+    if ds is None:
+        from proofcheck.io.examples import sample
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        ds, info = sample(limit=args.limit, task=args.task)
+    if st.id == "1.8":
+        return cmd_softmax(args, ds, info)
+    from lemmas.afz.theorem_1_6 import verify
+    from proofcheck.reporting.run_report import theorem_report, write_theorem_report
+    header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
+    print("constructing the network ...", flush=True)
+    bar_holder = {}
+
+    def progress(b, total):
+        if "bar" not in bar_holder:
+            bar_holder["bar"] = progress_bar(total)
+        bar_holder["bar"][0](b)
+    tc = verify(ds, backend=args.backend, progress=progress)
+    if "bar" in bar_holder:
+        bar_holder["bar"][1]()
+    v = print_results(tc.results)
+    c = tc.constants
+    print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
+    print(f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
+          f"{c['L_paper_hardmax']})")
+    print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
+          f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
+    if not args.no_report:
+        rep = theorem_report("1.6", ds, tc, v, extra=info)
+        md, js = write_theorem_report(args.out, rep)
+        print(f"report: {md} and {js}")
+    if args.certificate:
+        from proofcheck.io.certificate_writer import (
+            theorem_certificate,
+            write_certificate,
+        )
+        cert = theorem_certificate("1.6", ds, tc.construction.net, v, constants=c)
+        print(f"certificate: {write_certificate(args.certificate, cert)}")
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+
+#####SOFTMAX
+def cmd_softmax(args, ds, info) -> int:
+    from fractions import Fraction
+
+    from lemmas.afz.theorem_1_8 import verify
+    from proofcheck.kernel.numbers import parse_number
+    from proofcheck.reporting.run_report import softmax_report, write_softmax_report
+    tau = None
+    if args.tau is not None:
+        tau, _ = parse_number(args.tau, "--tau")
+        if tau <= 0:
+            raise BadInput(f"--tau must be positive (got {args.tau})")
+    header("Theorem 1.8 (softmax exact interpolation)", ds, info)
+    print("certifying tau = " + (str(tau) if tau is not None else "(search: largest dyadic)"),
+          flush=True)
+
+    def progress(t, verdict):
+        print(f"  certificate at tau = {t} (≈ {float(t):.4g}): {verdict.value}", flush=True)
+    sc = verify(ds, tau=tau, progress=progress, simulate_num=not args.no_simulation)
+    if tau is not None:
+        progress(tau, sc.certificate.verdict)
+    v = print_results(sc.results)
+    c = sc.constants
+    f = lambda x: "n/a" if x is None else f"{x} (≈ {float(Fraction(x)):.4g})"  # noqa: E731
+    print(f"\ntau_cert = {f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]")
+    print(f"tau_closed = {sc.tau_closed if sc.tau_closed is None else f'{sc.tau_closed:.4g}'}  "
+          f"[closed-form estimate from the minimum gap; certificate: "
+          f"{sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
+    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]")
+    sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
+    if sa:
+        print("softmax layers: " + "; ".join(
+            f"block {b.block}: gap >= {float(b.min_gap):.4g}, eps <= {float(b.max_eps):.3g}"
+            for b in sa[:12]) + (" ..." if len(sa) > 12 else ""))
+    print(f"L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), max width "
+          f"{c['max_width']}, P = {c['P']}")
+    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
+    if not args.no_report:
+        rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)
+        md, js, png = write_softmax_report(args.out, rep, sc)
+        print(f"report: {md}, {js}, {png}")
+    if args.certificate:
+        from proofcheck.io.certificate_writer import (
+            theorem_certificate,
+            write_certificate,
+        )
+        t = sc.tau_cert if sc.tau_cert is not None else (tau if tau is not None else
+                                                          sc.certificate.tau)
+        cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
+                                   bounds=[b.to_json() for b in sc.certificate.bounds
+                                           if b.max_eps is not None], constants=c)
+        print(f"certificate: {write_certificate(args.certificate, cert)}")
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+

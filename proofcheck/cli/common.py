@@ -1,0 +1,93 @@
+"""Shared pieces of the subcommands: dataset options and loading, printing of
+results, progress bars, output-path checks, run headers."""
+from __future__ import annotations
+
+import sys
+
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import Verdict, combine
+
+
+def data_options(q) -> None:
+    """Add --dataset/--example/--limit/--task to a subparser."""
+    q.add_argument("--dataset", help="proofcheck-dataset/1 JSON or .npz file")
+    q.add_argument("--example", help="built-in example: digits, digits-sample")
+    q.add_argument("--limit", type=int, help="use the first K examples (after dedupe)")
+    q.add_argument("--task", default="label", choices=["label", "inpaint"],
+                   help="digits target: label token or the masked patches")
+
+
+def load_data(args):
+    """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
+    from proofcheck.io.examples import EXAMPLES
+    from proofcheck.kernel.dataset import load_dataset
+    if args.dataset is not None and args.example is not None:
+        raise BadInput("give either --dataset or --example, not both")
+    if args.dataset is not None:
+        if not args.dataset.strip():
+            raise BadInput("--dataset is empty")
+        if args.limit is not None or args.task != "label":
+            raise BadInput("--limit and --task apply to --example (or the default sample) only")
+        return load_dataset(args.dataset), {}
+    if args.example is not None and not args.example.strip():
+        raise BadInput("--example is empty")
+    if args.example:
+        if args.example not in EXAMPLES:
+            raise BadInput(f"unknown example {args.example!r}; known: {', '.join(EXAMPLES)}")
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        ds, info = EXAMPLES[args.example](limit=args.limit, task=args.task)
+        from proofcheck.kernel.dataset import check_admissible
+        check_admissible(ds)
+        return ds, info
+    return None, {}
+
+
+def print_results(results) -> Verdict:
+    for r in results:
+        print("\n".join(r.lines()))
+    return combine(r.verdict for r in results)
+
+
+def finish(results) -> int:
+    v = print_results(results)
+    print(f"\nVERDICT: {v.value}")
+    return v.exit_code
+
+
+def progress_bar(total: int):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None, lambda: None
+    bar = tqdm(total=total, desc="exact check", unit="block", delay=2.0, file=sys.stderr,
+               leave=False)
+    return (lambda b: bar.update(1)), bar.close
+
+
+def header(title, ds, info):
+    print(f"{title} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
+          f"{ds.n_tokens} input tokens")
+    if info.get("duplicates_dropped") is not None:
+        print(f"  {info.get('used', ds.N)} image(s) used; {info['duplicates_dropped']} duplicate "
+              f"image(s) dropped from the {info.get('images_total', '?')} available")
+    for n in ds.notes:
+        print(f"  note: {n}")
+
+
+def check_outputs(args):
+    """Fail before the run (exit 2) when a report folder or certificate path cannot
+    be written."""
+    import os
+    from pathlib import Path
+    if not args.no_report:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise BadInput("--out exists and is not a folder", str(out))
+        parent = next((p for p in [out, *out.parents] if p.exists()), None)
+        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK):
+            raise BadInput("--out cannot be created (no writable parent folder)", str(out))
+    if args.certificate:
+        c = Path(args.certificate)
+        if c.is_dir() or not c.parent.is_dir() or not os.access(c.parent, os.W_OK):
+            raise BadInput("--certificate is not a writable file path", str(c))
