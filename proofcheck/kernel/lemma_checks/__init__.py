@@ -1,0 +1,45 @@
+"""Per-statement re-derivation of a lemma's conclusion from a certificate instance
+(issue "Check what is built", item 4; SPEC §2, §3).
+
+A lemma certificate instance is ``{"name", "kind": "FF"|"SA", "layer", "inputs",
+"expected", "verdict", "data"}``; ``data`` holds the lemma's own data as exact
+rational strings (3.2: S, p, q; 3.2p: S, p, q, delta1, delta2; 3.3: line, kappa,
+delta, target; 4.1: u; 4.2: box and t; 4.3: sphere radius and points; ...).
+
+One module per statement family, each with the same small interface::
+
+    def check(statement: str, data: dict, layer, semantics: dict, path: str)
+        -> tuple[Verdict, list[str], Witness | None]
+
+It checks the hypotheses on ``data``, the form of ``layer`` (kind, width, eta, rho,
+ranks of A and V as the lemma states) and the conclusion, comparing numbers (never
+spellings).  Malformed data raises ``BadInput`` with the JSON path.  The modules
+import only from ``proofcheck.kernel``.
+"""
+from __future__ import annotations
+
+import importlib
+
+# statement id -> module (relative to this package) that re-derives it
+MODULES = {
+    "3.1": "translation",
+    "3.2": "relocation",
+    "3.2p": "relocation",
+    "3.3": "snap",
+    "4.1": "clustering",
+    "4.2": "corner",
+    "4.3": "sphere",
+}
+
+
+def checker(statement: str):
+    """The ``check`` function for ``statement``, or ``None`` when no module exists
+    (yet) for it.  Raises nothing."""
+    name = MODULES.get(statement)
+    if name is None:
+        return None
+    try:
+        mod = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError:
+        return None
+    return getattr(mod, "check", None)
