@@ -56,13 +56,25 @@ def lemma_certificate(statement: str, results, verdict) -> dict | None:
                      "layer": ff_to_json(layer) if kind == "FF" else sa_to_json(layer),
                      "inputs": [[q(x) for x in s] for s in inputs],
                      "expected": [[q(x) for x in s] for s in expected],
-                     "verdict": r.verdict.value})
+                     "verdict": r.verdict.value,
+                     **({"data": _data_json(r.data)} if r.data is not None else {})})
     if not inst:
         return None
     cert = {"format": FORMAT, "kind": "lemma", "claim": {"statement": statement},
             "semantics": {"attention": "hardmax"}, "instances": inst,
             "verdict": verdict.value, "provenance": provenance()}
     return seal(cert)
+
+
+def _data_json(v):
+    """A lemma's data as JSON: rationals as exact strings, nested lists/dicts kept."""
+    if isinstance(v, dict):
+        return {str(k): _data_json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_data_json(x) for x in v]
+    if isinstance(v, (bool, str)) or v is None:
+        return v
+    return format_q(v)
 
 
 def write_certificate(path, cert: dict) -> Path:

@@ -206,6 +206,13 @@ class Transformer:
                     for i, x in enumerate(b):
                         yield bi, "SA", f"{nm}.right[{r}][{i}]", x
 
+    def sq_norm(self) -> Fraction:
+        """Exact ``||theta||^2``: the sum of squares of every stored scalar, i.e. of
+        exactly the scalars counted by :meth:`n_params` (eta and rho included; A and
+        V as their factored entries lam, left, right).  This convention is the one
+        the ``tikhonov`` statement reports (SPEC §2)."""
+        return sum((v * v for *_, v in self.parameters()), Fraction(0))
+
     def max_bits(self) -> int:
         return max((max(v.numerator.bit_length(), v.denominator.bit_length())
                     for *_, v in self.parameters()), default=0)

@@ -109,6 +109,9 @@ class CheckResult:
     verdict: Verdict
     details: list[str] = field(default_factory=list)
     witness: Witness | None = None
+    # a lemma's own data for a certificate instance (exact values; SPEC §3), see
+    # proofcheck.kernel.lemma_checks
+    data: dict | None = None
 
     def lines(self) -> list[str]:
         out = [f"[{self.verdict.value}] {self.name}"]
