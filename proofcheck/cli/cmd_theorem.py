@@ -65,6 +65,8 @@ def cmd_theorem(args) -> int:
           f"{c['L_paper_hardmax']})")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    from proofcheck.reporting.approx import theta_line
+    print(theta_line(tc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
     if not args.no_report:
         rep = theorem_report("1.6", ds, tc, v, extra=info)
@@ -118,6 +120,8 @@ def cmd_softmax(args, ds, info) -> int:
             for b in sa[:12]) + (" ..." if len(sa) > 12 else ""))
     print(f"L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), max width "
           f"{c['max_width']}, P = {c['P']}")
+    from proofcheck.reporting.approx import theta_line
+    print(theta_line(sc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
     if not args.no_report:
         rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)

@@ -35,6 +35,7 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
     claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
     if constants:
         claim["constants"] = {k: constants[k] for k in ("N", "M", "d", "L", "max_width", "P")}
+        claim["constants"]["theta_sq_norm"] = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
             "bounds": bounds or [], "verdict": verdict.value, "provenance": provenance()}

@@ -72,6 +72,9 @@ def _theorem(cert):
     stated = claim.get("constants", {})
     measured = {"N": N, "M": M, "d": ds.d, "L": net.L, "max_width": net.max_width,
                 "P": net.n_params()}
+    if "theta_sq_norm" in stated:  # ||theta*||^2 as exact "p/q" (SPEC §2, tikhonov)
+        from proofcheck.kernel.numbers import format_q
+        measured["theta_sq_norm"] = format_q(net.sq_norm())
     for k, v in stated.items():
         if measured.get(k) != v:
             return Verdict.REFUTED, lines + [f"claimed {k} = {v}, network has {measured.get(k)}"]
