@@ -46,7 +46,6 @@ def test_lemma_on_dataset_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,frag", [
     (["lemma", "9.9"], "unknown statement"),
-    (["lemma", "tikhonov"], "not implemented"),
     (["theorem", "4.2"], "not a theorem"),
     (["theorem", "1.8", "--tau", "-1"], "--tau must be positive"),
     (["theorem", "1.8", "--tau", "abc"], "BAD INPUT"),
