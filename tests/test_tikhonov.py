@@ -220,3 +220,66 @@ def test_theorem_cli_prints_theta(capsys, tmp_path):
     out = capsys.readouterr().out
     q = verify16(NAMED["tie-heavy"]).construction.net.sq_norm()
     assert f"||theta*||^2 {approx_text(q)}" in out
+
+
+# ---------------------------------------------------------------- the experiment (torch)
+
+def test_experiment_without_torch_exits_2_naming_the_extra(monkeypatch, tmp_path, capsys):
+    import sys
+
+    from proofcheck.cli import main
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
+    assert main(["experiment", "tikhonov", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "PyTorch" in err and "'torch'" in err and "proofcheck[torch]" in err
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("argv,frag", [
+    (["experiment", "nope"], "unknown experiment"),
+    (["experiment", "tikhonov", "--eps", "1e-3,-1"], "must be positive"),
+    (["experiment", "tikhonov", "--eps", "abc"], "--eps"),
+    (["experiment", "tikhonov", "--steps", "0"], "--steps"),
+])
+def test_experiment_usage_errors(argv, frag, tmp_path, capsys):
+    from proofcheck.cli import main
+    assert main(argv + ["--out", str(tmp_path / "o")]) == 2
+    assert frag in capsys.readouterr().err
+
+
+def test_summary_flags_runs_above_the_exact_line():
+    from proofcheck.experiments.tikhonov import EpsRun, Experiment, summary
+    ex = Experiment(0, 10, 0.01, F(50), F(4000), 0.0, 1000.0, runs=[
+        EpsRun(1e-3, 0.01, 0.04, 30.0, 0.04, 0.0),      # 0.04 < 1e-3 * 50
+        EpsRun(1e-2, 0.7, 1.0, 30.0, 1.0, 0.0),          # 1.0 > 1e-2 * 50: above
+        EpsRun(1e-1, 2.0, 4.0, 20.0, 4.0, 0.0)])
+    js = summary(ex)
+    assert js["leaves_linear_regime"]["above_exact_line_at_eps"] == [1e-2]
+    assert js["leaves_linear_regime"]["above_script_line_at_eps"] == []
+    assert js["leaves_linear_regime"]["largest_eps_above_exact_line"] == 1e-2
+    assert js["leaves_linear_regime"]["flat_intervals"] == []
+    assert js["theta_sq_norm"]["exact"] == "50" and js["script_value"]["ratio_to_threshold"] == "80"
+    assert [round(s["slope"], 6) for s in js["slopes"]] == [1.39794, 0.60206]
+
+
+def test_experiment_runs_and_writes_both_thresholds(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the experiment needs the optional extra 'torch'")
+    from proofcheck.cli import main
+    out = tmp_path / "exp"
+    assert main(["experiment", "tikhonov", "--out", str(out), "--eps", "1e-2,1e-1",
+                 "--steps", "15", "--seed", "1"]) == 0
+    js = json.loads((out / "tikhonov-experiment.json").read_text())
+    s = authors_setting(1)
+    net = tikhonov.authors_network(s)
+    th, _ = tikhonov.authors_sq_norm(net)
+    sc, _ = tikhonov.script_sq_norm(net, [list(p.inputs) for p in s.dataset.pairs])
+    assert F(js["theta_sq_norm"]["exact"]) == th and F(js["script_value"]["exact"]) == sc
+    # the torch model is the authors' architecture: at theta* it interpolates (float64)
+    assert js["J_at_theta_star_float64"] < 1e-20
+    assert [r["eps"] for r in js["runs"]] == [1e-2, 1e-1]
+    for r in js["runs"]:
+        assert r["objective"] == pytest.approx(r["J"] + r["eps"] * r["theta_sq"], rel=1e-12)
+        assert r["line_exact"] == pytest.approx(r["eps"] * float(th), rel=1e-12)
+    assert (out / "tikhonov-experiment.png").stat().st_size > 1000
+    md = (out / "tikhonov-experiment.md").read_text()
+    assert js["theta_sq_norm"]["approx"] in md and js["script_value"]["approx"] in md
