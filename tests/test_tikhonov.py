@@ -23,7 +23,6 @@ from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.reporting.approx import approx_text, sig_digits
 
-
 # ---------------------------------------------------------------- decimal approximation
 
 def _decimal_reference(q: F, digits: int) -> decimal.Decimal:

@@ -114,7 +114,7 @@ def sq_norm(p: dict):
 
 def _theta_star(torch, setting, dtype) -> dict:
     d = setting.dataset.d
-    t = lambda rows: torch.tensor([[float(x) for x in r] for r in rows], dtype=dtype)  # noqa: E731
+    t = lambda rows: torch.tensor([[float(x) for x in r] for r in rows], dtype=dtype)
     return {"rho": torch.zeros(1, dtype=dtype), "q": torch.zeros(1, d, dtype=dtype),
             "k": torch.zeros(1, d, dtype=dtype), "V": torch.eye(d, dtype=dtype),
             "eta": torch.tensor([float(setting.eta)], dtype=dtype), "U": t(setting.U),
