@@ -303,5 +303,5 @@ def plot(path, js: dict) -> None:
     ax.set_xlabel("ε")
     ax.set_ylabel("loss")
     ax.set_title(f"Tikhonov: authors' setting, seed {js['seed']}", fontsize=10)
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=7, frameon=False, loc="lower right")
     _save(fig, path)
