@@ -25,7 +25,7 @@ detour costs one extra layer; there are at most as many detours as waiting point
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 from bisect import bisect_left
