@@ -1,6 +1,7 @@
 """The statement catalogue (SPEC §2), read from ``data/catalogue.json`` — the ONE
-place that maps catalogue ids to paper numbers (with a confirmed/assumed flag)
-and to the implementing module."""
+place that maps catalogue ids to paper numbers (with a flag saying how the number
+is known, :data:`FLAGS`), to the implementing module, and to the statement's
+readings when its source admits several (the first one is the default)."""
 from __future__ import annotations
 
 import importlib
@@ -10,9 +11,22 @@ from importlib import resources
 
 from proofcheck.kernel.errors import BadInput
 
+# flag -> what it means (SPEC §2); printed by ``list`` and the reports' legend
+FLAGS = {
+    "seed-numbered": "the number and the statement appear in a seed (the sources in "
+                     "shared/seeds)",
+    "caption-numbered": "the number is known from a figure caption of the authors' "
+                        "repository; the wording is reconstructed",
+    "project": "a label of this project for an unnumbered step or a reconstructed "
+               "statement; no paper number is claimed",
+}
+
 
 @dataclass(frozen=True)
 class Statement:
+    """One catalogue row.  ``readings``: the statement's readings, default first
+    (empty when the source admits only one)."""
+
     id: str
     kind: str
     title: str
@@ -21,6 +35,10 @@ class Statement:
     module: str | None
     entry: str | None
     needs_d: int
+    readings: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "readings", tuple(self.readings or ()))
 
     @property
     def implemented(self) -> bool:

@@ -23,8 +23,11 @@ def test_list_prints_catalogue(capsys):
     assert rc == 0
     for s in load():
         assert s.id in out
-    for flag in ("confirmed", "assumed", "seed", "project"):
-        assert flag in out
+    from proofcheck.catalogue import FLAGS
+    assert set(FLAGS) == {"seed-numbered", "caption-numbered", "project"}
+    assert {s.flag for s in load()} <= set(FLAGS)
+    for flag, meaning in FLAGS.items():  # the legend says what each flag means
+        assert f"{flag}  " in out and meaning in out
 
 
 @pytest.mark.parametrize("sid", ["3.2", "4.2"])

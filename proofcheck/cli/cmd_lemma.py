@@ -11,21 +11,37 @@ def register(sub) -> None:
     q.add_argument("id")
     data_options(q)
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--reading", metavar="NAME",
+                   help="a variant reading of a statement whose source admits several "
+                        "(E.1, G.1, C.4; `list` shows them); default: the faithful one")
     q.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the exact instances")
     q.set_defaults(func=cmd_lemma)
 
 
 def cmd_lemma(args) -> int:
-    from proofcheck.catalogue import find
+    from proofcheck.catalogue import find, load
     st = find(args.id)
     if not st.implemented:
         raise BadInput(f"statement {st.id} ({st.title}) is in the catalogue but not implemented "
                        "in this version (status: planned)")
+    reading = getattr(args, "reading", None)
+    if reading is not None:
+        if not st.readings:
+            raise BadInput(f"statement {st.id} has no readings; --reading applies to "
+                           + ", ".join(s.id for s in load() if s.readings))
+        if reading not in st.readings:
+            raise BadInput(f"unknown reading {reading!r} of {st.id}; its readings: "
+                           f"{st.readings[0]} (default), " + ", ".join(st.readings[1:]))
     ds, _ = load_data(args)
     print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
+    if st.readings:
+        r = reading or st.readings[0]
+        print(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
+              + "; readings: " + ", ".join(st.readings))
     print(f"instance: {'dataset ' + ds.name if ds else 'built-in'}, seed {args.seed}\n")
-    results = st.runner()(ds, args.seed)
+    results = (st.runner()(ds, args.seed, reading=reading) if reading is not None
+               else st.runner()(ds, args.seed))
     code = finish(results)
     if args.certificate:
         from proofcheck.io.certificate_writer import (

@@ -21,7 +21,7 @@ import shutil
 from fractions import Fraction
 from pathlib import Path
 
-from proofcheck.catalogue import load
+from proofcheck.catalogue import FLAGS, load
 from proofcheck.io.certificate_writer import (
     lemma_certificate,
     theorem_certificate,
@@ -157,9 +157,12 @@ def regenerate(out="reports", quick: bool = False) -> int:
         link = f"[{st.id}](statements/{slug(st.id)}.md)" if st.id in pages else st.id
         title = st.title.replace("|", "\\|")
         stat = status[st.id]
-        if st.flag == "seed" and stat == "REFUTED":
-            stat += " (a reading of the note is false; the variant that holds is VERIFIED: see page)"
+        if st.readings:
+            stat += (f" (reading {st.readings[0]}; variant(s) " + ", ".join(st.readings[1:])
+                     + " refuted with a witness: see page)")
         lines.append(f"| {link} | {st.kind} | {title} | {st.paper} | {st.flag} | {stat} |")
+    lines += ["", "Flags (how the paper number is known):", ""]
+    lines += [f"- `{f}`: {meaning}" for f, meaning in FLAGS.items()]
     lines += ["", "## Constants: claimed vs measured", "",
               "| run | N | M | d | R | L measured | 2M+R+1 | paper bound | width | P | P formula | 38·d·M | verdict |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
