@@ -24,6 +24,10 @@ def cmd_lemma(args) -> int:
                        "in this version (status: planned)")
     ds, _ = load_data(args)
     print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
+    if st.source != "proofcheck":
+        print(f"source: plugin package {st.source}")
+    for h in st.hypotheses:
+        print(f"hypothesis: {h}")
     print(f"instance: {'dataset ' + ds.name if ds else 'built-in'}, seed {args.seed}\n")
     results = st.runner()(ds, args.seed)
     code = finish(results)

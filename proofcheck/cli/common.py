@@ -2,7 +2,6 @@
 results, progress bars, output-path checks, run headers."""
 from __future__ import annotations
 
-import sys
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict, combine
@@ -55,13 +54,10 @@ def finish(results) -> int:
     return v.exit_code
 
 
-def progress_bar(total: int):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None, lambda: None
-    bar = tqdm(total=total, desc="exact check", unit="block", delay=2.0, file=sys.stderr,
-               leave=False)
+def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):
+    """``(update, close)`` callables of a :class:`~proofcheck.cli.progress.Progress`."""
+    from proofcheck.cli.progress import Progress
+    bar = Progress(total, desc, unit)
     return (lambda b: bar.update(1)), bar.close
 
 
