@@ -7,12 +7,20 @@ from proofcheck.kernel.verdicts import combine
 
 
 def register(sub) -> None:
-    q = sub.add_parser("lemma", help="check one catalogue statement")
-    q.add_argument("id")
+    q = sub.add_parser(
+        "lemma", help="check one catalogue statement",
+        description="Run the checks of one statement of the catalogue (`list` shows the ids): "
+        "exact layer instances, symbolic proofs, and the statement's own conditions.",
+        epilog="examples: python -m proofcheck lemma 3.2 | python -m proofcheck lemma hat "
+        "--seed 3 --certificate hat.json")
+    q.add_argument("id", metavar="ID", help="a catalogue id or name (see `list`); e.g. 3.2, "
+                   "hat, C.4")
     data_options(q)
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the built-in instance (default 0); e.g. --seed 3")
     q.add_argument("--certificate", metavar="FILE",
-                   help="write a certificate of the exact instances")
+                   help="write a sealed certificate of the exact layer instances; "
+                   "e.g. --certificate lemma.json")
     q.set_defaults(func=cmd_lemma)
 
 

@@ -9,11 +9,19 @@ from proofcheck.kernel.verdicts import Verdict, combine
 
 def data_options(q) -> None:
     """Add --dataset/--example/--limit/--task to a subparser."""
-    q.add_argument("--dataset", help="proofcheck-dataset/1 JSON or .npz file")
-    q.add_argument("--example", help="built-in example: digits, digits-sample")
-    q.add_argument("--limit", type=int, help="use the first K examples (after dedupe)")
-    q.add_argument("--task", default="label", choices=["label", "inpaint"],
-                   help="digits target: label token or the masked patches")
+    g = q.add_argument_group("dataset (default: the shipped digits sample)")
+    g.add_argument("--dataset", metavar="FILE",
+                   help="a proofcheck-dataset/1 JSON file or an .npz with arrays X_j, Y_j "
+                   "(SPEC §3); e.g. --dataset my.json")
+    g.add_argument("--example", metavar="NAME",
+                   help="a built-in dataset: digits (scikit-learn's 1797 images, needs the "
+                   "'data' extra) or digits-sample (shipped); e.g. --example digits")
+    g.add_argument("--limit", type=int, metavar="K",
+                   help="use the first K images of --example (after dropping duplicates); "
+                   "e.g. --limit 100")
+    g.add_argument("--task", default="label", choices=["label", "inpaint"],
+                   help="digits target: 'label' (one token label·e1, default) or 'inpaint' "
+                   "(the masked patches); e.g. --task inpaint")
 
 
 def load_data(args):
