@@ -35,6 +35,9 @@ class Statement:
     module: str | None
     entry: str | None
     needs_d: int
+    # where the statement comes from: "proofcheck" or a plugin's distribution name
+    source: str = "proofcheck"
+    hypotheses: tuple = ()
     readings: tuple[str, ...] = ()
 
     def __post_init__(self):
@@ -49,9 +52,20 @@ class Statement:
         return getattr(importlib.import_module(self.module), self.entry)
 
 
-def load() -> list[Statement]:
+def load(plugins: bool = True) -> list[Statement]:
+    """The catalogue: the built-in statements of ``data/catalogue.json``, then (with
+    ``plugins``) those of installed plugins (``proofcheck.statements`` entry points,
+    see :mod:`proofcheck.api`)."""
     data = json.loads(resources.files("proofcheck").joinpath("data/catalogue.json").read_text())
-    return [Statement(**s) for s in data["statements"]]
+    out = [Statement(**s) for s in data["statements"]]
+    if plugins:
+        from proofcheck.plugins import discover
+        for spec, dist in discover({s.id.lower() for s in out}):
+            out.append(Statement(id=spec.id, kind=spec.kind, title=spec.title, paper=spec.paper,
+                                 flag=spec.flag, module=spec.run.__module__,
+                                 entry=spec.run.__qualname__, needs_d=spec.needs_d,
+                                 source=dist, hypotheses=tuple(spec.hypotheses)))
+    return out
 
 
 _ALIASES = {"theorem-1.6": "1.6", "theorem-1.8": "1.8", "hardmax": "1.6", "softmax": "1.8",

@@ -23,10 +23,13 @@ COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report", 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand of ``COMMANDS`` registered."""
-    p = argparse.ArgumentParser(prog="proofcheck", description="Exact proof checker for "
-                                "constructive theorems about transformers.")
+    p = argparse.ArgumentParser(
+        prog="proofcheck", description="Exact proof checker for constructive theorems about "
+        "transformers: builds the network with exact rational weights and checks the claim.",
+        epilog="exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive, "
+        "4 internal error or resource limit.  Start with: python -m proofcheck list")
     p.add_argument("--version", action="version", version=f"proofcheck {__version__}")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for name in COMMANDS:
         importlib.import_module(f"proofcheck.cli.{name}").register(sub)
     return p
@@ -34,10 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit code (SPEC §5)."""
+    from proofcheck.cli.terminal import install
+    install()
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: usage errors exit 2
         return int(e.code or 0)
+    if args.cmd is None:
+        parser.print_usage(sys.stderr)
+        print("proofcheck: error: a command is expected, one of: " + ", ".join(
+            c.removeprefix("cmd_") for c in COMMANDS) + " (see python -m proofcheck --help)",
+            file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         return args.func(args)
     except BadInput as e:

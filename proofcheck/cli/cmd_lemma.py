@@ -7,15 +7,24 @@ from proofcheck.kernel.verdicts import combine
 
 
 def register(sub) -> None:
-    q = sub.add_parser("lemma", help="check one catalogue statement")
-    q.add_argument("id")
+    q = sub.add_parser(
+        "lemma", help="check one catalogue statement",
+        description="Run the checks of one statement of the catalogue (`list` shows the ids): "
+        "exact layer instances, symbolic proofs, and the statement's own conditions.",
+        epilog="examples: python -m proofcheck lemma 3.2 | python -m proofcheck lemma hat "
+        "--seed 3 --certificate hat.json")
+    q.add_argument("id", metavar="ID", help="a catalogue id or name (see `list`); e.g. 3.2, "
+                   "hat, C.4")
     data_options(q)
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the built-in instance (default 0); e.g. --seed 3")
     q.add_argument("--reading", metavar="NAME",
                    help="a variant reading of a statement whose source admits several "
-                        "(E.1, G.1, C.4; `list` shows them); default: the faithful one")
+                        "(E.1, G.1, C.4; `list` shows them); default: the faithful one; "
+                        "e.g. --reading window")
     q.add_argument("--certificate", metavar="FILE",
-                   help="write a certificate of the exact instances")
+                   help="write a sealed certificate of the exact layer instances; "
+                   "e.g. --certificate lemma.json")
     q.set_defaults(func=cmd_lemma)
 
 
@@ -35,6 +44,10 @@ def cmd_lemma(args) -> int:
                            f"{st.readings[0]} (default), " + ", ".join(st.readings[1:]))
     ds, _ = load_data(args)
     print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
+    if st.source != "proofcheck":
+        print(f"source: plugin package {st.source}")
+    for h in st.hypotheses:
+        print(f"hypothesis: {h}")
     if st.readings:
         r = reading or st.readings[0]
         print(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")

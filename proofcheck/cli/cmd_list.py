@@ -4,7 +4,11 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    q = sub.add_parser("list", help="print the statement catalogue")
+    q = sub.add_parser(
+        "list", help="print the statement catalogue",
+        description="Print every statement the tool knows (built-in and from installed "
+        "plugins): id, kind, paper number, flag, status and title.",
+        epilog="example: python -m proofcheck list")
     q.set_defaults(func=cmd_list)
 
 

@@ -7,9 +7,16 @@ from proofcheck.kernel.verdicts import Verdict
 
 
 def register(sub) -> None:
-    q = sub.add_parser("verify", help="re-check a certificate with the small trusted kernel")
-    q.add_argument("file")
-    q.add_argument("--dataset", help="also check that the certificate is about this dataset")
+    q = sub.add_parser(
+        "verify", help="re-check a certificate with the small trusted kernel",
+        description="Re-check a proofcheck-certificate/1 file with the trusted kernel "
+        "(proofcheck/kernel/), which runs no construction code: seal, format, dataset hash, "
+        "constants, the exact evaluation or softmax certificate, the stated verdict.",
+        epilog="example: python -m proofcheck verify reports/certificates/lemma-3.2.json")
+    q.add_argument("file", metavar="FILE", help="the certificate (JSON); e.g. c.json")
+    q.add_argument("--dataset", metavar="FILE",
+                   help="also check that the certificate is about this dataset file; "
+                   "e.g. --dataset my.json")
     q.set_defaults(func=cmd_verify)
 
 
