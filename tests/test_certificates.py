@@ -145,8 +145,10 @@ def test_cli_verify_exit_codes(cert16, tmp_path, capsys):
     assert main(["verify", str(junk)]) == 2
     other = tmp_path / "other.json"
     other.write_text(json.dumps(dataset_to_json(NAMED["tie-heavy"])))
-    assert main(["verify", str(good), "--dataset", str(other)]) == 4
     capsys.readouterr()
+    assert main(["verify", str(good), "--dataset", str(other)]) == 2  # issue 14: exit 2
+    err = capsys.readouterr().err
+    assert "not the certificate's dataset" in err and "$.claim.dataset.sha256" in err
 
 
 def test_cli_writes_certificates(tmp_path, capsys):
