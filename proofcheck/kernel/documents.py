@@ -121,9 +121,11 @@ def schema(name: str) -> dict:
 
 def _inline_refs(node, defs: dict, stack: tuple = ()):
     """``node`` with every ``{"$ref": "#/$defs/X"}`` replaced by (a copy of) the
-    definition X, except recursive references, which stay references.  The result
-    validates exactly as the original; resolving references is the dominant cost of
-    ``jsonschema`` on large certificates."""
+    definition X, except recursive references, which stay references, and without
+    the ``pattern`` of number strings (the ``proofcheck-number`` format checks the
+    same grammar with the parser's own messages).  The result validates exactly as
+    the original; resolving references is the dominant cost of ``jsonschema`` on
+    large certificates."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/"):
@@ -131,7 +133,12 @@ def _inline_refs(node, defs: dict, stack: tuple = ()):
             if key in stack or key not in defs:
                 return node
             return _inline_refs(defs[key], defs, stack + (key,))
-        return {k: (v if k == "$defs" else _inline_refs(v, defs, stack)) for k, v in node.items()}
+        out = {k: (v if k == "$defs" else _inline_refs(v, defs, stack)) for k, v in node.items()}
+        if out.get("format") == "proofcheck-number":
+            # the format runs the number parser, which accepts exactly the strings
+            # that match NUMBER_PATTERN (tested) and words a precise error
+            out.pop("pattern", None)
+        return out
     if isinstance(node, list):
         return [_inline_refs(v, defs, stack) for v in node]
     return node
@@ -198,8 +205,24 @@ def _describe(err) -> str:
         want = ("an exact number (a JSON integer or a string such as '3', '-7/2', '0.125')"
                 if err.validator == "anyOf" else f"type {err.validator_value!r}")
         return f"value is {_kind_of(v)}, expected {want}"
+    if err.validator == "not" and isinstance(v, dict):
+        banned = sorted(_required_keys(err.validator_value) & set(v))
+        if banned:
+            return f"key(s) {', '.join(map(repr, banned))} not allowed here"
     msg = err.message
     return msg if len(msg) <= 300 else msg[:300] + "..."
+
+
+def _required_keys(sch) -> set:
+    """Keys named by ``required`` anywhere in a small ``not`` sub-schema."""
+    if isinstance(sch, dict):
+        keys = set(sch.get("required", ()))
+        for v in sch.values():
+            keys |= _required_keys(v)
+        return keys
+    if isinstance(sch, list):
+        return set().union(*map(_required_keys, sch)) if sch else set()
+    return set()
 
 
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:

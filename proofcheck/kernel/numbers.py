@@ -14,7 +14,8 @@ Accepted spellings (``parse_number``):
 
 * JSON integers (any size; also numpy integer scalars);
 * strings ``"p/q"`` (``"-7/3"``), integers ``"-7"``, decimals ``"0.125"``,
-  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding white space is stripped.
+  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding ASCII white space (space, tab,
+  newline, CR, form feed, vertical tab) is stripped, and allowed around ``/``.
   Decimal strings are exact: ``"0.1"`` is 1/10;
 * JSON floats (Python ``float``, numpy floating scalars): the exact binary value
   of the double, ``0.1 -> 3602879701896397/36028797018963968``; the second
@@ -42,14 +43,15 @@ from proofcheck.kernel.errors import BadInput
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000
 
-_RATIONAL = re.compile(r"([+-]?[0-9]+)\s*/\s*([0-9]+)", re.ASCII)
+_RATIONAL = re.compile(r"([+-]?[0-9]+)[ \t\n\r\f\v]*/[ \t\n\r\f\v]*([0-9]+)")
 _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", re.ASCII)
 _NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
 
 #: the accepted string spellings as one regular expression (used verbatim in
 #: proofcheck/schemas/*.json; a test keeps both in step with the parser)
-NUMBER_PATTERN = (r"^\s*[+-]?(?:[0-9]+\s*/\s*[0-9]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-                  r"(?:[eE][+-]?[0-9]+)?)\s*$")
+_WS = r"[ \t\n\r\f\v]*"  # ASCII white space only, in the pattern and in the parser
+NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
+                  r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)" + _WS + "$")
 
 _CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
 
@@ -85,7 +87,7 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
-    s = raw.strip()
+    s = raw.strip(" \t\n\r\f\v")
     if _NONFINITE.fullmatch(s):
         raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
     m = _RATIONAL.fullmatch(s)
