@@ -304,3 +304,14 @@ def test_json_float_in_a_dataset_is_its_binary_value():
            "pairs": [{"input": [[0.1, "0"]], "output": [["1", "1"]]}]}
     ds = dataset_from_json(obj)
     assert ds.pairs[0].inputs[0][0].denominator == 2 ** 55 and ds.notes
+
+
+def test_every_constant_the_schema_allows_is_re_derived_by_the_kernel(cert):
+    from proofcheck.kernel.dataset import dataset_from_json
+    from proofcheck.kernel.serialize import network_from_json
+    from proofcheck.kernel.verify import _derived_constants
+    derived = _derived_constants(dataset_from_json(cert["dataset"]),
+                                 network_from_json(cert["network"]), None)
+    assert set(schema("certificate")["$defs"]["constants"]["properties"]) == set(derived)
+    for k, v in cert["claim"]["constants"].items():  # what the writer states is re-derived
+        assert derived[k][0]() == parse_number(v, "$")[0], k

@@ -131,26 +131,27 @@ def _same_dataset(cert, ds) -> None:
 
 
 def _derived_constants(ds, net, R_stated):
-    """Every constant a theorem certificate may state, re-derived: ``{key: (value,
-    how)}``.  ``R`` is the stated number of probe rounds, or ``L - 2M - 1`` (the
-    only value with ``L = 2M + R + 1``) when none is stated."""
+    """Every constant a theorem certificate may state, re-derived lazily:
+    ``{key: (function returning the value, how it is derived)}``.  ``R`` is the
+    stated number of probe rounds, or ``L - 2M - 1`` (the only value with
+    ``L = 2M + R + 1``) when none is stated."""
     N, M, d = ds.N, ds.M, ds.d
     L = net.L
     R = R_stated if R_stated is not None else L - 2 * M - 1
     return {
-        "N": (N, "pairs of the dataset"), "M": (M, "target tokens of the dataset"),
-        "d": (d, "dimension of the dataset"), "L": (L, "blocks of the network"),
-        "max_width": (net.max_width, "largest FF width of the network"),
-        "P": (net.n_params(), "stored scalars of the network"),
-        "max_bits": (net.max_bits(), "largest bit size of a parameter"),
-        "R": (L - 2 * M - 1, "L - 2M - 1"),
-        "L_construction": (2 * M + R + 1, "2M + R + 1"),
-        "L_paper_hardmax": (2 * M + 2 * N + 1, "2M + 2N + 1"),
-        "L_paper_softmax": (2 * M + 3 * N, "2M + 3N"),
-        "P_formula": (param_formula(d, M, R), "(16d+16)M + (10d+8)R + 6d + 5"),
-        "param_constant": (PARAM_CONSTANT, "the kernel's constant"),
-        "P_bound": (PARAM_CONSTANT * d * M, f"{PARAM_CONSTANT} d M"),
-        "theta_sq_norm": (net.sq_norm(), "sum of squares of every stored scalar"),
+        "N": (lambda: N, "pairs of the dataset"), "M": (lambda: M, "target tokens of the dataset"),
+        "d": (lambda: d, "dimension of the dataset"), "L": (lambda: L, "blocks of the network"),
+        "max_width": (lambda: net.max_width, "largest FF width of the network"),
+        "P": (net.n_params, "stored scalars of the network"),
+        "max_bits": (net.max_bits, "largest bit size of a parameter"),
+        "R": (lambda: L - 2 * M - 1, "L - 2M - 1"),
+        "L_construction": (lambda: 2 * M + R + 1, "2M + R + 1"),
+        "L_paper_hardmax": (lambda: 2 * M + 2 * N + 1, "2M + 2N + 1"),
+        "L_paper_softmax": (lambda: 2 * M + 3 * N, "2M + 3N"),
+        "P_formula": (lambda: param_formula(d, M, R), "(16d+16)M + (10d+8)R + 6d + 5"),
+        "param_constant": (lambda: PARAM_CONSTANT, "the kernel's constant"),
+        "P_bound": (lambda: PARAM_CONSTANT * d * M, f"{PARAM_CONSTANT} d M"),
+        "theta_sq_norm": (net.sq_norm, "sum of squares of every stored scalar"),
     }
 
 
@@ -168,7 +169,8 @@ def _check_constants(claim, ds, net, st, lines):
     derived = _derived_constants(ds, net, R_stated)
     bad = []
     for k, q in stated.items():
-        got, how = derived[k]
+        value, how = derived[k]
+        got = value()
         if q != got:
             bad.append(f"claimed {k} = {format_q(q)}, but {how} = {format_q(Fraction(got))}")
     L, width, P = net.L, net.max_width, net.n_params()
@@ -184,7 +186,7 @@ def _check_constants(claim, ds, net, st, lines):
                    f"{P_bound} (d = {d}, M = {M})")
     formula = ""
     if "R" in stated or "P_formula" in stated:  # the parameter formula is stated
-        R = derived["L_construction"][0] - 2 * M - 1
+        R = derived["L_construction"][0]() - 2 * M - 1
         if not 0 <= R <= N - 1:
             bad.append(f"R = {R} probe rounds is outside 0..N-1 = 0..{N - 1}")
         if L != 2 * M + R + 1:
