@@ -131,7 +131,8 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
     return tuple(out)
 
 
-def dataset_from_json(obj, source: str = "<json>", root: str = "$") -> Dataset:
+def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
+                      schema_checked: bool = False) -> Dataset:
     """Build a ``Dataset`` from a parsed ``proofcheck-dataset/1`` JSON object.
 
     First validates ``obj`` against the published schema
@@ -144,10 +145,12 @@ def dataset_from_json(obj, source: str = "<json>", root: str = "$") -> Dataset:
     ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
     ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
     value, the message is the precise one of the reader below (which names pair,
-    token and coordinate), else the schema's.
+    token and coordinate), else the schema's.  ``schema_checked=True`` skips the
+    validation for a dataset already validated as part of a stricter schema (the
+    certificate's embedded dataset).
     """
     from proofcheck.kernel.documents import schema_error
-    err = schema_error(obj, "dataset", root)
+    err = None if schema_checked else schema_error(obj, "dataset", root)
     if err is not None:
         _build(obj, source, root)  # only to word the error precisely; raises
         raise err

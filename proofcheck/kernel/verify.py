@@ -216,7 +216,8 @@ def _theorem(cert):
                        "$.semantics.attention")
     if sem["attention"] == "hardmax" and cert.get("bounds"):
         raise BadInput("per-layer softmax bounds in a hardmax certificate", "$.bounds")
-    ds = dataset_from_json(cert["dataset"], "<certificate>", root="$.dataset")
+    ds = dataset_from_json(cert["dataset"], "<certificate>", root="$.dataset",
+                           schema_checked=True)  # validated with the certificate
     check_admissible_at(ds)
     if digest(ds) != claim["dataset"]["sha256"]:
         return Verdict.ERROR, ["dataset SHA-256 differs from the claim: the dataset was changed"]
