@@ -338,3 +338,20 @@ def test_bounds_are_compared_as_numbers():
     assert v == Verdict.VERIFIED_CERTIFIED, lines
     v, lines = verify_certificate(_edit(cert, lambda c: c["bounds"].pop()))
     assert v == Verdict.REFUTED and any("re-computed" in ln for ln in lines)
+
+
+def test_cli_verify_dataset_option(cert16, cert_lemma, tmp_path, capsys):
+    """Issue 14: --dataset names the certificate's dataset (exit as the verdict), a
+    different one (exit 2 with both SHA-256), or is refused for a lemma certificate."""
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(cert16))
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps(dataset_to_json(NAMED["common-top"])))
+    assert main(["verify", str(good), "--dataset", str(same)]) == 0
+    lem = tmp_path / "lemma.json"
+    lem.write_text(json.dumps(cert_lemma))
+    capsys.readouterr()
+    assert main(["verify", str(lem), "--dataset", str(same)]) == 2
+    assert "lemma certificate is not about a dataset" in capsys.readouterr().err
+    assert main(["verify", str(good), "--dataset", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read file" in capsys.readouterr().err
