@@ -10,15 +10,16 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    q = sub.add_parser("verify", help="re-check a certificate with the small trusted kernel",
-                       description="Re-check a proofcheck-certificate/1 file with the trusted "
-                       "kernel (proofcheck/kernel): exit 0 verified, 1 refuted, 2 malformed "
-                       "certificate or dataset, 3 inconclusive, 4 error.")
-    q.add_argument("file", metavar="FILE",
-                   help="certificate to re-check, e.g. reports/certificates/theorem-1.6.json")
-    q.add_argument("--dataset", metavar="DATASET",
-                   help="also require that the certificate is about this dataset file "
-                   "(.json or .npz), e.g. --dataset data.json; a different dataset is exit 2")
+    q = sub.add_parser(
+        "verify", help="re-check a certificate with the small trusted kernel",
+        description="Re-check a proofcheck-certificate/1 file with the trusted kernel "
+        "(proofcheck/kernel/), which runs no construction code: seal, format, dataset hash, "
+        "constants, the exact evaluation or softmax certificate, the stated verdict.",
+        epilog="example: python -m proofcheck verify reports/certificates/lemma-3.2.json")
+    q.add_argument("file", metavar="FILE", help="the certificate (JSON); e.g. c.json")
+    q.add_argument("--dataset", metavar="FILE",
+                   help="also check that the certificate is about this dataset file; "
+                   "e.g. --dataset my.json")
     q.set_defaults(func=cmd_verify)
 
 
