@@ -19,6 +19,11 @@ from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json,
 
 FORMAT = "proofcheck-certificate/1"
 
+#: the theorem constants a certificate states; the kernel re-derives each of them
+#: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
+STATED_CONSTANTS = ("N", "M", "d", "R", "L", "max_width", "P", "P_formula", "P_bound",
+                    "param_constant", "theta_sq_norm")
+
 
 def seal(cert: dict) -> dict:
     """Add the digest (SHA-256 of the canonical JSON without ``digest``)."""
@@ -34,7 +39,9 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
                                                          "tau": format_q(tau)}
     claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
     if constants:
-        claim["constants"] = {k: constants[k] for k in ("N", "M", "d", "L", "max_width", "P")}
+        claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
+                                  else format_q(constants[k]))
+                              for k in STATED_CONSTANTS if k in constants}
         claim["constants"]["theta_sq_norm"] = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
