@@ -129,3 +129,9 @@ def test_symbols_fall_back_to_ascii_on_an_ascii_terminal():
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert r.returncode == 0, r.stderr
     assert "temperature tau" in r.stdout and "τ" not in r.stdout
+
+
+def test_whole_number_options_read_numbers_strictly(capsys):
+    assert main(["lemma", "3.1", "--seed", "1_0"]) == 2
+    assert "whole number" in capsys.readouterr().err
+    assert main(["theorem", "1.6", "--limit", " 5", "--no-report"]) == 2

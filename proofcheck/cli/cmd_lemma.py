@@ -1,7 +1,7 @@
 """``proofcheck lemma ID``: check one catalogue statement (SPEC §2)."""
 from __future__ import annotations
 
-from proofcheck.cli.common import data_options, finish, load_data
+from proofcheck.cli.common import data_options, finish, integer_arg, load_data
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import combine
 
@@ -16,7 +16,7 @@ def register(sub) -> None:
     q.add_argument("id", metavar="ID", help="a catalogue id or name (see `list`); e.g. 3.2, "
                    "hat, C.4")
     data_options(q)
-    q.add_argument("--seed", type=int, default=0, metavar="S",
+    q.add_argument("--seed", type=integer_arg, default=0, metavar="S",
                    help="seed of the built-in instance (default 0); e.g. --seed 3")
     q.add_argument("--reading", metavar="NAME",
                    help="a variant reading of a statement whose source admits several "

@@ -2,9 +2,19 @@
 results, progress bars, output-path checks, run headers."""
 from __future__ import annotations
 
-
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict, combine
+
+
+def integer_arg(text: str) -> int:
+    """argparse type for whole-number options: optional sign and decimal digits only
+    (no "1_0", no spaces, at most 18 digits), so that options read numbers the way
+    datasets and certificates do.  Raises ``argparse.ArgumentTypeError`` (exit 2)."""
+    import argparse
+    import re
+    if not re.fullmatch(r"[+-]?[0-9]{1,18}", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100, got {text!r}")
+    return int(text)
 
 
 def data_options(q) -> None:
@@ -16,7 +26,7 @@ def data_options(q) -> None:
     g.add_argument("--example", metavar="NAME",
                    help="a built-in dataset: digits (scikit-learn's 1797 images, needs the "
                    "'data' extra) or digits-sample (shipped); e.g. --example digits")
-    g.add_argument("--limit", type=int, metavar="K",
+    g.add_argument("--limit", type=integer_arg, metavar="K",
                    help="use the first K images of --example (after dropping duplicates); "
                    "e.g. --limit 100")
     g.add_argument("--task", default="label", choices=["label", "inpaint"],
