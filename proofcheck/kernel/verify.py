@@ -40,7 +40,7 @@ def verify_certificate(cert) -> tuple[Verdict, list[str]]:
     stated = cert.get("verdict")
     kind = cert.get("kind")
     if kind == "theorem":
-        got, lines = _theorem(cert)
+        got, lines = _theta_sq_norm(cert, *_theorem(cert))
     elif kind == "lemma":
         got, lines = _lemma(cert)
     else:
@@ -50,6 +50,21 @@ def verify_certificate(cert) -> tuple[Verdict, list[str]]:
         v = Verdict.REFUTED if got != Verdict.ERROR else Verdict.ERROR
         return v, lines + [f"the certificate states {stated} but the re-check gives {got.value}"]
     return got, lines
+
+
+def _theta_sq_norm(cert, got, lines):
+    """The claimed ``||theta*||^2`` (``claim.constants.theta_sq_norm``, exact
+    ``"p/q"``; SPEC §2, tikhonov) against ``sq_norm()`` of the certified network;
+    a mismatch turns a passing re-check into REFUTED."""
+    from proofcheck.kernel.numbers import format_q
+    claimed = cert.get("claim", {}).get("constants", {}).get("theta_sq_norm")
+    if claimed is None:
+        return got, lines
+    have = format_q(network_from_json(cert.get("network")).sq_norm())
+    if claimed != have:
+        lines = lines + [f"claimed theta_sq_norm = {claimed}, network has {have}"]
+        return (Verdict.REFUTED if got.passed else got), lines
+    return got, lines + ["||theta*||^2 (theta_sq_norm) equals sq_norm() of the network"]
 
 
 def _theorem(cert):
@@ -69,12 +84,11 @@ def _theorem(cert):
     budget = {"1.6": 2 * M + 2 * N + 1, "1.8": 2 * M + 3 * N}.get(st)
     if budget is None:
         raise BadInput(f"unknown theorem {st!r}", "$.claim.statement")
-    stated = claim.get("constants", {})
+    # theta_sq_norm is compared after the evaluation (_theta_sq_norm), so that a
+    # tampered parameter still yields the evaluation's witness first
+    stated = {k: v for k, v in claim.get("constants", {}).items() if k != "theta_sq_norm"}
     measured = {"N": N, "M": M, "d": ds.d, "L": net.L, "max_width": net.max_width,
                 "P": net.n_params()}
-    if "theta_sq_norm" in stated:  # ||theta*||^2 as exact "p/q" (SPEC §2, tikhonov)
-        from proofcheck.kernel.numbers import format_q
-        measured["theta_sq_norm"] = format_q(net.sq_norm())
     for k, v in stated.items():
         if measured.get(k) != v:
             return Verdict.REFUTED, lines + [f"claimed {k} = {v}, network has {measured.get(k)}"]
