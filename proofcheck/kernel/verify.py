@@ -106,7 +106,7 @@ def verify_certificate(cert, dataset=None) -> tuple[Verdict, list[str]]:
     stated = cert.get("verdict")
     kind = cert.get("kind")
     if kind == "theorem":
-        got, lines = _theorem(cert)
+        got, lines = _theta_sq_norm(cert, *_theorem(cert))
     elif kind == "lemma":
         got, lines = _lemma(cert)
     else:  # excluded by the schema
@@ -158,7 +158,8 @@ def _derived_constants(ds, net, R_stated):
 def _check_constants(claim, ds, net, st, lines):
     """Re-derive the statement's bounds and every stated constant; ``None`` if all
     hold, else the list of reasons (REFUTED)."""
-    stated_raw = claim.get("constants", {})
+    # theta_sq_norm is compared after the evaluation (_theta_sq_norm)
+    stated_raw = {k: v for k, v in claim.get("constants", {}).items() if k != "theta_sq_norm"}
     stated = {k: parse_exact(v, f"$.claim.constants.{k}", k) for k, v in stated_raw.items()}
     N, M, d = ds.N, ds.M, ds.d
     R_stated = None
@@ -202,6 +203,23 @@ def _check_constants(claim, ds, net, st, lines):
     if stated:
         lines.append(f"stated constants re-derived and equal: {', '.join(sorted(stated))}")
     return None
+
+
+def _theta_sq_norm(cert, got, lines):
+    """The claimed ``||theta*||^2`` (``claim.constants.theta_sq_norm``; SPEC §2,
+    tikhonov) against ``sq_norm()`` of the certified network, compared as numbers
+    AFTER the evaluation (so a tampered parameter still yields the evaluation's
+    witness first); a mismatch turns a passing re-check into REFUTED."""
+    claimed = cert["claim"].get("constants", {}).get("theta_sq_norm")
+    if claimed is None:
+        return got, lines
+    claimed = parse_exact(claimed, "$.claim.constants.theta_sq_norm", "theta_sq_norm")
+    have = network_from_json(cert["network"]).sq_norm()
+    if claimed != have:
+        lines = lines + [f"claimed theta_sq_norm = {format_q(claimed)}, but the sum of squares "
+                         f"of every stored scalar is {format_q(have)}"]
+        return (Verdict.REFUTED if got.passed else got), lines
+    return got, lines + ["||theta*||^2 (theta_sq_norm) re-derived and equal"]
 
 
 def _theorem(cert):
