@@ -31,6 +31,11 @@ def test_report_regeneration_is_deterministic(tmp_path, capsys):
             assert STAMP.sub(b"", x) == STAMP.sub(b"", y), rel
     index = (a / "index.md").read_text()
     assert "| 1.6 |" in index or "[1.6]" in index
-    assert "planned" in index and "certificates/theorem-1.6-generated-7.json" in index
+    assert "certificates/theorem-1.6-generated-7.json" in index
+    from proofcheck.catalogue import FLAGS, load
+    status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
+    assert ("planned" in index) == ("planned" in status.values())
+    for flag, meaning in FLAGS.items():  # the legend says what each flag means
+        assert f"- `{flag}`: {meaning}" in index
     html = (a / "index.html").read_text()
     assert "data:image/png;base64," in html and 'src="img/' not in html
