@@ -69,6 +69,17 @@ def test_report_files_are_0644(fresh):
             assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
 
 
+def test_index_content(fresh):
+    index = (fresh / "index.md").read_text()
+    assert "| 1.6 |" in index or "[1.6]" in index
+    assert "certificates/theorem-1.6-generated-7.json" in index
+    from proofcheck.catalogue import FLAGS, load
+    status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
+    assert ("planned" in index) == ("planned" in status.values())
+    for flag, meaning in FLAGS.items():  # the legend says what each flag means
+        assert f"- `{flag}`: {meaning}" in index
+
+
 def test_html_is_self_contained_and_images_exist(fresh):
     html = (fresh / "index.html").read_text()
     assert "data:image/png;base64," in html and 'src="img/' not in html
