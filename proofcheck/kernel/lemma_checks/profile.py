@@ -141,3 +141,43 @@ class Profile:
                 if not all(self.field.is_zero(g - e) for g, e in zip(got, t_slope)):
                     return f"slope {side}", got, t_slope
         return None
+
+
+def far_point(prof: Profile, side: str, lo, hi):
+    """An exact point beyond every kink and every finite end on ``side`` (rationals)."""
+    pts = [x for x in (lo, hi) if x is not None] + prof.kinks()
+    if not pts:
+        return Fraction(0)
+    return min(pts) - 1 if side == "left" else max(pts) + 1
+
+
+def ff_form(layer, width: int, statement: str, eta=1):
+    """``None`` if ``layer`` is an FF of the given width with ``eta`` as stated, else
+    the reason (a string) it is not a Lemma ``statement`` layer."""
+    if not hasattr(layer, "eta"):
+        return f"Lemma {statement} needs an FF layer"
+    if layer.width != width:
+        return f"Lemma {statement} needs an FF of width {width}; the layer has width {layer.width}"
+    if layer.eta != eta:
+        return f"Lemma {statement} needs eta = {eta}; the layer has eta = {layer.eta}"
+    return None
+
+
+def direction(layer):
+    """The first non-zero row of ``U`` (``None`` if U = 0)."""
+    return next((u for u in layer.U if any(x != 0 for x in u)), None)
+
+
+def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
+    """``None`` if ``G = target`` on ``[lo, hi]`` (exact), else a Witness at an exact
+    token ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
+    from proofcheck.kernel.verdicts import Witness
+    bad = prof.first_difference(lo, hi, target)
+    if bad is None:
+        return None
+    t = bad[0] if not isinstance(bad[0], str) else far_point(prof, bad[0].split()[1], lo, hi)
+    got, exp = prof.value(t), list(target(t))
+    c = next(i for i, (a, b) in enumerate(zip(got, exp)) if a != b)
+    x = token_at(t)
+    return Witness(f"{text} fails at the token x = ({', '.join(str(v) for v in x)}) with "
+                   f"<w,x> = {t}: FF(x) - x", coordinate=c, expected=exp[c], got=got[c])
