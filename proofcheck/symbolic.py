@@ -101,7 +101,7 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
                 vals = _witness_values([x for x in diffs if x != 0])
                 c = next(i for i, x in enumerate(diffs) if x != 0)
                 at = where if isinstance(where, str) else f"<w,x> = {sp.simplify(where)}"
-                ws = ("" if vals is None else
+                ws = ("" if not vals else
                       "; non-zero at " + ", ".join(f"{k} = {v}" for k, v in vals.items()))
                 return CheckResult(name, Verdict.REFUTED, det + [f"NOT proved: {text}"], Witness(
                     f"{text} fails at {at}{ws}", coordinate=c,

@@ -17,6 +17,7 @@ conclusions on the layers they return (``proofcheck.symbolic.prove_profile``).
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from lemmas.afz.scalars import require, scalar, scalars
@@ -89,6 +90,14 @@ def relocate(S, p, q, plateau=False) -> FF:
 
 
 def symbolic(d: int = 3):
+    """See :func:`_symbolic`; computed once per process and argument (the proof
+    depends only on them), returned as fresh copies."""
+    import copy
+    return copy.deepcopy(_symbolic(d))
+
+
+@functools.lru_cache(maxsize=None)
+def _symbolic(d: int = 3):
     """sympy proofs, on the layers ``hat_ff`` / ``plateau_ff`` return for symbolic
     ``w, p, q`` in R^d, ``t_p = <w,p>`` and ``delta > 0`` (``0 < delta1 < delta2``,
     written ``delta2 = delta1 + s`` with ``s > 0``): p -> q (the plateau moves every

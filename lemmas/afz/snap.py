@@ -14,6 +14,7 @@ it returns (``proofcheck.symbolic.prove_profile``).
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from lemmas.afz.scalars import require, scalar, scalars
@@ -44,6 +45,14 @@ def snap_ff(axis: int, d: int, kappa, delta, y, label="snap (3.3)") -> FF:
 
 
 def symbolic(d: int = 3, axis: int = 0):
+    """See :func:`_symbolic`; computed once per process and argument (the proof
+    depends only on them), returned as fresh copies."""
+    import copy
+    return copy.deepcopy(_symbolic(d, axis))
+
+
+@functools.lru_cache(maxsize=None)
+def _symbolic(d: int = 3, axis: int = 0):
     """sympy proof, on the layer ``snap_ff`` returns for symbolic ``kappa``, ``y`` in
     R^d and ``delta > 0``: ``FF(x) = y`` for every ``x = t e_axis`` with
     ``|t - kappa| <= delta`` and ``FF(x) = x`` for EVERY x whose axis coordinate is

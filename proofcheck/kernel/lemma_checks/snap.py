@@ -41,7 +41,8 @@ def check(statement, data, layer, semantics, path):
     except NotAlong as exc:
         why = f"Lemma 3.3 needs every row of U along e_{a}: {exc}"
         return Verdict.REFUTED, lines + [why], Witness(why)
-    lines.append(f"rank(U) = 1 along e_{a}; kinks at {sorted(set(prof.kinks()))}")
+    lines.append(f"rank(U) = 1 along e_{a}; kinks at "
+                 + ", ".join(str(k) for k in sorted(set(prof.kinks()))))
     zero = (Fraction(0),) * d
 
     def token_at(t):

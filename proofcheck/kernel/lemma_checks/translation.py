@@ -1,5 +1,6 @@
 """Kernel re-derivation of Lemma 3.1 (translation; SPEC §2): data ``{"c": (d,)}``.
 
+Hypothesis: c != 0 (a translation that moves nothing is not certified as one).
 Form: FF of width 1, ``eta = 1``, ``U = 0`` (rank 0).  Conclusion: ``FF(x) = x + c``
 for EVERY token x; with U = 0 the layer adds the constant ``W_0 relu(b_0)``, which
 must equal c coordinate by coordinate (exact numbers).
@@ -18,6 +19,9 @@ def check(statement, data, layer, semantics, path):
         return Verdict.REFUTED, [bad], Witness(bad)
     d = len(layer.U[0])
     c = D.vector(D.get(data, "c", f"{path}.data"), d, f"{path}.data.c")
+    if not any(c):
+        why = "not an instance of a translation: c = 0 moves nothing"
+        return Verdict.REFUTED, [why], Witness(why)
     lines = [f"form: FF of width 1, eta = 1 (attention rule {semantics['attention']}: "
              "irrelevant to an FF layer)"]
     if any(x != 0 for x in layer.U[0]):
