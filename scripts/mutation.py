@@ -7,9 +7,10 @@ docs/mutation.md).
 ``run`` calls ``python -m mutmut run`` restricted to the construction functions in
 :data:`FUNCTIONS` (the ``[tool.mutmut]`` table in pyproject.toml names the files
 and the test command: tests/test_lemma_checks_ff.py, the lemma checks).
-``verdicts`` replays every mutant in ``mutants/`` with ``MUTANT_UNDER_TEST`` set,
-runs the lemma checks of :data:`CHECKS` in a subprocess (timeout
-:data:`TIMEOUT` s) and classifies it:
+``verdicts`` replays every mutant in ``mutants/`` (one forked process per mutant,
+timeout :data:`TIMEOUT` s), runs the lemma checks of :data:`CHECKS` on the
+instances of tests/test_lemma_checks_ff.py until the first failure, then the
+hypothesis guards, and classifies it:
 
 * ``refuted``  — a check returned REFUTED with a witness (the target);
 * ``rejects``  — the construction now rejects (or accepts) a call it should not,
@@ -42,49 +43,77 @@ FUNCTIONS = {
     "lemmas.afz.snap": ["snap_ff"],
     "lemmas.afz.scalars": ["scalar", "scalars", "require"],
 }
-# statements whose lemma checks replay every mutant, and the instances
+# statements whose lemma checks replay every mutant
 CHECKS = ["3.1", "3.2", "3.2p", "3.3"]
-INSTANCES = [(None, 0), (None, 1), (None, 2), ("tie-heavy", 5), ("union-3d", 3), ("overlap-4d", 1)]
 TIMEOUT = 120
 
-_REPLAY = r"""
-import json, sys
-sys.path.insert(0, "tests")
-from conftest import NAMED
+# runs inside mutants/: imports once, then forks one child per mutant (like mutmut)
+_DRIVER = r"""
+import json, os, signal, sys
+sys.path.insert(0, "tests"); sys.path.insert(0, ".")
+from mutmut.mutation.trampoline import set_mutant_under_test
+import tests.test_lemma_checks_ff as T
 from proofcheck.catalogue import find
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.verdicts import combine
 from proofcheck.kernel.verify import verify_certificate
-checks, instances = json.loads(sys.argv[1])
-out = []
-for sid in checks:
-    for dname, seed in instances:
-        where = f"lemma {sid} on {dname or 'built-in'} seed {seed}"
+checks, timeout, names = json.loads(sys.argv[1])
+
+def replay():
+    out = []
+    for sid in checks:
+        for dname, seed in T.INSTANCES:
+            T.hat._symbolic.cache_clear(); T.snap._symbolic.cache_clear()
+            where = f"lemma {sid} on {dname or 'built-in'} seed {seed}"
+            try:
+                res = find(sid).runner()(T.dataset(dname), seed)
+            except Exception as e:
+                out.append(["crash", where, f"{type(e).__name__}: {e}"[:200]])
+                continue
+            for r in res:
+                if r.verdict.value != "VERIFIED":
+                    wit = r.witness.describe() if r.witness else ""
+                    out.append([r.verdict.value + ("" if r.witness else "-no-witness"),
+                                where + ": " + r.name[:70], wit[:300]])
+            try:
+                v, lines = verify_certificate(lemma_certificate(sid, res, combine(r.verdict for r in res)))
+                if v.value != "VERIFIED":
+                    out.append(["kernel-" + v.value, where,
+                                " | ".join(l.strip() for l in lines if "witness" in l)[:300]])
+            except Exception as e:
+                out.append(["kernel-crash", where, f"{type(e).__name__}: {e}"[:200]])
+            if out:
+                return out
+    try:
+        T.test_constructions_reject_violated_hypotheses()
+    except BaseException as e:
+        out.append(["guard", "a violated hypothesis is accepted or misreported",
+                    f"{type(e).__name__}: {e}"[:200]])
+    return out
+
+for name in names:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        set_mutant_under_test(name)
+        signal.alarm(timeout)
         try:
-            res = find(sid).runner()(NAMED[dname] if dname else None, seed)
-        except Exception as e:
-            out.append(["crash", where, f"{type(e).__name__}: {e}"[:200]])
-            continue
-        for r in res:
-            if r.verdict.value != "VERIFIED":
-                wit = r.witness.describe() if r.witness else ""
-                out.append([r.verdict.value, where + ": " + r.name[:80], wit[:300]])
-        try:
-            cert = lemma_certificate(sid, res, combine(r.verdict for r in res))
-            v, lines = verify_certificate(cert)
-            if v.value != "VERIFIED":
-                out.append(["kernel-" + v.value, where,
-                            " | ".join(l for l in lines if "witness" in l or "fails" in l)[:300]])
-        except Exception as e:
-            out.append(["kernel-crash", where, f"{type(e).__name__}: {e}"[:200]])
-sys.path.insert(0, ".")
-from tests.test_lemma_checks_ff import test_constructions_reject_violated_hypotheses as guards
-try:
-    guards()
-except BaseException as e:
-    out.append(["guard", "construction accepts or misreports a violated hypothesis",
-                f"{type(e).__name__}: {e}"[:200]])
-print("@@" + json.dumps(out))
+            res = replay()
+        except BaseException as e:
+            res = [["crash", "driver", f"{type(e).__name__}: {e}"[:200]]]
+        os.write(w, json.dumps(res).encode()); os._exit(0)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    found = json.loads(data) if data else None
+    print("@@" + json.dumps([name, found, status]), flush=True)
 """
 
 
@@ -110,35 +139,30 @@ def mutant_names() -> list[str]:
     return sorted(names, key=lambda n: (n.rsplit("_", 1)[0], int(n.rsplit("_", 1)[1])))
 
 
-def classify(name: str) -> tuple[str, list]:
-    env = dict(os.environ, MUTANT_UNDER_TEST=name)
-    try:
-        p = subprocess.run([sys.executable, "-c", _REPLAY, json.dumps([CHECKS, INSTANCES])],
-                           cwd=ROOT / "mutants", env=env, capture_output=True, text=True,
-                           timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return "timeout", []
-    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("@@")), None)
-    if line is None:
-        return "error", [["process", "exit", p.stderr[-300:]]]
-    found = json.loads(line[2:])
+def _kind(found, status) -> str:
+    if found is None:
+        return "timeout" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == 14 else "error"
     kinds = {f[0] for f in found}
-    if any(k in ("REFUTED", "kernel-REFUTED") for k in kinds):
-        return "refuted", found
+    if kinds & {"REFUTED", "kernel-REFUTED"}:
+        return "refuted"
     if "guard" in kinds:
-        return "rejects", found
-    if found:
-        return "error", found
-    return "survived", found
+        return "rejects"
+    return "error" if found else "survived"
 
 
 def verdicts(only: list[str] | None = None) -> int:
     names = only or mutant_names()
     results = {}
-    for n in names:
-        kind, found = classify(n)
-        results[n] = {"kind": kind, "first": found[:2]}
+    p = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps([CHECKS, TIMEOUT, names])],
+                         cwd=ROOT / "mutants", stdout=subprocess.PIPE, text=True)
+    for line in p.stdout:
+        if not line.startswith("@@"):
+            continue
+        n, found, status = json.loads(line[2:])
+        kind = _kind(found, status)
+        results[n] = {"kind": kind, "first": (found or [])[:2]}
         print(f"{kind:9s} {n}", flush=True)
+    p.wait()
     count = Counter(r["kind"] for r in results.values())
     out = ROOT / "mutants" / "verdicts.json"
     out.write_text(json.dumps(results, indent=1))

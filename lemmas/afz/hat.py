@@ -61,8 +61,9 @@ def separating_direction(S, p):
     """A small-integer direction ``w = (1, k, k^2, ...)`` with ``<w,p> != <w,x>`` for
     every x in S other than p: the first k = 1, 2, ... that works.  Each other x
     rules out at most d - 1 values of k (a non-zero polynomial of degree < d), so
-    the search stops after at most ``(d - 1) |S| + 1`` tries.  ``S``: list of
-    ``(d,)`` points containing ``p``."""
+    one of the first ``(d - 1) |S| + 1`` candidates works and the search is bounded.
+    ``S``: list of ``(d,)`` points containing ``p``.  The lemma checks re-check that
+    the returned w separates p (a non-separating w moves a point of S)."""
     p = vec(p)
     others = [vec(x) for x in S if vec(x) != p]
     d = len(p)
@@ -70,8 +71,8 @@ def separating_direction(S, p):
         w = tuple(Fraction(k) ** i for i in range(d))
         tp = dot(w, p)
         if all(dot(w, x) != tp for x in others):
-            return w
-    raise AssertionError("unreachable: a polynomial of degree < d has < d roots")
+            break
+    return w
 
 
 def relocate(S, p, q, plateau=False) -> FF:
