@@ -13,8 +13,10 @@ instances of tests/test_lemma_checks_ff.py until the first failure, then the
 hypothesis guards, and classifies it:
 
 * ``refuted``  — a check returned REFUTED with a witness (the target);
-* ``rejects``  — the construction now rejects (or accepts) a call it should not,
-  with the clear error of :func:`hypothesis_guards` deciding it;
+* ``rejects``  — the construction rejects an admissible instance with a clear
+  ``ValueError`` naming what is wrong, or the hypothesis guards of
+  tests/test_lemma_checks_ff.py fail (a violated hypothesis accepted or reported
+  with another message);
 * ``error``    — a crash or an ERROR verdict (counted separately, not as a kill
   by a verdict);
 * ``timeout``  — ran longer than TIMEOUT (a loop that does not end);
@@ -67,9 +69,10 @@ def replay():
             where = f"lemma {sid} on {dname or 'built-in'} seed {seed}"
             try:
                 res = find(sid).runner()(T.dataset(dname), seed)
+            except ValueError as e:  # the construction rejects its own input
+                return [["rejects", where, f"ValueError: {e}"[:200]]]
             except Exception as e:
-                out.append(["crash", where, f"{type(e).__name__}: {e}"[:200]])
-                continue
+                return [["crash", where, f"{type(e).__name__}: {e}"[:200]]]
             for r in res:
                 if r.verdict.value != "VERIFIED":
                     wit = r.witness.describe() if r.witness else ""
@@ -145,7 +148,7 @@ def _kind(found, status) -> str:
     kinds = {f[0] for f in found}
     if kinds & {"REFUTED", "kernel-REFUTED"}:
         return "refuted"
-    if "guard" in kinds:
+    if kinds & {"guard", "rejects"}:
         return "rejects"
     return "error" if found else "survived"
 

@@ -7,18 +7,26 @@ Rationals stay ``fractions.Fraction`` so the exact path is unchanged; anything w
 """
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
 
 def scalar(x):
-    """``Fraction(x)`` for ints, strings and Fractions; a sympy expression unchanged."""
+    """``Fraction(x)`` for rationals (ints, Fractions) and numeric strings; a sympy
+    expression unchanged.  Raises ``ValueError`` for anything else (None, floats,
+    booleans, containers): the constructions are exact."""
     if hasattr(x, "free_symbols"):
         return x
-    return Fraction(x)
+    if isinstance(x, (numbers.Rational, str)) and not isinstance(x, bool):
+        return Fraction(x)
+    raise ValueError(f"expected a rational number or a sympy expression, got {x!r}")
 
 
 def scalars(xs) -> tuple:
-    """Tuple of :func:`scalar` values."""
+    """Tuple of :func:`scalar` values.  Raises ``ValueError`` unless ``xs`` is a
+    list or tuple of scalars."""
+    if not isinstance(xs, (list, tuple)):
+        raise ValueError(f"expected a vector (list or tuple of scalars), got {xs!r}")
     return tuple(scalar(x) for x in xs)
 
 
