@@ -79,6 +79,16 @@ def test_constructions_reject_violated_hypotheses():
         (lambda: snap.snap_ff(-1, 2, 0, 1, (1, 1)), A),
         (lambda: snap.snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
     ]
+    from lemmas.afz.scalars import scalar, scalars
+    R, V = "expected a rational number or a sympy expression, got ", "expected a vector (list or tuple of scalars), got "
+    bad_calls += [
+        (lambda: scalar(None), R + "None"),
+        (lambda: scalar(0.5), R + "0.5"),
+        (lambda: scalar(True), R + "True"),
+        (lambda: scalars(None), V + "None"),
+        (lambda: scalars("12"), V + "'12'"),
+        (lambda: hat.hat_ff((1, 0.5), 0, 1, (1, 1)), R + "0.5"),
+    ]
     for call, msg in bad_calls:
         with pytest.raises(ValueError) as exc:
             call()
