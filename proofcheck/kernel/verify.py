@@ -313,43 +313,125 @@ def _num_field(v, path) -> Fraction:
 
 
 # what each lemma's instances must be (kind, FF width); the kernel checks the
-# stated layer maps the stated inputs to the stated outputs AND has this shape
+# stated layer maps the stated inputs to the stated outputs, has this shape, and
+# (through proofcheck.kernel.lemma_checks) re-derives the lemma's conclusion
 LEMMA_SHAPES = {"3.1": ("FF", 1), "3.2": ("FF", 3), "3.2p": ("FF", 4), "3.3": ("FF", 4),
                 "4.1": ("SA", None), "4.2": ("SA", None), "4.3": ("SA", None)}
 
 
+def _lemma_semantics(sem) -> dict:
+    """``{"attention": "hardmax"}`` or ``{"attention": "softmax", "tau": Fraction > 0}``."""
+    from proofcheck.kernel.numbers import parse_number
+    if not isinstance(sem, dict) or sem.get("attention") not in ("hardmax", "softmax"):
+        raise BadInput("semantics must be {'attention': 'hardmax'} or "
+                       "{'attention': 'softmax', 'tau': '<rational>'}", "$.semantics")
+    if sem["attention"] == "hardmax":
+        return {"attention": "hardmax"}
+    if not isinstance(sem.get("tau"), str):
+        raise BadInput("softmax semantics need tau as an exact rational string", "$.semantics.tau")
+    tau, _ = parse_number(sem["tau"], "$.semantics.tau", "tau")
+    if tau <= 0:
+        raise BadInput(f"tau must be positive (got {tau})", "$.semantics.tau")
+    return {"attention": "softmax", "tau": tau}
+
+
+def _lemma_tokens(obj, path, allow_none: bool):
+    """Sequences of exact tokens (``None`` entries allowed in expected outputs)."""
+    from proofcheck.kernel.numbers import parse_number
+    if not isinstance(obj, list) or not all(isinstance(s, list) for s in obj):
+        raise BadInput("expected a list of sequences (lists of tokens)", path)
+    out = []
+    for j, s in enumerate(obj):
+        seq = []
+        for i, t in enumerate(s):
+            p = f"{path}[{j}][{i}]"
+            if t is None and allow_none:
+                seq.append(None)
+                continue
+            if not isinstance(t, list) or not t:
+                raise BadInput("expected a token (a non-empty list of numbers)", p)
+            if any(isinstance(x, float) for x in t):
+                raise BadInput("expected exact rational strings, got a JSON float", p)
+            seq.append(tuple(parse_number(x, f"{p}[{c}]")[0] for c, x in enumerate(t)))
+        out.append(seq)
+    return out
+
+
 def _lemma(cert):
+    """Re-check a lemma certificate: per instance (1) the form (kind, FF width),
+    (2) the stated inputs -> stated outputs by exact evaluation (numbers, never
+    spellings), (3) the statement's own re-derivation from the instance's ``data``
+    (``proofcheck.kernel.lemma_checks``; "conclusion not re-derived" where no module
+    exists), (4) the instance's stated verdict against the recomputed one."""
     from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.lemma_checks import checker
+    from proofcheck.kernel.verdicts import combine
     insts = cert.get("instances")
     if not isinstance(insts, list) or not insts:
         raise BadInput("a lemma certificate needs a non-empty list of instances", "$.instances")
-    st = cert.get("claim", {}).get("statement")
-    if st not in LEMMA_SHAPES:
+    claim = cert.get("claim")
+    if not isinstance(claim, dict):
+        raise BadInput("claim must be an object with a statement", "$.claim")
+    st = claim.get("statement")
+    if not isinstance(st, str) or st not in LEMMA_SHAPES:
         raise BadInput(f"no lemma certificate form for statement {st!r}", "$.claim.statement")
-    worst, lines = Verdict.VERIFIED, []
+    sem = _lemma_semantics(cert.get("semantics"))
+    check = checker(st)
+    kind, width = LEMMA_SHAPES[st]
+    if sem["attention"] == "softmax" and kind == "SA" and check is None:
+        raise BadInput(f"Lemma {st} instances cannot be certified under softmax here (no "
+                       "re-derivation module); state hardmax semantics", "$.semantics")
+    verdicts, lines = [], []
     for k, i in enumerate(insts):
         p = f"$.instances[{k}]"
-        kind, width = LEMMA_SHAPES[st]
-        if i.get("kind") != kind or (width is not None and len(i.get("layer", {}).get("U", [])) != width):
-            return Verdict.REFUTED, lines + [f"instance {k} is not a Lemma {st} layer "
-                                             f"(expected {kind}" + (f" of width {width})" if width else ")")]
-        if all(e is None or tuple(e) == tuple(x) for se, sx in zip(i.get("expected", []), i.get("inputs", []))
-               for e, x in zip(se, sx)) and st not in ("4.3",):
-            return Verdict.REFUTED, lines + [f"instance {k} claims nothing moves: not an instance "
-                                             f"of Lemma {st}"]
-        try:
-            inputs = [[tuple(Fraction(x) for x in t) for t in s] for s in i["inputs"]]
-            expected = [[None if t is None else tuple(Fraction(x) for x in t) for t in s]
-                        for s in i["expected"]]
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
-            raise BadInput(f"malformed instance ({e})", p) from None
+        if not isinstance(i, dict):
+            raise BadInput("an instance must be an object", p)
+        layer_json = i.get("layer")
+        if i.get("kind") != kind or not isinstance(layer_json, dict) or (
+                width is not None and len(layer_json.get("U") or []) != width):
+            lines.append(f"instance {k} is not a Lemma {st} layer (expected {kind}"
+                         + (f" of width {width})" if width else ")"))
+            return Verdict.REFUTED, lines
+        inputs = _lemma_tokens(i.get("inputs"), f"{p}.inputs", False)
+        expected = _lemma_tokens(i.get("expected"), f"{p}.expected", True)
+        if len(inputs) != len(expected) or any(len(a) != len(b) for a, b in zip(inputs, expected)):
+            raise BadInput("inputs and expected outputs differ in shape", p)
         d = len(inputs[0][0]) if inputs and inputs[0] else 0
-        layer = (ff_from_json(i["layer"], d, f"{p}.layer") if i.get("kind") == "FF"
-                 else sa_from_json(i["layer"], d, f"{p}.layer"))
-        r = check_layer(i.get("name", f"instance {k}"), layer, inputs, expected)
-        lines.append(f"[{r.verdict.value}] {r.name}")
-        if r.witness:
-            lines.append("    witness: " + r.witness.describe())
-        if r.verdict != Verdict.VERIFIED:
-            worst = r.verdict if worst == Verdict.VERIFIED else worst
-    return worst, lines
+        if d == 0 or any(len(t) != d for s in inputs for t in s) or any(
+                t is not None and len(t) != d for s in expected for t in s):
+            raise BadInput("tokens must be non-empty and all of one dimension d", f"{p}.inputs")
+        layer = (ff_from_json(layer_json, d, f"{p}.layer") if kind == "FF"
+                 else sa_from_json(layer_json, d, f"{p}.layer"))
+        name = i.get("name", f"instance {k}")
+        parts = []
+        if kind == "FF" or sem["attention"] == "hardmax":
+            r = check_layer(str(name), layer, inputs, expected)
+            parts.append(r.verdict)
+            lines.append(f"[{r.verdict.value}] {r.name}: stated inputs -> stated outputs")
+            if r.witness:
+                lines.append("    witness: " + r.witness.describe())
+        if check is None:
+            if all(e is None or e == x for se, sx in zip(expected, inputs) for e, x in zip(se, sx)) \
+                    and st != "4.3":
+                parts.append(Verdict.REFUTED)
+                lines.append(f"    instance {k} claims nothing moves: not an instance of Lemma {st}")
+            lines.append(f"    Lemma {st}: conclusion not re-derived (no lemma_checks module); "
+                         "only the stated inputs -> outputs were checked")
+        else:
+            if "data" not in i:
+                raise BadInput(f"a Lemma {st} instance must carry the lemma's data", f"{p}.data")
+            v2, l2, w2 = check(st, i["data"], layer, sem, p)
+            parts.append(v2)
+            lines.append(f"[{v2.value}] Lemma {st} conclusion re-derived from the instance's data")
+            lines += ["    " + x for x in l2]
+            if w2 is not None:
+                lines.append("    witness: " + w2.describe())
+        got = combine(parts)
+        stated = i.get("verdict")
+        if stated not in {v.value for v in Verdict}:
+            raise BadInput(f"unknown instance verdict {stated!r}", f"{p}.verdict")
+        if stated != got.value:
+            lines.append(f"    instance {k} states {stated} but the re-check gives {got.value}")
+            got = combine([got, Verdict.REFUTED])
+        verdicts.append(got)
+    return combine(verdicts), lines
