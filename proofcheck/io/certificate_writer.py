@@ -49,9 +49,10 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
     return seal(cert)
 
 
-def lemma_certificate(statement: str, results, verdict) -> dict | None:
+def lemma_certificate(statement: str, results, verdict, source: str | None = None) -> dict | None:
     """Certificate of the exact layer instances of a lemma run, or ``None`` when
-    the statement has none (symbolic / numeric checks only)."""
+    the statement has none (symbolic / numeric checks only).  ``source``: the
+    distribution name of a plugin's statement (recorded as ``claim.source``)."""
     inst = []
     for r in results:
         i = getattr(r, "instance", None)
@@ -68,7 +69,10 @@ def lemma_certificate(statement: str, results, verdict) -> dict | None:
                      **({"data": _data_json(r.data)} if r.data is not None else {})})
     if not inst:
         return None
-    cert = {"format": FORMAT, "kind": "lemma", "claim": {"statement": statement},
+    claim = {"statement": statement}
+    if source is not None:  # a plugin's statement (docs/plugins.md)
+        claim["source"] = f"plugin:{source}"
+    cert = {"format": FORMAT, "kind": "lemma", "claim": claim,
             "semantics": {"attention": "hardmax"}, "instances": inst,
             "verdict": verdict.value, "provenance": provenance()}
     return seal(cert)

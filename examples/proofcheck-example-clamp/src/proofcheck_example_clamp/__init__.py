@@ -5,7 +5,7 @@ from fractions import Fraction
 import sympy as sp
 
 from proofcheck.api import FF, CheckResult, StatementSpec, check_layer
-from proofcheck.symbolic import pl_certificate, relu
+from proofcheck.symbolic import prove_profile
 
 
 def clamp_ff(c, d: int) -> FF:
@@ -26,14 +26,14 @@ def run(dataset=None, seed: int = 0) -> list[CheckResult]:
     expected = [(min(t[0], c),) + t[1:] for t in tokens]  # the conclusion, from the statement
     results = [check_layer(f"clamp at c = {c} on {len(tokens)} tokens", layer, [tokens],
                            [expected])]
-    # all c at once: the profile of the RETURNED symbolic layer along e1 is min(t, c)
-    cs, t = sp.Symbol("c", real=True), sp.Symbol("t", real=True)
-    sym = clamp_ff(cs, d)
-    x = [t] + [0] * (d - 1)
-    pre = sum(u * xi for u, xi in zip(sym.U[0], x)) + sym.b[0]
-    f = sym.eta * t + sym.W[0][0] * relu(pre)
-    results.append(pl_certificate("profile along e1 is min(t, c) for every c", f, t,
-                                  [cs], [cs], 1, 0))
+    # for every c at once: the profile of the RETURNED symbolic layer along e1
+    cs = sp.Symbol("c", real=True)
+    e1 = [1] + [0] * (d - 1)
+    results.append(prove_profile(
+        "the returned layer clamps x1 at c, for every c", clamp_ff(cs, d), e1,
+        [(None, cs, lambda t: [0] * d, "FF(x) = x when x1 <= c"),
+         (cs, None, lambda t: [cs - t] + [0] * (d - 1), "FF(x) = x + (c - x1) e1 when x1 >= c")],
+        "c rational"))
     return results
 
 
