@@ -293,6 +293,8 @@ class Trajectory:
     stop: tuple | None = None
     n_blocks: int = 0
     seconds: float = 0.0
+    interp: tuple | None = None   # (targets object, interpolation witness) cache
+    floor: tuple | None = None    # choose_floor cache
 
 
 class _Dir:
@@ -679,6 +681,18 @@ def certify(net: Transformer, inputs, targets, tau, round_bits: int | None = Non
     return cert
 
 
+def _interpolation(traj: Trajectory, targets):
+    """Exact set equality of the final hardmax tokens and the targets (the same for
+    every tau, so computed once per trajectory and targets object)."""
+    cached = traj.interp
+    if cached is not None and cached[0] is targets:
+        return cached[1]
+    w, _ = interpolation_witness(traj.outputs, [[tuple(Fraction(v) for v in y) for y in ys]
+                                                for ys in targets])
+    traj.interp = (targets, w)
+    return w
+
+
 def _bits(x) -> int:
     return max(int(x.p).bit_length(), int(x.q).bit_length())
 
@@ -692,9 +706,8 @@ def choose_floor(traj: Trajectory, targets) -> tuple[int, Certificate, str]:
     ``F`` exceeds ``4 B + 1024`` with ``B`` the largest bit size of a gap, range,
     coordinate bound, kink or reach distance of the trajectory (a finer floor then
     cannot matter).  Returns ``(F, limit certificate, note)``."""
-    cached = getattr(traj, "_floor", None)
-    if cached is not None:
-        return cached
+    if traj.floor is not None and traj.floor[3] is targets:
+        return traj.floor[:3]
     B = 0
     for kind, rec in traj.records:
         if kind == "SA":
@@ -717,8 +730,8 @@ def choose_floor(traj: Trajectory, targets) -> tuple[int, Certificate, str]:
                     f"at 2^-{F})")
             break
         F *= 4
-    traj._floor = (F, c, note)
-    return traj._floor
+    traj.floor = (F, c, note, targets)
+    return F, c, note
 
 
 def _radius_pass(traj: Trajectory, tau, targets, F: int, progress) -> Certificate:
@@ -837,8 +850,7 @@ def _radius_pass(traj: Trajectory, tau, targets, F: int, progress) -> Certificat
                                 f"radius {fmt_num(x)} around {fmt_num(c)}",
                                 sequence=j, token=i - lo, coordinate=k,
                                 expected=Fraction(0), got=f2q(x)))
-        w, _ = interpolation_witness(outs, [[tuple(Fraction(v) for v in y) for y in ys]
-                                            for ys in targets])
+        w = _interpolation(traj, targets)
         if w is not None:
             raise _Fail(Verdict.REFUTED, w)
         cert.verdict = Verdict.VERIFIED_CERTIFIED

@@ -108,15 +108,16 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
 
 
 def gap_plot(path, bounds, title: str) -> Path:
-    """Minimum certified attention gap per softmax SA layer (log scale)."""
+    """Minimum certified attention gap per softmax SA layer (log2 axis, computed
+    without floats of the gaps, so any size plots)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.2), dpi=100)
+    bounds = [b for b in bounds if b.get("min_gap") and Fraction(b["min_gap"]) > 0]
     xs = [b["block"] for b in bounds]
-    ys = [float(Fraction(b["min_gap"])) for b in bounds]
+    ys = [log2_display(Fraction(b["min_gap"])) for b in bounds]
     ax.bar([str(x) for x in xs], ys, color="tab:blue")
-    ax.set_yscale("log")
     ax.set_xlabel("block (softmax SA layer)")
-    ax.set_ylabel("min certified gap")
+    ax.set_ylabel("log2 min certified gap")
     ax.set_title(title, fontsize=10)
     return _save(fig, path)
 
