@@ -332,6 +332,8 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
         num_note = "tau_num not computed: simulation switched off (--no-simulation)"
     elif tau_cert is None:
         num_note = "tau_num not computed: no certified tau to start from"
+    elif tau_free:
+        num_note = "tau_num not computed: the certificate already covers every tau > 0"
     elif size > SIM_BUDGET:
         num_note = (f"tau_num not computed: tokens x blocks = {size} exceeds the simulation "
                     f"budget {SIM_BUDGET} (mpmath forward passes at high precision)")
