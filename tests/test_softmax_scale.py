@@ -155,3 +155,21 @@ def test_collapse_remark_statement():
     hard, soft = softmax_collapse.check(ds, exponents=(0, -64))
     assert hard.verdict == Verdict.VERIFIED and soft.verdict == Verdict.VERIFIED
     assert "tau = 2^" in " ".join(soft.details)
+
+
+def test_report_and_plot_for_huge_tau(tmp_path, capsys):
+    """The report (markdown, JSON) and the plot of the certified range work for
+    tau around 10^797 and say why tau_num is absent."""
+    f = _write(tmp_path, "huge400", [
+        {"input": [["1e400", "0"], ["0", "1e400"]], "output": [["1", "1"]]},
+        {"input": [["2e400", "1"], ["1", "3e400"]], "output": [["2", "2"]]}])
+    out_dir = tmp_path / "rep"
+    rc = main(["theorem", "1.8", "--dataset", f, "--no-simulation", "--out", str(out_dir)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    md = next(out_dir.glob("theorem-1.8-*.md")).read_text()
+    assert "switched off" in md and "certified range" in md
+    assert "construction verified: proofcheck's" in md and "2M + 3N" in md
+    assert next(out_dir.glob("theorem-1.8-*.png")).stat().st_size > 0
+    js = json.loads(next(out_dir.glob("theorem-1.8-*.json")).read_text())
+    assert Fraction(js["tau_cert"]) > Fraction(10) ** 796  # exact value kept in the JSON

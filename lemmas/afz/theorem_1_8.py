@@ -358,7 +358,8 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
              "for all pairs"] + ([note] if note else []) + ([fnote] if fnote else [])))
     else:
         t = trials[-1][0] if trials else tau
-        res.append(CheckResult(f"softmax certificate (tau = {fmt_num(t)})", cert.verdict,
+        at = f"tau = {fmt_num(t)}" if t is not None else "the tau -> 0 limit"
+        res.append(CheckResult(f"softmax certificate ({at})", cert.verdict,
                                ([cert.reason] if cert.reason else []) + ([note] if note else []),
                                cert.witness))
     if tau_cert is not None and simulate_num and size <= SIM_BUDGET and tau_num is None:
