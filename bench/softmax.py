@@ -46,7 +46,8 @@ def measure(images: int) -> dict:
     layers = compile_network(c.net)
     X = np.array([[[float(v) for v in x] for x in seq] for seq in inputs])
     ft0 = time.perf_counter()
-    forward(layers, X, len(inputs[0]))
+    with np.errstate(all="ignore"):  # float64 overflows on the large networks: a baseline only
+        forward(layers, X, len(inputs[0]))
     ft1 = time.perf_counter()
     return {"statement": "1.8", "images": images, "T": ds.n_tokens, "L": c.net.L,
             "R": c.info["R"], "verdict": s.cert.verdict.value if ok else s.cert.verdict.value,
