@@ -1,39 +1,81 @@
-"""Theorem 1.8 (softmax exact interpolation below a temperature tau*), SPEC §4.
+"""Theorem 1.8 (softmax exact interpolation below a temperature tau*), SPEC §2, §4.
 
-The network of Theorem 1.6 (with larger leader scales, :data:`SCALES`) is
-evaluated with softmax attention.  Three temperatures are reported:
+**Which construction is verified.** proofcheck's own construction: the network of
+Theorem 1.6 (larger leader scales, :data:`SCALES`) evaluated with softmax
+attention, ``L = 2M + R + 1 <= 2M + N`` blocks, every FF layer residual (``eta =
+1``); whole certified intervals are snapped onto the targets by plateau FF layers.
+The seed's proof instead adds O(N) blocks of non-residual ReLU FF layers (budget
+``2M + 3N``) because one softmax SA layer cannot collapse a cluster exactly — that
+remark is checked separately by statement ``1.8-collapse``
+(:mod:`lemmas.afz.softmax_collapse`).  :func:`construction_note` says this in every
+output.
 
-* ``tau_cert`` — the largest dyadic tau found by exponential search and then
-  bisection whose certificate (:func:`proofcheck.certify.certify`) passes; the
-  certificate at tau_cert covers every tau in (0, tau_cert] (monotonicity: each
-  bound exp(-gap/tau) grows with tau and the enclosures only use "off-argmax mass
-  <= that bound").
-* ``tau_closed`` — a paper-style closed form from the certified minimum attention
-  gap ``Delta``: ``Delta / ln((n_max - 1) * B / slack)`` with ``B`` the largest
-  ``|V|_inf * spread`` of an SA layer and ``slack`` the smallest plateau half-width;
-  an estimate (computed in floating point), not a proof; it is certified
-  separately and the result reported.
+Temperatures reported:
+
+* ``tau_cert`` — the largest dyadic tau found by galloping over exponents (no
+  built-in cap: it grows until a certificate fails, or stops at a stated bound
+  with the reason) and then bisection, whose certificate
+  (:func:`proofcheck.kernel.softmax_certifier.certify`) passes; the certificate
+  at tau_cert covers every tau in (0, tau_cert] (monotonicity, see the
+  certifier).  When no softmax layer has a competitor the certificate does not
+  depend on tau: every tau > 0 is certified (``tau_free``).
+* ``tau_closed`` — a paper-style closed form ``Delta / ln((n-1) |V| S / slack)``
+  from the smallest hardmax gap ``Delta``, the largest ``|V|_inf`` times range
+  ``S`` of an SA layer and the smallest plateau half-width ``slack``; an estimate
+  (arb, no float), certified separately and the result reported.
 * ``tau_num`` — the numerical threshold from the mpmath simulation (small
   datasets): the largest dyadic tau at which the simulated outputs match the
-  targets to ``10^-(dps/2)``; a search aid, never a proof.
-
-Block budget: L = 2M + R + 1 <= 2M + N, below the paper's 2M + 3N.
+  targets to ``10^-(dps/2)``; a search aid, never a proof.  When it is absent the
+  result says why.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from lemmas.afz.theorem_1_6 import Construction, constant_checks, construct
-from proofcheck.kernel.softmax_certifier import Certificate, certify
-from proofcheck.kernel.verdicts import CheckResult, Verdict
-from proofcheck.simulate import simulate
+from proofcheck.kernel.softmax_certifier import (
+    Certificate,
+    Trajectory,
+    certify,
+    choose_floor,
+    prepare,
+)
+from proofcheck.kernel.verdicts import CheckResult, Verdict, fmt_num
 
 ID = "1.8"
 SCALES = {"r": Fraction(64), "margin": Fraction(64), "spacing": Fraction(16)}
 SIM_BUDGET = 40_000  # tokens x blocks above which tau_num is not simulated
+BISECT_STEPS = 3
+
+
+def construction_note(L: int, M: int, N: int, R: int) -> str:
+    """One line naming the verified construction and its block count against the
+    seed's ``2M + 3N`` (SPEC §2 row 1.8)."""
+    return (f"construction verified: proofcheck's (2M + R + 1 = {L} blocks, residual FF "
+            f"layers only, plateau snaps of certified intervals), not the seed's (up to "
+            f"2M + 3N = {2 * M + 3 * N} blocks, with O(N) extra non-residual ReLU FF blocks "
+            f"because one softmax SA layer cannot collapse exactly; see lemma 1.8-collapse); "
+            f"R = {R}, M = {M}, N = {N}")
+
+
+@dataclass
+class TauSearch:
+    """Outcome of :func:`search_tau_cert`: ``tau`` (None: nothing certified),
+    the certificate at tau (or the failing one), the trials ``[(tau, verdict)]``,
+    ``tau_free`` (every tau > 0 certified), ``note`` (why the search stopped where
+    it did) and the exp-bound floor used."""
+
+    tau: Fraction | None
+    cert: Certificate
+    trials: list
+    tau_free: bool = False
+    note: str = ""
+    floor_note: str = ""
+
+    def __iter__(self):  # tau, cert, trials = search_tau_cert(...)
+        return iter((self.tau, self.cert, self.trials))
 
 
 @dataclass
@@ -41,7 +83,7 @@ class SoftmaxCheck:
     construction: Construction
     certificate: Certificate
     tau_cert: Fraction | None
-    tau_closed: float | None
+    tau_closed: Fraction | None
     tau_closed_certified: Verdict | None
     tau_num: Fraction | None
     trials: list = field(default_factory=list)       # (tau, verdict) of the search
@@ -49,6 +91,10 @@ class SoftmaxCheck:
     results: list = field(default_factory=list)
     constants: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
+    tau_free: bool = False
+    search_note: str = ""
+    tau_num_note: str = ""
+    floor_note: str = ""
 
 
 def bisect_dyadic(good: Fraction, bad: Fraction, steps: int, passes):
@@ -63,60 +109,90 @@ def bisect_dyadic(good: Fraction, bad: Fraction, steps: int, passes):
     return good, bad
 
 
-def search_tau_cert(net, inputs, targets, bisect_steps: int = 3, floor_exp: int = -1000,
-                    progress=None):
-    """Largest dyadic tau whose certificate passes.
+def _log2_floor(x: Fraction) -> int:
+    """floor(log2 x) for rational x > 0, with integers only."""
+    p, q = x.numerator, x.denominator
+    e = p.bit_length() - q.bit_length()
+    if (p << max(0, -e)) < (q << max(0, e)):
+        e -= 1
+    return e
 
-    1. a probe at ``2^-40`` (lowered by factors ``2^40`` until it passes) gives the
-       certified gaps, hence the closed-form estimate and a starting exponent;
-    2. galloping over exponents in steps of 4 finds a passing ``2^e`` and a
-       failing ``2^(e+4)`` (or hits ``2^60``), refined to adjacent exponents;
-    3. ``bisect_steps`` dyadic bisections between the last pass and first failure.
 
-    Returns ``(tau or None, certificate at tau, trials)`` with trials
-    ``[(tau, verdict), ...]`` in order."""
-    trials = []
-    results = {}
+def _gaps(traj: Trajectory):
+    return [Fraction(int(r.gap.p), int(r.gap.q)) for k, r in traj.records
+            if k == "SA" and r.gap is not None]
+
+
+def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, progress=None,
+                    trajectory: Trajectory | None = None, prep_progress=None) -> TauSearch:
+    """Largest dyadic tau whose certificate passes (see the module docstring).
+
+    1. the tau -> 0 limit certificate (:func:`choose_floor`) must pass, else no
+       tau can be certified (its witness is returned);
+    2. galloping over exponents from ``2^floor(log2 Delta) - 4`` (``Delta`` the
+       smallest hardmax gap): steps 1, 2, 4, ... up until a certificate fails, or
+       down until one passes (it must: tiny tau gives the limit certificate);
+       upward the search stops, and says so, once ``tau >= 2^64 * (largest gap)``
+       (every exp bound is then within 2^-64 of its supremum 1);
+    3. bisection over exponents, then ``bisect_steps`` dyadic bisections.
+
+    ``progress(tau, verdict)`` after each certificate; ``prep_progress(block,
+    total)`` during the tau-independent pass."""
+    traj = trajectory if trajectory is not None else prepare(net, inputs, progress=prep_progress)
+    trials, results = [], {}
+    F, limit, fnote = choose_floor(traj, targets)
+    if limit.verdict != Verdict.VERIFIED_CERTIFIED:
+        return TauSearch(None, limit, trials, note="the tau -> 0 limit certificate fails, so no "
+                         "temperature can be certified: " + (limit.witness.describe() if
+                                                            limit.witness else limit.reason),
+                         floor_note=fnote)
+    gaps = _gaps(traj)
+    if not gaps:
+        c = certify(net, inputs, targets, Fraction(1), trajectory=traj, floor_bits=F)
+        trials.append((Fraction(1), c.verdict))
+        if progress:
+            progress(Fraction(1), c.verdict)
+        return TauSearch(Fraction(1) if c.verdict == Verdict.VERIFIED_CERTIFIED else None, c,
+                         trials, tau_free=c.verdict == Verdict.VERIFIED_CERTIFIED,
+                         note="no token has an attention competitor (every softmax layer is "
+                         "exact): the certificate does not depend on tau, every tau > 0 is "
+                         "certified", floor_note=fnote)
 
     def attempt(e_or_t):
         t = Fraction(2) ** e_or_t if isinstance(e_or_t, int) else e_or_t
         if t not in results:
-            c = certify(net, inputs, targets, t)
+            c = certify(net, inputs, targets, t, trajectory=traj, floor_bits=F)
             results[t] = c
             trials.append((t, c.verdict))
             if progress:
                 progress(t, c.verdict)
         return results[t].verdict == Verdict.VERIFIED_CERTIFIED
 
-    e = -40
-    while not attempt(e):
-        e -= 40
-        if e < floor_exp:
-            t = Fraction(2) ** (e + 40)
-            return None, results[t], trials
-    est = closed_form_tau(net, results[Fraction(2) ** e], inputs)
-    if est and est > 0:
-        e0 = max(e, min(60, math.floor(math.log2(est))))
-    else:
-        e0 = e
+    e_top = _log2_floor(max(gaps)) + 65   # tau >= 2^64 max gap: every bound ~ its sup
+    e0 = _log2_floor(min(gaps)) - 4
+    note = ""
     if attempt(e0):
-        lo, hi = e0, None
+        lo, step, hi = e0, 1, None
         while hi is None:
-            if lo >= 60:
-                return Fraction(2) ** 60, results[Fraction(2) ** 60], trials
-            cand = min(lo + 4, 60)
+            if lo >= e_top:
+                note = (f"the search stopped at tau = 2^{lo}: certificates still pass there, "
+                        f"and every exp bound is within 2^-64 of its supremum (tau >= 2^64 times "
+                        f"the largest attention gap), so larger tau change nothing material")
+                return TauSearch(Fraction(2) ** lo, results[Fraction(2) ** lo], trials,
+                                 note=note, floor_note=fnote)
+            cand = min(lo + step, e_top)
             if attempt(cand):
-                lo = cand
+                lo, step = cand, step * 2
             else:
                 hi = cand
     else:
-        lo, hi = None, e0
+        hi, step, lo = e0, 1, None
         while lo is None:
-            cand = max(hi - 4, e)
+            cand = hi - step
             if attempt(cand):
                 lo = cand
             else:
-                hi = cand
+                hi, step = cand, step * 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if attempt(mid):
@@ -124,72 +200,100 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = 3, floor_exp: int 
         else:
             hi = mid
     good, _ = bisect_dyadic(Fraction(2) ** lo, Fraction(2) ** hi, bisect_steps, attempt)
-    return good, results[good], trials
+    note = (f"largest dyadic found: 2^{lo} passes, 2^{hi} fails; {bisect_steps} bisection "
+            f"steps between them")
+    return TauSearch(good, results[good], trials, note=note, floor_note=fnote)
 
 
-def closed_form_tau(net, cert: Certificate, inputs) -> float | None:
-    """Paper-style estimate from the certified minimum gap (see module docstring)."""
-    gaps = [b.min_gap for b in cert.bounds if b.min_gap is not None]
+def closed_form_tau(net, traj: Trajectory) -> Fraction | None:
+    """Paper-style estimate ``Delta / ln(max(2, (n-1) |V| S / slack))`` (module
+    docstring), computed with arb (no float) and returned as a dyadic rational
+    rounded to 64 bits; None when no SA layer has a competitor."""
+    from flint import arb, fmpq
+    gaps = [(r.gap, r) for k, r in traj.records if k == "SA" and r.gap is not None]
     if not gaps:
         return None
-    delta = min(gaps)
-    n_max = max(len(x) for x in inputs)
-    coords = [abs(float(v)) for X in inputs for x in X for v in x]
-    spread = 1.0
-    B = 0.0
-    for blk in net.blocks:
-        if not blk.sa.is_identity:
-            V = blk.sa.V.dense(net.d)
-            B = max(B, max(sum(abs(float(v)) for v in row) for row in V))
-    spread = max(coords + [1.0]) * 2 ** (net.max_bits() // 2)
+    delta = min(g for g, _ in gaps)
+    B = max(max(r.V.norm_inf(), fmpq(1)) * max(r.S) * max(r.nmax1, 1) for _, r in gaps)
     slacks = []
-    for blk in net.blocks:
-        ff = blk.ff
-        if ff.width == 4:
-            ks = sorted(-bk for bk in ff.b)  # kinks when U rows are unit multiples
-            slacks.append(float(min(ks[1] - ks[0], ks[3] - ks[2])))
-    slack = min([s for s in slacks if s > 0] + [1.0])
-    arg = max(2.0, (n_max - 1) * max(B, 1.0) * spread / slack)
-    return float(delta) / math.log(arg)
+    for k, r in traj.records:
+        if k == "FF" and not r.dense and len(r.kinks) == 4:
+            ks = r.kinks
+            s = min(ks[1] - ks[0], ks[3] - ks[2])
+            if s > 0:
+                slacks.append(s)
+    slack = min(slacks) if slacks else fmpq(1)
+    arg = B / slack
+    if arg < 2:
+        arg = fmpq(2)
+    val = arb(delta) / arb(arg).log()
+    m, e = val.mid().man_exp()
+    m, e = int(m), int(e)
+    shift = max(0, m.bit_length() - 64)
+    m >>= shift
+    e += shift
+    if m <= 0:
+        return None
+    return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
 
 
-def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, steps: int = 6):
-    """Largest dyadic tau (doubling from tau_cert, then bisection) whose mpmath
-    simulation matches the targets to ``10^-(dps/2) (1 + max |target|)``; the
-    precision grows with the network's largest rational.  Returns
-    ``(tau_num, curve, error_at_tau_cert)``; ``tau_num`` is None when the simulation
-    already fails at tau_cert (a contradiction the caller reports)."""
+def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, steps: int = 6,
+                   progress=None, max_doublings: int = 256):
+    """Largest dyadic tau (galloping up from tau_cert: x2, x4, x16, ..., then
+    bisection) whose mpmath simulation matches the targets to ``10^-(dps/2) (1 +
+    max |target|)``; the precision grows with the network's largest rational.
+    Returns ``(tau_num, curve, error_at_tau_cert, note)``; ``tau_num`` is None when
+    the simulation already fails at tau_cert (a contradiction the caller reports).
+    The gallop stops, and ``note`` says so, after ``max_doublings`` doublings."""
+    import mpmath
+
+    from proofcheck.simulate import simulate
     dps = max(dps, int(0.61 * net.max_bits()) + 30)
     scale = 1 + max(abs(v) for ys in targets for y in ys for v in y)
-    tol = 10 ** (-(dps // 2)) * float(scale)
+    with mpmath.workdps(dps):
+        tol = mpmath.mpf(10) ** (-(dps // 2)) * (mpmath.mpf(scale.numerator) / scale.denominator)
     curve = []
 
     def ok(t):
         s = simulate(net, inputs, targets, t, dps=dps)
         curve.append((t, s.error))
+        if progress:
+            progress(t)
         return s.error <= tol
     if not ok(tau_cert):
-        return None, curve, curve[0][1]
-    good, bad = tau_cert, None
-    for _ in range(60):
-        t = good * 2
-        if ok(t):
-            good = t
+        return None, curve, curve[0][1], "the simulation misses the targets at tau_cert"
+    lo, step, hi = 0, 1, None
+    note = ""
+    while hi is None:
+        if lo >= max_doublings:
+            note = (f"tau_num search stopped at tau_cert * 2^{lo}: the simulation still matches "
+                    f"the targets there (stated bound of {max_doublings} doublings)")
+            return tau_cert * 2 ** lo, curve, curve[0][1], note
+        cand = min(lo + step, max_doublings)
+        if ok(tau_cert * Fraction(2) ** cand):
+            lo, step = cand, step * 2
         else:
-            bad = t
-            break
-    if bad is None:
-        return good, curve, curve[0][1]
-    good, bad = bisect_dyadic(good, bad, steps, ok)
+            hi = cand
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(tau_cert * Fraction(2) ** mid):
+            lo = mid
+        else:
+            hi = mid
+    good, bad = bisect_dyadic(tau_cert * Fraction(2) ** lo, tau_cert * Fraction(2) ** hi,
+                              steps, ok)
     for k in (2, 4, 16, 64):  # both sides of the threshold, for the plot
         ok(bad * k)
         ok(tau_cert / k)
-    return good, curve, curve[0][1]
+    return good, curve, curve[0][1], note
 
 
-def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None) -> SoftmaxCheck:
+def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None,
+           prep_progress=None, sim_progress=None) -> SoftmaxCheck:
     """Theorem 1.8 on ``dataset``: certify the given ``tau`` (rational) or search
-    tau_cert; closed form and (small datasets) tau_num."""
+    tau_cert; closed form and (small datasets) tau_num.  ``progress(tau, verdict)``
+    per certificate, ``prep_progress(block, total)`` during the tau-independent
+    pass, ``sim_progress(tau)`` per simulation."""
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
@@ -197,54 +301,88 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     c = construct(inputs, targets, dataset.d, **SCALES)
     secs["construct"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    trials = []
-    if tau is not None:
-        cert = certify(c.net, inputs, targets, Fraction(tau))
-        trials.append((Fraction(tau), cert.verdict))
-        tau_cert = Fraction(tau) if cert.verdict == Verdict.VERIFIED_CERTIFIED else None
-    else:
-        tau_cert, cert, trials = search_tau_cert(c.net, inputs, targets, progress=progress)
-    secs["certify"] = time.perf_counter() - t0
-    tau_closed = closed_form_tau(c.net, cert, inputs) if cert.bounds else None
-    closed_v = None
-    if tau_closed is not None and tau_closed > 0:
-        tc = Fraction(tau_closed).limit_denominator(2 ** 64)
-        closed_v = certify(c.net, inputs, targets, tc).verdict if tc > 0 else None
-    tau_num, curve, err_at_cert = None, [], None
+    traj = prepare(c.net, inputs, progress=prep_progress)
+    secs["hardmax trajectory"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    simulated = simulate_num and tau_cert is not None and dataset.n_tokens * c.net.L <= SIM_BUDGET
-    if simulated:
-        tau_num, curve, err_at_cert = search_tau_num(c.net, inputs, targets, tau_cert, dps=dps)
+    trials = []
+    tau_free = False
+    note = fnote = ""
+    if tau is not None:
+        tau = Fraction(tau)
+        F, limit, fnote = choose_floor(traj, targets)
+        cert = certify(c.net, inputs, targets, tau, trajectory=traj, floor_bits=F)
+        trials.append((tau, cert.verdict))
+        if progress:
+            progress(tau, cert.verdict)
+        tau_cert = tau if cert.verdict == Verdict.VERIFIED_CERTIFIED else None
+        tau_free = tau_cert is not None and not _gaps(traj)
+    else:
+        s = search_tau_cert(c.net, inputs, targets, progress=progress, trajectory=traj)
+        tau_cert, cert, trials, tau_free, note, fnote = (s.tau, s.cert, s.trials, s.tau_free,
+                                                          s.note, s.floor_note)
+    secs["certify"] = time.perf_counter() - t0
+    tau_closed = closed_form_tau(c.net, traj) if traj.stop is None else None
+    closed_v = None
+    if tau_closed is not None:
+        closed_v = certify(c.net, inputs, targets, tau_closed, trajectory=traj).verdict
+    tau_num, curve, err_at_cert, num_note = None, [], None, ""
+    t0 = time.perf_counter()
+    size = dataset.n_tokens * c.net.L
+    if not simulate_num:
+        num_note = "tau_num not computed: simulation switched off (--no-simulation)"
+    elif tau_cert is None:
+        num_note = "tau_num not computed: no certified tau to start from"
+    elif tau_free:
+        num_note = "tau_num not computed: the certificate already covers every tau > 0"
+    elif size > SIM_BUDGET:
+        num_note = (f"tau_num not computed: tokens x blocks = {size} exceeds the simulation "
+                    f"budget {SIM_BUDGET} (mpmath forward passes at high precision)")
+    else:
+        tau_num, curve, err_at_cert, num_note = search_tau_num(
+            c.net, inputs, targets, tau_cert, dps=dps, progress=sim_progress)
     secs["simulate"] = time.perf_counter() - t0
     res = []
+    R = c.info["R"]
+    res.append(CheckResult("construction", Verdict.VERIFIED,
+                           [construction_note(c.net.L, dataset.M, dataset.N, R)]))
     if cert.verdict == Verdict.VERIFIED_CERTIFIED:
+        gaps = [b.min_gap for b in cert.bounds if b.min_gap is not None]
+        span = "every tau > 0" if tau_free else f"every tau in (0, {fmt_num(tau_cert)}]"
         res.append(CheckResult(
-            f"softmax certificate at tau = {tau_cert} covers every tau in (0, {tau_cert}]",
+            f"softmax certificate at tau = {fmt_num(tau_cert)} covers {span}",
             Verdict.VERIFIED_CERTIFIED,
-            [f"{sum(1 for b in cert.bounds if b.max_eps is not None)} softmax SA layers bounded, "
-             f"smallest certified gap {min(b.min_gap for b in cert.bounds if b.min_gap is not None)}",
-             "every final box is a single point; exact interpolation {T_tau(X_j)} = {Y_j} for all pairs"]))
+            [f"{sum(1 for b in cert.bounds if b.max_eps is not None)} softmax SA layers bounded"
+             + (f", smallest certified gap {fmt_num(min(gaps))}" if gaps else
+                " (no token has a competitor)"),
+             "every final box is a single point; exact interpolation {T_tau(X_j)} = {Y_j} "
+             "for all pairs"] + ([note] if note else []) + ([fnote] if fnote else [])))
     else:
-        res.append(CheckResult(f"softmax certificate (tau = {trials[-1][0] if trials else tau})",
-                               cert.verdict, [cert.reason] if cert.reason else [], cert.witness))
-    if simulated and tau_num is None:
+        t = trials[-1][0] if trials else tau
+        at = f"tau = {fmt_num(t)}" if t is not None else "the tau -> 0 limit"
+        res.append(CheckResult(f"softmax certificate ({at})", cert.verdict,
+                               ([cert.reason] if cert.reason else []) + ([note] if note else []),
+                               cert.witness))
+    if tau_cert is not None and simulate_num and size <= SIM_BUDGET and tau_num is None:
         res.append(CheckResult("simulation at tau_cert agrees with the certificate", Verdict.ERROR,
-                               [f"the mpmath simulation at tau_cert = {tau_cert} misses the targets "
-                                f"by {float(err_at_cert):.3g}: certifier or simulation is wrong"]))
+                               [f"the mpmath simulation at tau_cert = {fmt_num(tau_cert)} misses "
+                                f"the targets by {fmt_num(err_at_cert)}: certifier or simulation "
+                                "is wrong"]))
     if tau_num is not None and tau_cert is not None:
         ok = tau_cert <= tau_num
         res.append(CheckResult("tau_cert <= tau_num (simulation cross-check)",
                                Verdict.VERIFIED if ok else Verdict.ERROR,
-                               [f"tau_cert = {tau_cert} ({float(tau_cert):.3g}), tau_num = {tau_num} "
-                                f"({float(tau_num):.3g}), mpmath {dps} digits"]))
-    R = c.info["R"]
+                               [f"tau_cert = {fmt_num(tau_cert)}, tau_num = {fmt_num(tau_num)}, "
+                                f"mpmath {dps}+ digits"] + ([num_note] if num_note else [])))
     checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, R)
     L = c.net.L
+    consts["construction"] = "proofcheck (2M + R + 1 blocks)"
+    consts["L_seed_softmax"] = 2 * dataset.M + 3 * dataset.N
     checks.append(CheckResult("L <= 2M + 3N (Theorem 1.8)",
-                              Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N else Verdict.REFUTED,
+                              Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
+                              else Verdict.REFUTED,
                               [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
     return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, tau_num, trials, curve,
-                        res + checks, consts, secs)
+                        res + checks, consts, secs, tau_free, note, num_note, fnote)
 
 
 def run(dataset=None, seed: int = 0):

@@ -95,12 +95,13 @@ def cmd_theorem(args) -> int:
 
 
 
-#####SOFTMAX
 def cmd_softmax(args, ds, info) -> int:
-    from fractions import Fraction
-
+    """Theorem 1.8: certify ``--tau`` or search tau_cert; every number printed
+    through :func:`proofcheck.kernel.verdicts.fmt_num`."""
     from lemmas.afz.theorem_1_8 import verify
+    from proofcheck.cli.progress import bar
     from proofcheck.kernel.numbers import parse_number
+    from proofcheck.kernel.verdicts import fmt_num
     from proofcheck.reporting.run_report import softmax_report, write_softmax_report
     tau = None
     if args.tau is not None:
@@ -108,36 +109,62 @@ def cmd_softmax(args, ds, info) -> int:
         if tau <= 0:
             raise BadInput(f"--tau must be positive (got {args.tau})")
     header("Theorem 1.8 (softmax exact interpolation)", ds, info)
-    print("certifying tau = " + (str(tau) if tau is not None else "(search: largest dyadic)"),
-          flush=True)
+    print("certifying tau = " + (fmt_num(tau) if tau is not None else
+                                 "(search: largest dyadic)"), flush=True)
+    bars = {}
 
-    def progress(t, verdict):
-        print(f"  certificate at tau = {t} (≈ {float(t):.4g}): {verdict.value}", flush=True)
-    sc = verify(ds, tau=tau, progress=progress, simulate_num=not args.no_simulation)
-    if tau is not None:
-        progress(tau, sc.certificate.verdict)
+    def prep(b, total):
+        if "prep" not in bars:
+            bars["prep"] = bar("hardmax trajectory", total, "block")
+        bars["prep"].update(1)
+
+    def cert_progress(t, verdict):
+        if "prep" in bars:
+            bars.pop("prep").close()
+        if "cert" not in bars:
+            bars["cert"] = bar("certificates", None, "cert", every=0.0)
+        bars["cert"].update(1, f"tau = {fmt_num(t)}: {verdict.value}")
+
+    def sim_progress(t):
+        if "cert" in bars:
+            bars.pop("cert").close()
+        if "sim" not in bars:
+            bars["sim"] = bar("simulation (mpmath)", None, "pass", every=10.0)
+        bars["sim"].update(1, f"tau = {fmt_num(t)}")
+    try:
+        sc = verify(ds, tau=tau, progress=cert_progress, prep_progress=prep,
+                    sim_progress=sim_progress, simulate_num=not args.no_simulation)
+    finally:
+        for b in bars.values():
+            b.close()
     v = print_results(sc.results)
     c = sc.constants
-    f = lambda x: "n/a" if x is None else f"{x} (≈ {float(Fraction(x)):.4g})"  # noqa: E731
-    print(f"\ntau_cert = {f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]")
-    print(f"tau_closed = {sc.tau_closed if sc.tau_closed is None else f'{sc.tau_closed:.4g}'}  "
-          f"[closed-form estimate from the minimum gap; certificate: "
-          f"{sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
+    f = lambda x: "n/a" if x is None else fmt_num(x)  # noqa: E731
+    if sc.tau_free:
+        print("\ntau_cert = every tau > 0  [no token has an attention competitor]")
+    else:
+        print(f"\ntau_cert = {f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]")
+    if sc.search_note:
+        print(f"  search: {sc.search_note}")
+    print(f"tau_closed = {f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
+          f"certificate: {sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
     print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]")
+    if sc.tau_num_note:
+        print(f"  {sc.tau_num_note}")
     sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
     if sa:
         print("softmax layers: " + "; ".join(
-            f"block {b.block}: gap >= {float(b.min_gap):.4g}, eps <= {float(b.max_eps):.3g}"
-            for b in sa[:12]) + (" ..." if len(sa) > 12 else ""))
-    print(f"L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), max width "
-          f"{c['max_width']}, P = {c['P']}")
+            f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
+            for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
+    print(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's: 2M + 3N = "
+          f"{c['L_paper_softmax']}), max width {c['max_width']}, P = {c['P']}")
     from proofcheck.reporting.approx import theta_line
     print(theta_line(sc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
     if not args.no_report:
         rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)
         md, js, png = write_softmax_report(args.out, rep, sc)
-        print(f"report: {md}, {js}, {png}")
+        print(f"report: {md}, {js}" + (f", {png}" if png else ""))
     if args.certificate:
         from proofcheck.io.certificate_writer import (
             theorem_certificate,
@@ -151,6 +178,3 @@ def cmd_softmax(args, ds, info) -> int:
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
-
-
-

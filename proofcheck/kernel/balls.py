@@ -44,43 +44,64 @@ def exp_q(x) -> arb:
     return ball(x).exp()
 
 
-def _dyadic(a: arb) -> Fraction:
+MAX_EXP_BITS = 1 << 24  # dyadics with larger exponents are not turned into Fractions
+
+
+def _dyadic(a: arb) -> Fraction | None:
     m, e = a.man_exp()
     m, e = int(m), int(e)
+    if abs(e) > MAX_EXP_BITS:
+        return None
     return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def interval(x) -> tuple[Fraction, Fraction] | None:
-    """Exact rational enclosure ``(lo, hi)`` of a ball, or ``None`` if it is not finite."""
+    """Exact rational enclosure ``(lo, hi)`` of a ball, or ``None`` if it is not
+    finite or its exponent exceeds ``2^24`` bits (``exp(-10^12)`` is a fine ball
+    but not a Fraction anyone can afford; compare such balls with :func:`le` /
+    :func:`lt`, which work on the balls natively)."""
     if isinstance(x, arb):
         if not x.is_finite():
             return None
         m, r = _dyadic(x.mid()), _dyadic(x.rad())
+        if m is None or r is None:
+            return None
         return m - r, m + r
     v = Fraction(int(x.p), int(x.q)) if isinstance(x, fmpq) else Fraction(x)
     return v, v
 
 
+def _native(a, b):
+    """Both as arb balls when either is a ball (arb's own comparisons are rigorous:
+    True only when certain)."""
+    return ball(a), ball(b)
+
+
 def le(a, b) -> bool | None:
-    """Three-valued ``a <= b``."""
-    A, B = interval(a), interval(b)
-    if A is None or B is None:
+    """Three-valued ``a <= b`` (exact when both are rationals; arb-native otherwise,
+    so balls with astronomically large exponents compare in microseconds)."""
+    if not isinstance(a, arb) and not isinstance(b, arb):
+        return interval(a)[0] <= interval(b)[0]
+    A, B = _native(a, b)
+    if not (A.is_finite() and B.is_finite()):
         return None
-    if A[1] <= B[0]:
+    if A <= B:
         return True
-    if A[0] > B[1]:
+    if A > B:
         return False
     return None
 
 
 def lt(a, b) -> bool | None:
-    """Three-valued ``a < b``."""
-    A, B = interval(a), interval(b)
-    if A is None or B is None:
+    """Three-valued ``a < b`` (see :func:`le`)."""
+    if not isinstance(a, arb) and not isinstance(b, arb):
+        return interval(a)[0] < interval(b)[0]
+    A, B = _native(a, b)
+    if not (A.is_finite() and B.is_finite()):
         return None
-    if A[1] < B[0]:
+    if A < B:
         return True
-    if A[0] >= B[1]:
+    if A >= B:
         return False
     return None
 

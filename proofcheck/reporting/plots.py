@@ -37,40 +37,67 @@ def _plt():
     return plt
 
 
-def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str) -> Path:
-    """PNG of the simulated error against tau (log-log), with the certified
-    trials marked; ``curve``: ``[(tau, error)]``, ``trials``: ``[(tau, verdict)]``."""
+def log2_display(x) -> float:
+    """log2 of a positive exact rational as a float, for axes only (no overflow:
+    computed from the bit lengths and a 53-bit ratio)."""
+    x = Fraction(x)
+    p, q = x.numerator, x.denominator
+    import math
+    sp, sq = max(0, p.bit_length() - 60), max(0, q.bit_length() - 60)
+    return math.log2((p >> sp) / (q >> sq)) + sp - sq
+
+
+def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
+                       tau_free: bool = False) -> Path:
+    """PNG for Theorem 1.8 against log2(tau): the CERTIFIED range (0, tau_cert]
+    shaded, every certificate tried marked (pass/fail), and, where simulated, the
+    mpmath error curve (an audit, not a proof) on a log10 axis.  ``curve``:
+    ``[(tau, error)]``, ``trials``: ``[(tau, verdict)]``.  No float of an
+    unbounded number is taken (tau up to 2^±10^6 plots fine)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    fig, ax = plt.subplots(figsize=(6.8, 4.2), dpi=100)
+    xs = [log2_display(t) for t, _ in trials] + [log2_display(t) for t, _ in curve]
+    if tau_cert is not None:
+        xs.append(log2_display(tau_cert))
+    lo, hi = (min(xs) - 2, max(xs) + 2) if xs else (-10.0, 10.0)
+    if tau_free:
+        ax.axvspan(lo, hi, color="tab:green", alpha=0.12,
+                   label="certified: every tau > 0 (no attention competitor)")
+    elif tau_cert is not None:
+        xc = log2_display(tau_cert)
+        ax.axvspan(lo, xc, color="tab:green", alpha=0.12,
+                   label="certified range (0, tau_cert] (exact certificate)")
+        ax.axvline(xc, color="tab:green", lw=2, label=f"tau_cert = 2^{xc:.4g}")
     if curve:
-        pts = sorted((float(t), max(float(e), 1e-300)) for t, e in curve)
-        ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", label="simulated error (mpmath)")
-        ax.set_ylabel("max distance output ↔ target")
-    else:  # no simulation (large dataset): show the certificates tried
-        ax.set_xscale("log")
-        for t, v in trials:
-            ok = v.value == "VERIFIED-CERTIFIED"
-            ax.scatter([float(t)], [1 if ok else 0], color="tab:green" if ok else "tab:red")
+        import mpmath
+        pts = sorted((log2_display(t), float(mpmath.log10(e)) if e > 0 else -300.0)
+                     for t, e in curve)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color="tab:blue",
+                label="simulated error, mpmath (audit, not a proof)")
+        ax.set_ylabel("log10 max distance output - target")
+        ymin = min(p[1] for p in pts)
+        ymax = max(p[1] for p in pts)
+        yp, yf = ymax + 1, ymin - 1
+    else:
         ax.set_yticks([0, 1], ["not certified", "certified"])
         ax.set_ylim(-0.5, 1.5)
-    xs = ([float(t) for t, _ in curve] or [float(t) for t, _ in trials]) + \
-        ([float(tau_cert)] if tau_cert is not None else [])
-    lo, hi = (min(xs) / 2, max(xs) * 2) if xs else (None, None)
+        yp, yf = 1, 0
+    done = set()
     for t, v in trials:
-        if lo is not None and not lo <= float(t) <= hi:
-            continue
         ok = v.value == "VERIFIED-CERTIFIED"
-        ax.axvline(float(t), color="tab:green" if ok else "tab:red", alpha=0.25, lw=1)
-    if tau_cert is not None:
-        ax.axvline(float(tau_cert), color="tab:green", lw=2, label=f"tau_cert = {float(tau_cert):.4g}")
+        lab = ("certificate tried: passes" if ok else "certificate tried: fails")
+        ax.scatter([log2_display(t)], [yp if ok else yf], marker="^" if ok else "v",
+                   color="tab:green" if ok else "tab:red",
+                   label=None if lab in done else lab, zorder=3)
+        done.add(lab)
     if tau_num is not None:
-        ax.axvline(float(tau_num), color="tab:orange", lw=2, ls="--", label=f"tau_num = {float(tau_num):.4g}")
-    if lo is not None:
-        ax.set_xlim(lo, hi)
-    ax.set_xlabel("temperature tau")
+        ax.axvline(log2_display(tau_num), color="tab:orange", lw=2, ls="--",
+                   label=f"tau_num = 2^{log2_display(tau_num):.4g} (simulation)")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("log2 temperature tau")
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="best", fontsize=7)
     return _save(fig, path)
 
 
@@ -132,15 +159,16 @@ def _disp(x) -> float:
 
 
 def gap_plot(path, bounds, title: str) -> Path:
-    """Minimum certified attention gap per softmax SA layer (log scale)."""
+    """Minimum certified attention gap per softmax SA layer (log2 axis, computed
+    without floats of the gaps, so any size plots)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.2), dpi=100)
+    bounds = [b for b in bounds if b.get("min_gap") and Fraction(b["min_gap"]) > 0]
     xs = [b["block"] for b in bounds]
-    ys = [float(Fraction(b["min_gap"])) for b in bounds]
+    ys = [log2_display(Fraction(b["min_gap"])) for b in bounds]
     ax.bar([str(x) for x in xs], ys, color="tab:blue")
-    ax.set_yscale("log")
     ax.set_xlabel("block (softmax SA layer)")
-    ax.set_ylabel("min certified gap")
+    ax.set_ylabel("log2 min certified gap")
     ax.set_title(title, fontsize=10)
     return _save(fig, path)
 

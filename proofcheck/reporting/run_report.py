@@ -16,7 +16,7 @@ from proofcheck.io.files import atomic_write, slug
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
 from proofcheck.kernel.model import Transformer
-from proofcheck.kernel.verdicts import fmt_value
+from proofcheck.kernel.verdicts import fmt_num, fmt_value
 from proofcheck.reporting.approx import theta_json, theta_markdown
 
 
@@ -148,9 +148,12 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
                     "M": dataset.M, "d": dataset.d, "tokens": dataset.n_tokens,
                     "max_bits": dataset.max_bits, "notes": list(dataset.notes), **(extra or {})},
         "tau_given": f(tau_given),
-        "tau_cert": f(sc.tau_cert), "tau_closed": sc.tau_closed,
+        "tau_cert": f(sc.tau_cert), "tau_free": sc.tau_free, "search_note": sc.search_note,
+        "floor_note": sc.floor_note,
+        "tau_closed": f(sc.tau_closed),
         "tau_closed_certified": sc.tau_closed_certified.value if sc.tau_closed_certified else None,
-        "tau_num": f(sc.tau_num),
+        "tau_num": f(sc.tau_num), "tau_num_note": sc.tau_num_note,
+        "construction": sc.results[0].details[0] if sc.results else None,
         "trials": [[fmt_value(t), v.value] for t, v in sc.trials],
         "simulation": [[fmt_value(t), str(e)] for t, e in sc.sim_curve],
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
@@ -165,44 +168,63 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
 
 def softmax_markdown(rep: dict, png_name: str | None) -> str:
     ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
-    fl = lambda v: "n/a" if v is None else f"{v} (≈ {float(Fraction(v)):.4g})"  # noqa: E731
+    fl = lambda v: "n/a" if v is None else fmt_num(Fraction(v))  # noqa: E731
+    tau_line = ("every tau > 0 (no token has an attention competitor)" if rep.get("tau_free")
+                else f"{fl(rep['tau_cert'])} — certified: covers every tau in (0, tau_cert]")
     lines = [f"# Theorem 1.8 on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
              "Softmax attention at temperature tau on the Theorem 1.6 network. A certificate at "
-             "tau encloses every token in exact rational boxes valid for every tau' in (0, tau] "
-             "(all bounds grow with tau); it passes only if every final box is a single point "
-             "equal to a target.", "",
+             "tau encloses every token in a box around its exact hardmax value, valid for every "
+             "tau' in (0, tau] (all bounds grow with tau); it passes only if every final box is a "
+             "single point equal to a target.", "",
+             f"- {rep.get('construction') or ''}",
              f"- dataset `{ds['name']}` (SHA-256 `{ds['sha256']}`): N = {ds['N']}, M = {ds['M']}, "
              f"d = {ds['d']}, {ds['tokens']} tokens",
-             f"- **tau_cert** = {fl(rep['tau_cert'])} — certified (largest dyadic found)",
-             f"- tau_closed = {rep['tau_closed']!s} (closed-form estimate from the minimum gap; "
-             f"its certificate: {rep['tau_closed_certified']})",
-             f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)",
-             f"- L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, "
-             f"P = {c['P']} parameters",
-             f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
+             f"- **tau_cert** = {tau_line}"]
+    if rep.get("search_note"):
+        lines.append(f"  - search: {rep['search_note']}")
+    if rep.get("floor_note"):
+        lines.append(f"  - {rep['floor_note']}")
+    lines += [f"- tau_closed = {fl(rep['tau_closed'])} (closed-form estimate from the minimum "
+              f"gap; its certificate: {rep['tau_closed_certified']})",
+              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)"]
+    if rep.get("tau_num_note"):
+        lines.append(f"  - {rep['tau_num_note']}")
+    lines += [f"- L = {c['L']} blocks (proofcheck's 2M + R + 1; the seed's construction: "
+              f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
+              "parameters", ""]
     if png_name:
-        lines += [f"![simulated error against tau]({png_name})", ""]
+        lines += [f"![certified range of tau and simulated error]({png_name})", ""]
     lines += ["## Checks", ""]
     for r in rep["checks"]:
         lines.append(f"- **{r['verdict']}** {r['name']}")
         lines += [f"  - {d}" for d in r["details"]]
         if r["witness"]:
-            lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in r["witness"].items()
-                                                     if v is not None))
+            lines.append("  - witness: " + ", ".join(
+                f"{k} = {fmt_num(Fraction(v)) if k in ('expected', 'got') and _is_q(v) else v}"
+                for k, v in r["witness"].items() if v is not None))
     lines += ["", "## Softmax layers at the certified tau", "",
               "| block | min certified gap | off-argmax mass bound eps | max box width after |",
               "|---|---|---|---|"]
-    for b in rep["bounds"]:
-        gap = float(Fraction(b["min_gap"])) if b["min_gap"] else None
-        eps = float(Fraction(b["max_eps"])) if b["max_eps"] else None
-        lines.append(f"| {b['block']} | {gap:.6g} | {eps:.3g} | {float(Fraction(b['max_width'])):.3g} |")
+    for b in rep["bounds"][:200]:
+        lines.append(f"| {b['block']} | {fl(b['min_gap'])} | {fl(b['max_eps'])} | "
+                     f"{fl(b['max_width'])} |")
+    if len(rep["bounds"]) > 200:
+        lines.append(f"| ... | {len(rep['bounds']) - 200} more layers in the JSON | | |")
     lines += ["", f"Boxes straddling an FF kink: {rep['straddles']}.", "",
               "## Search", "", "| tau | certificate |", "|---|---|"]
-    lines += [f"| {t} | {v} |" for t, v in rep["trials"]]
+    lines += [f"| {fl(t)} | {v} |" for t, v in rep["trials"]]
     lines += ["", "## Time (seconds)", ""] + [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
+
+
+def _is_q(v) -> bool:
+    try:
+        Fraction(v)
+        return True
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
 
 
 def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
@@ -213,7 +235,7 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
                                suffix=".png")
     os.close(fd)
     softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
-                       f"Theorem 1.8 on {rep['dataset']['name']}")
+                       f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free)
     os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")

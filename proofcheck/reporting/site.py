@@ -171,10 +171,11 @@ def regenerate(out="reports", quick: bool = False) -> int:
         lines.append(f"| {name} | {c['N']} | {c['M']} | {c['d']} | {c['R']} | {c['L']} | "
                      f"{c['L_construction']} | {bound} | {c['max_width']} | {c['P']} | "
                      f"{c['P_formula']} | {c['P_bound']} | {v.value} |")
-    f = lambda x: "n/a" if x is None else f"{x} (≈ {float(Fraction(x)):.4g})"  # noqa: E731
+    from proofcheck.kernel.verdicts import fmt_num
+    f = lambda x: "n/a" if x is None else fmt_num(x)  # noqa: E731
     lines += ["", f"Theorem 1.8 on `{small.name}`: tau_cert = {f(sc.tau_cert)}, tau_num = "
-              f"{f(sc.tau_num)} (simulation), tau_closed ≈ "
-              f"{'n/a' if sc.tau_closed is None else f'{sc.tau_closed:.4g}'}.", "",
+              f"{f(sc.tau_num)} (simulation), tau_closed ≈ {f(sc.tau_closed)}. "
+              f"{sc.results[0].details[0]}.", "",
               "## Lemma dependency graph", "",
               "![dependency graph](img/dependencies.png)", "",
               "*What to look at: an arrow a → b means the proof of b uses a; the four "
