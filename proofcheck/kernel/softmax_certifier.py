@@ -62,7 +62,7 @@ from fractions import Fraction
 
 from flint import fmpq, fmpq_mat
 
-from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q, q2f
+from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q
 from proofcheck.kernel.checker import interpolation_witness
 from proofcheck.kernel.expbounds import FLOOR_BITS, exp_neg_upper_q
 from proofcheck.kernel.model import FF, SA, Transformer
@@ -809,7 +809,7 @@ def _radius_pass(traj: Trajectory, tau, targets, F: int, progress) -> Certificat
                             f"reach {fmt_num(wR)} along the layer's direction", block=rec.block,
                             sublayer="FF", sequence=j, token=t))
                     wRg = _absdot(rec.wabs, Rg)
-                    kinks, maps = rec.kinks, rec.maps
+                    kinks = rec.kinks
                     for i, t, old, new in rec.cands:
                         r = over.get(i)
                         wr = wRg if r is None else _absdot(rec.wabs, r)

@@ -193,7 +193,7 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
         lines.append(f"  - {rep['tau_num_note']}")
     lines += [f"- L = {c['L']} blocks (proofcheck's 2M + R + 1; the seed's construction: "
               f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
-              "parameters", ""]
+              "parameters", f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
     if png_name:
         lines += [f"![certified range of tau and simulated error]({png_name})", ""]
     lines += ["## Checks", ""]

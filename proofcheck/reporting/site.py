@@ -18,7 +18,6 @@ import base64
 import json
 import re
 import shutil
-from fractions import Fraction
 from pathlib import Path
 
 from proofcheck.catalogue import FLAGS, load
