@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from proofcheck.cli.cmd_export import load_theorem_data, require, theorem_args
+from proofcheck.cli.cmd_export import load_theorem_data, options_of, require, theorem_args
 from proofcheck.kernel.errors import BadInput
 
 
@@ -75,7 +75,10 @@ def cmd_audit(args) -> int:
     if statement == "1.8" and tau is None:
         raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
     from proofcheck.export.build import build
-    b = build(statement, ds, tau=tau, check=False)
+    try:
+        b = build(statement, ds, tau=tau, check=False, options=options_of(args))
+    except ValueError as e:
+        raise BadInput(str(e)) from None
     print(f"Audit of Theorem {statement} on '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
           f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
           f"{b.net.max_bits()} bits")

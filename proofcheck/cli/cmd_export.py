@@ -28,6 +28,18 @@ def theorem_args(q) -> None:
     data_options(q)
     q.add_argument("--tau", help="theorem 1.8: softmax temperature (e.g. 1/8); without it the "
                    "certified search of `theorem 1.8` chooses tau_cert")
+    q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
+                                                           "float16"],
+                   help="construction option: float-safe snaps for this format "
+                   "(lemmas/afz/options.py)")
+
+
+def options_of(args):
+    """The construction options asked for on the command line (None: default)."""
+    if getattr(args, "float_safe", None) is None:
+        return None
+    from lemmas.afz.options import ConstructionOptions
+    return ConstructionOptions(float_format=args.float_safe)
 
 
 def load_theorem_data(args):
@@ -91,7 +103,7 @@ def cmd_export(args) -> int:
     print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
           flush=True)
     try:
-        b = build(statement, ds, tau=tau, check=not args.no_check)
+        b = build(statement, ds, tau=tau, check=not args.no_check, options=options_of(args))
     except ValueError as e:
         raise BadInput(str(e)) from None
     if b.verdict is not None:

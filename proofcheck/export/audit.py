@@ -309,9 +309,11 @@ def _ff_exits(ff, Zf, E, ex, eps, report) -> int:
     fl_act = Zf > 0
     bad = ~np.isfinite(Zf)
     mism = sure & (fl_act != (za > 0))
-    cand = np.argwhere(mism | bad | ~sure)
     count = 0
-    for row, k in cand:
+    for row, k in np.argwhere(mism | (bad & sure)):   # exact sign known from the filter
+        count += 1
+        report(int(row), int(k), f"~{za[row, k]:.6g}", Zf[row, k])
+    for row, k in np.argwhere(~sure):                  # undecided: exact Fractions
         z = sum((a * x for a, x in zip(ff.U[k], ex[row])), Fraction(0)) + ff.b[k]
         zh = Zf[row, k]
         if z == 0:

@@ -35,19 +35,23 @@ class Built:
         return [list(p.outputs) for p in self.dataset.pairs]
 
 
-def build(statement: str, dataset, tau=None, check: bool = True, progress=None) -> Built:
+def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
+          options=None) -> Built:
     """Construct (and with ``check`` verify) the network of ``statement`` on the
     admissible ``dataset``.  1.6: hardmax, exact check of every claim, exact
     interpolation and the constants.  1.8: softmax at ``tau`` (a positive
     Fraction; required unless ``check``, in which case the certified search of
     ``theorem 1.8`` gives tau_cert); the certificate is the softmax certifier's.
-    Raises ``ValueError`` for a statement other than 1.6/1.8 or a missing tau."""
+    ``options``: :class:`lemmas.afz.options.ConstructionOptions` (None: today's
+    construction).  Raises ``ValueError`` for a statement other than 1.6/1.8, a
+    missing tau, or options the data cannot satisfy."""
     from lemmas.afz import theorem_1_6, theorem_1_8
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     if statement == "1.6":
-        c = theorem_1_6.construct(inputs, targets, dataset.d)
+        c = theorem_1_6.construct(inputs, targets, dataset.d, options=options)
         b = Built("1.6", dataset, c.net, c.claims, "hardmax", None, info=c.info)
+        b.info["options"] = options
         if check:
             from proofcheck.io.certificate_writer import theorem_certificate
             from proofcheck.kernel.checker import check_network
@@ -64,6 +68,8 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None) 
     if tau is None and not check:
         raise ValueError("theorem 1.8 without a check needs --tau")
     if tau is None:
+        if options is not None and options.float_format is not None:
+            raise ValueError("theorem 1.8 with --float-safe needs --tau")
         sc = theorem_1_8.verify(dataset, simulate_num=False)
         c, tau = sc.construction, sc.tau_cert
         if tau is None:
@@ -73,9 +79,11 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None) 
         cert = sc.certificate
     else:
         from proofcheck.kernel.softmax_certifier import certify
-        c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES)
+        c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES,
+                                  options=options)
         cert = certify(c.net, inputs, targets, Fraction(tau)) if check else None
     b = Built("1.8", dataset, c.net, c.claims, "softmax", Fraction(tau), info=c.info)
+    b.info["options"] = options
     if cert is not None:
         from proofcheck.io.certificate_writer import theorem_certificate
         b.verdict = cert.verdict
@@ -102,6 +110,7 @@ def metadata(b: Built, dtype: str) -> dict:
         "tau": None if b.tau is None else str(b.tau),
         "dtype": dtype,
         "rounding": ROUNDING_NOTE.format(fmt=dtype),
+        "construction_options": str(b.info.get("options")),
         "note": "the exact verdict is about the exact rational network; the exported float "
                 "weights are its nearest-rounding (see `proofcheck audit` for what floating "
                 "point does to it)",
