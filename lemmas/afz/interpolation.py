@@ -20,6 +20,9 @@ def snaps(kappas, targets, attending, d: int, float_format=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
     ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
     :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width)."""
+    if float_format is not None:
+        from lemmas.afz.options import check_targets
+        check_targets(targets, float_format)
     vals = sorted(set(kappas) | {y[0] for y in targets})
     ffs, claims, deltas = [], [], []
     for kap, y, rows in zip(kappas, targets, attending):

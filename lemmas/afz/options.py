@@ -40,8 +40,10 @@ DEFAULT = ConstructionOptions()
 
 
 def pow2_floor(x: Fraction) -> Fraction:
-    """Largest power of two ``<= x`` (``x > 0``)."""
+    """Largest power of two ``<= x``.  Raises ``ValueError`` unless ``x > 0``."""
     x = Fraction(x)
+    if x <= 0:
+        raise ValueError(f"no power of two below {x}")
     e = x.numerator.bit_length() - x.denominator.bit_length()
     p = Fraction(2) ** e
     while p > x:
@@ -49,6 +51,20 @@ def pow2_floor(x: Fraction) -> Fraction:
     while p * 2 <= x:
         p *= 2
     return p
+
+
+def check_targets(targets, fmt_name: str) -> None:
+    """Raise ``ValueError`` naming the first target coordinate (leader order) that
+    is not a ``fmt_name`` value: a float-safe snap's plateau value is
+    ``W1 delta + k2 e`` with float weights, so it cannot be such a target (with
+    dyadic inputs every value of a float-weight network is dyadic)."""
+    from proofcheck.export.rounding import get_format, is_representable
+    fmt = get_format(fmt_name)
+    for l, y in enumerate(targets):
+        for c, v in enumerate(y):
+            if not is_representable(v, fmt):
+                raise ValueError(f"float-safe {fmt_name} construction: target token {l} "
+                                 f"(leader order) coordinate {c} = {v} is not a {fmt_name} value")
 
 
 def float_safe_snap(kappa: Fraction, delta: Fraction, fmt_name: str):
@@ -60,11 +76,10 @@ def float_safe_snap(kappa: Fraction, delta: Fraction, fmt_name: str):
     from proofcheck.export.rounding import get_format, round_q
     c = round_q(kappa, get_format(fmt_name))
     off = abs(c - kappa)
-    dl = pow2_floor(delta - off / 2)
-    if off > dl / 2:
+    if off >= delta / 2 or off > pow2_floor(delta - off / 2) / 2:
         raise ValueError(f"{fmt_name} is too coarse for a snap at kappa ~ {float(kappa):.6g}: "
-                         f"nearest value {float(c):.6g}, half-width {float(dl):.3g}")
-    return c, dl
+                         f"nearest value {float(c):.6g}, half-width {float(delta):.3g}")
+    return c, pow2_floor(delta - off / 2)
 
 
 def float_safe_hat(t_p: Fraction, delta2: Fraction, fmt_name: str):
@@ -76,8 +91,8 @@ def float_safe_hat(t_p: Fraction, delta2: Fraction, fmt_name: str):
     from proofcheck.export.rounding import get_format, round_q
     c = round_q(t_p, get_format(fmt_name))
     off = abs(c - t_p)
-    d2 = pow2_floor(delta2 - off)
-    if off > d2 / 4:
+    if off >= delta2 / 2 or off > pow2_floor(delta2 - off) / 4:
         raise ValueError(f"{fmt_name} is too coarse for a hat at projection ~ {float(t_p):.6g}: "
-                         f"nearest value {float(c):.6g}, half-width {float(d2):.3g}")
+                         f"nearest value {float(c):.6g}, half-width {float(delta2):.3g}")
+    d2 = pow2_floor(delta2 - off)
     return c, d2 / 2, d2

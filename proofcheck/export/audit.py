@@ -236,11 +236,9 @@ def audit(net, inputs, targets, dtype: str = "float64", attention: str = "hardma
             E[i] = [_qfloat(v) for v in r]
 
     def record_exit(bi, sub, row, what, exact_val, float_val):
-        res.exits_total += 1
-        if res.first_exit is None:
-            res.first_exit = {"block": bi, "sublayer": sub, "sequence": int(seq_of[row]),
+        pending.append((row, {"block": bi, "sublayer": sub, "sequence": int(seq_of[row]),
                               "token": int(tok_of[row]), **what,
-                              "exact": exact_val, "float": float_val}
+                              "exact": exact_val, "float": float_val}))
 
     t_float = t_exact = t_check = 0.0
     for bi, blk in enumerate(net.blocks, start=1):
@@ -250,34 +248,36 @@ def audit(net, inputs, targets, dtype: str = "float64", attention: str = "hardma
             t0 = time.perf_counter()
             if sub == "FF":
                 xf_new, Z = ev.ff(i, xf)
-                C = S = None
+                C = None
             else:
-                xf_new, C, S = ev.sa(i, xf, mk)
+                xf_new, C, _ = ev.sa(i, xf, mk)
                 Z = None
             F = ev.np64(xf_new)[mask]
             t1 = time.perf_counter()
             t_float += t1 - t0
-            # exact sub-layer
-            new, touched, _ = (be.ff(layer, state) if sub == "FF" else
-                               be.sa(layer, state, HARDMAX))
-            Eprev = E.copy() if (Z is not None or C is not None) else None
-            exprev = list(ex) if (Z is not None or C is not None) else None
-            exact_update(new, touched)
-            state = new
-            t2 = time.perf_counter()
-            t_exact += t2 - t1
-            exits = 0
-            if Z is not None:   # FF region check on the layer's INPUT
-                exits = _ff_exits(layer, ev.np64(Z)[mask], Eprev, exprev, eps,
+            # region checks on the layer's INPUT (E, ex still hold it)
+            exits, pending = 0, []
+            if Z is not None:
+                exits = _ff_exits(layer, ev.np64(Z)[mask], E, ex, eps,
                                   lambda row, k, z, zh: record_exit(
                                       bi, "FF", row, {"unit": int(k), "coordinate": None},
                                       str(z), float(zh)))
             if C is not None:
-                exits = _sa_exits(layer, ev.np64(C), Eprev, exprev, mask, spans, d, eps,
+                exits = _sa_exits(layer, ev.np64(C), E, ex, mask, spans, d, eps,
                                   lambda row, key, ex_set, fl_set: record_exit(
                                       bi, "SA", row, {"key": key, "coordinate": None},
                                       ex_set, fl_set))
-            t_check += time.perf_counter() - t2
+            res.exits_total += exits
+            if pending and res.first_exit is None:
+                res.first_exit = min(pending, key=lambda p: p[0])[1]
+            t2 = time.perf_counter()
+            t_check += t2 - t1
+            # exact sub-layer
+            new, touched, _ = (be.ff(layer, state) if sub == "FF" else
+                               be.sa(layer, state, HARDMAX))
+            exact_update(new, touched)
+            state = new
+            t_exact += time.perf_counter() - t2
             with np.errstate(all="ignore"):
                 diff = np.abs(F - E)
             nonfin = int((~np.isfinite(F)).sum())
@@ -309,9 +309,10 @@ def _ff_exits(ff, Zf, E, ex, eps, report) -> int:
     fl_act = Zf > 0
     bad = ~np.isfinite(Zf)
     mism = sure & (fl_act != (za > 0))
-    count = 0
-    for row, k in np.argwhere(mism | (bad & sure)):   # exact sign known from the filter
-        count += 1
+    hits = np.argwhere(mism | (bad & sure))            # exact sign known from the filter
+    count = len(hits)
+    if count:
+        row, k = hits[0]
         report(int(row), int(k), f"~{za[row, k]:.6g}", Zf[row, k])
     for row, k in np.argwhere(~sure):                  # undecided: exact Fractions
         z = sum((a * x for a, x in zip(ff.U[k], ex[row])), Fraction(0)) + ff.b[k]
@@ -346,20 +347,20 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report) -> int:
     clear = np.all((sb - others) > (eb + err), axis=-1) & np.isfinite(sb[..., 0])
     Cq = np.zeros_like(Cf)
     np.put_along_axis(Cq, best[..., None], True, -1)
-    count = 0
-    rows_j, rows_t = np.nonzero(mask & (~clear | np.any(Cq != Cf, axis=-1)))
+    differs = mask & clear & np.any(Cq != Cf, axis=-1)
+    count = int(differs.sum())
+    if count:
+        j, t = np.argwhere(differs)[0]
+        report(spans[j][0] + int(t), int(best[j, t]), [int(best[j, t])],
+               [int(x) for x in np.nonzero(Cf[j, t, :spans[j][1] - spans[j][0]])[0]])
     Ad = sa.A
-    for j, t in zip(rows_j, rows_t):
+    for j, t in np.argwhere(mask & ~clear):          # undecided: exact Fractions
         lo, hi = spans[j]
-        if clear[j, t]:
-            exact_set = [int(best[j, t])]
-        else:
-            ax = Ad.apply(ex[lo + t])
-            sc = [sum((a * x for a, x in zip(ax, ex[lo + l])), Fraction(0))
-                  for l in range(hi - lo)]
-            m = max(sc)
-            exact_set = [l for l, s in enumerate(sc) if s == m]
-        float_set = [int(l) for l in np.nonzero(Cf[j, t, :hi - lo])[0]]
+        ax = Ad.apply(ex[lo + t])
+        sc = [sum((a * x for a, x in zip(ax, ex[lo + l])), Fraction(0)) for l in range(hi - lo)]
+        m = max(sc)
+        exact_set = [l for l, s in enumerate(sc) if s == m]
+        float_set = [int(x) for x in np.nonzero(Cf[j, t, :hi - lo])[0]]
         if exact_set != float_set:
             count += 1
             report(lo + int(t), exact_set[0], exact_set, float_set)
