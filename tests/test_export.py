@@ -379,3 +379,9 @@ def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):
     assert not (tmp_path / "x.onnx").exists()
     assert main(["export", "3.1", "--format", "onnx", "--out", str(tmp_path / "y.onnx")]) == 2
     assert main(["audit", "1.6", "--limit", "2", "--tau", "1/2"]) == 2
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "precious.txt").write_text("x")
+    monkeypatch.delitem(sys.modules, "onnx")
+    assert main(["export", "1.6", "--limit", "2", "--format", "torch", "--out", str(keep)]) in (2,)
+    assert (keep / "precious.txt").read_text() == "x"

@@ -93,6 +93,12 @@ def cmd_export(args) -> int:
         raise BadInput("--out is empty")
     if out.exists() and args.format != "torch" and out.is_dir():
         raise BadInput(f"--out {out} is a directory; {args.format} writes a file")
+    if args.format == "torch":
+        from proofcheck.export.torch_module import replaceable
+        if not replaceable(out):
+            raise BadInput(f"--out {out} exists and is not a previous torch export (a directory "
+                           "holding only architecture.json, state_dict.pt, proofcheck_net.py); "
+                           "choose a new directory")
     mod, extra = EXTRAS[args.format]
     require(mod, extra)
     if args.format == "onnx":

@@ -21,6 +21,18 @@ def module_source() -> str:
     return (Path(__file__).with_name("standalone_torch.py")).read_text(encoding="utf-8")
 
 
+FILES = ("architecture.json", "state_dict.pt", SOURCE_NAME)
+
+
+def replaceable(directory) -> bool:
+    """True when ``directory`` does not exist, or is a directory holding nothing but
+    a previous export's files (so replacing it loses nothing else)."""
+    directory = Path(directory)
+    if not directory.exists():
+        return True
+    return directory.is_dir() and all(p.name in FILES for p in directory.iterdir())
+
+
 def write_torch(directory, tensors: dict, description: dict, dtype: str = "float64") -> Path:
     """Write the export directory; ``tensors``: name -> numpy array; ``dtype``:
     ``float64``, ``float32`` or ``bfloat16`` (values already rounded to it, so the
@@ -33,6 +45,9 @@ def write_torch(directory, tensors: dict, description: dict, dtype: str = "float
     import torch
     tdt = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16}[dtype]
     directory = Path(directory)
+    if not replaceable(directory):
+        raise ValueError(f"{directory} exists and holds other files than a proofcheck torch "
+                         "export; refusing to replace it")
     directory.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=directory.parent, prefix=".tmp-export-"))
     try:
