@@ -16,16 +16,24 @@ from proofcheck.kernel.claims import Moves
 ID = "interpolation"
 
 
-def snaps(kappas, targets, attending, d: int):
+def snaps(kappas, targets, attending, d: int, float_format=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
-    ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``."""
+    ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
+    :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width)."""
+    if float_format is not None:
+        from lemmas.afz.options import check_targets
+        check_targets(targets, float_format)
     vals = sorted(set(kappas) | {y[0] for y in targets})
     ffs, claims, deltas = [], [], []
     for kap, y, rows in zip(kappas, targets, attending):
         i = bisect_left(vals, kap)
         near = [abs(vals[k] - kap) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
         delta = (min(near) if near else Fraction(1)) / 4
-        ffs.append(snap_ff(0, d, kap, delta, y))
+        centre = kap
+        if float_format is not None:
+            from lemmas.afz.options import float_safe_snap
+            centre, delta = float_safe_snap(kap, delta, float_format)
+        ffs.append(snap_ff(0, d, centre, delta, y))
         claims.append(Moves({r: tuple(y) for r in rows}))
         deltas.append(delta)
     return ffs, claims, deltas

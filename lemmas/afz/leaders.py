@@ -39,11 +39,12 @@ class Leaders:
 
 
 def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
-                  spacing=Fraction(1)) -> Leaders:
+                  spacing=Fraction(1), float_format=None) -> Leaders:
     """``rows``: current tokens ``(n, d)`` (Fractions); ``spans``: sequence row
     ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``).
     Region-P leaders sit at ``t_j = floor(beta) + margin + spacing j``; sphere
-    leaders on radius ``r``.  Larger scales give larger attention gaps (softmax)."""
+    leaders on radius ``r``.  Larger scales give larger attention gaps (softmax).
+    ``float_format``: float-safe hats (:func:`lemmas.afz.options.float_safe_hat`)."""
     d = len(rows[0])
     beta = max(max(x) for x in rows)
     base = Fraction(floor(beta)) + margin
@@ -60,7 +61,11 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
         i = bisect_left(pi, tp)
         near = [abs(pi[k] - tp) for k in (i - 1, i + 1) if 0 <= k < len(pi)]
         d2 = (min(near) if near else Fraction(1)) / 2
-        ffs.append(plateau_ff(u, tp, d2 / 2, d2, tuple(b - a for a, b in zip(p, q)),
+        c, d1 = tp, d2 / 2
+        if float_format is not None:
+            from lemmas.afz.options import float_safe_hat
+            c, d1, d2 = float_safe_hat(tp, d2, float_format)
+        ffs.append(plateau_ff(u, c, d1, d2, tuple(b - a for a, b in zip(p, q)),
                               label="leader (3.2p)"))
         claims.append(Moves({row: q}))
         pi.pop(i)

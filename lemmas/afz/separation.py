@@ -87,7 +87,7 @@ def choose_u(points, seqs, d: int, tries: int = 8):
     return best[1]
 
 
-def separate(inputs, d: int) -> Separation:
+def separate(inputs, d: int, float_format=None) -> Separation:
     """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible).
 
     Bookkeeping by *classes* (sequences with a common top; SA tags shift a whole
@@ -96,6 +96,7 @@ def separate(inputs, d: int) -> Separation:
     Projections are scaled to integers (common denominator ``D``), so each round
     costs O(points) integer operations.  ``rows`` of the result are the exact
     token coordinates after block R+1 (the checker re-derives them by evaluation).
+    ``float_format``: float-safe probe hats (:func:`lemmas.afz.options.float_safe_hat`).
     """
     ids: dict = {}
     seq_pts = [[ids.setdefault(tuple(x), len(ids)) for x in X] for X in inputs]
@@ -188,7 +189,11 @@ def separate(inputs, d: int) -> Separation:
                    if not (K is C and q == p))
         d2 = Fraction(near, 2 * D)
         shift = tuple(H * x for x in u)
-        ff = plateau_ff(u, Fraction(tp, D), d2 / 2, d2, shift, label="probe (3.2p)")
+        c, d1 = Fraction(tp, D), d2 / 2
+        if float_format is not None:
+            from lemmas.afz.options import float_safe_hat
+            c, d1, d2 = float_safe_hat(c, d2, float_format)
+        ff = plateau_ff(u, c, d1, d2, shift, label="probe (3.2p)")
         with_p = [j for j in C["seqs"] if p in seq_sets[j]]
         rest = [j for j in C["seqs"] if p not in seq_sets[j]]
         moved = [starts[j] + pos[j][p] for j in with_p]

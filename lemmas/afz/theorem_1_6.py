@@ -51,18 +51,20 @@ class Construction:
 
 
 def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
-              spacing=Fraction(1)) -> Construction:
+              spacing=Fraction(1), options=None) -> Construction:
     """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
     ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated)."""
     secs = {}
     t0 = time.perf_counter()
-    sep = separate(inputs, d)
+    fmt = options.float_format if options else None
+    sep = separate(inputs, d, float_format=fmt)
     secs["S"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     spans = spans_of(len(X) for X in inputs)
     m = [len(y) for y in targets]
-    lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing)
+    lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing,
+                         float_format=fmt)
     secs["L"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -80,7 +82,8 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
         ls = set(lr)
         attending.append([i for i in range(lo, hi) if i not in ls or i == lr[0]])
         attending += [[row] for row in lr[1:]]
-    sffs, sclaims, deltas = snaps(kappas, leader_targets, attending, d)
+    sffs, sclaims, deltas = snaps(kappas, leader_targets, attending, d,
+                                  float_format=fmt)
     secs["I"] = time.perf_counter() - t0
 
     blocks, claims = list(sep.blocks), list(sep.claims)

@@ -1,0 +1,119 @@
+"""``proofcheck audit 1.6|1.8``: evaluate the constructed network in float64,
+float32 or bfloat16 and compare it layer by layer with the exact trajectory;
+``--rounding FMT`` re-runs the exact checker on the network with every weight
+rounded to FMT (issue 13; docs/export.md).  An audit never changes a verdict:
+exit 0 when the audit ran; with ``--rounding`` the exit code is the exact
+verdict about the ROUNDED network."""
+from __future__ import annotations
+
+import math
+
+from proofcheck.cli.cmd_export import load_theorem_data, options_of, require, theorem_args
+from proofcheck.kernel.errors import BadInput
+
+
+def register(sub) -> None:
+    q = sub.add_parser("audit", help="float audit of the constructed network; certified rounding")
+    theorem_args(q)
+    q.add_argument("--dtype", action="append", choices=["float64", "float32", "bfloat16"],
+                   help="working precision (repeat for several; default float64)")
+    q.add_argument("--rounding", choices=["float64", "float32", "bfloat16", "float16"],
+                   help="round every weight to this format and re-run the exact check")
+    q.add_argument("--plot", metavar="PNG", help="plot of the deviation against the block")
+    q.add_argument("--json", metavar="FILE", help="write every layer's figures as JSON")
+    q.add_argument("--all-layers", action="store_true", help="print every sub-layer")
+    q.set_defaults(func=cmd_audit)
+
+
+def _fmt(x: float) -> str:
+    return "0" if x == 0 else (f"{x:.3e}" if math.isfinite(x) else str(x))
+
+
+def print_audit(r, all_layers=False):
+    print(f"\n== {r.dtype} ({r.attention}{'' if r.tau is None else f', tau = {r.tau}'}) ==")
+    print(f"weights changed by rounding to {r.dtype}: {r.weights_rounded} of {r.weights_total}"
+          f" ({r.weights_overflow} overflow); input coordinates changed: {r.inputs_rounded}")
+    print(f"{'block':>6} {'sub':>3}  {'layer':<20} {'max |float-exact|':>18} {'at (seq,tok,coord)':>20}"
+          f" {'max |exact|':>11} {'exits':>6}")
+    shown, last_decade = set(), None
+    for k, row in enumerate(r.layers):
+        dec = math.floor(math.log10(row.max_dev)) if 0 < row.max_dev < math.inf else \
+            (None if row.max_dev == 0 else 999)
+        show = all_layers or k < 2 or k >= len(r.layers) - 2 or row.exits or dec != last_decade
+        if row.exits and not all_layers and len([s for s in shown if r.layers[s].exits]) >= 8:
+            show = dec != last_decade or k >= len(r.layers) - 2
+        last_decade = dec
+        if show:
+            shown.add(k)
+            print(f"{row.block:>6} {row.sublayer:>3}  {row.label[:20]:<20} {_fmt(row.max_dev):>18} "
+                  f"{str(row.where or '-'):>20} {_fmt(row.max_abs):>11} {row.exits:>6}")
+    if not all_layers:
+        print(f"({len(shown)} of {len(r.layers)} sub-layers shown: first/last, every new decade "
+              "of the deviation, region exits; --all-layers for all, --json for the figures)")
+    fe = r.first_exit
+    if fe:
+        loc = f"unit {fe['unit']}" if "unit" in fe else f"exact argmax {fe['exact']}"
+        print(f"first region exit: block {fe['block']} {fe['sublayer']}, sequence {fe['sequence']}, "
+              f"token {fe['token']}, {loc}: exact {fe['exact']}, float {fe['float']}  "
+              f"({r.exits_total} exits in all)")
+    else:
+        print("region exits: none (every FF unit has the exact ReLU state and every attention "
+              "the exact argmax set)")
+    f = r.final
+    print(f"final outputs: equal the targets in {f['pairs_equal']}/{f['pairs']} pairs; round to "
+          f"the targets in {f['pairs_round_to_targets']}/{f['pairs']} pairs"
+          + (f"; first failure {f['first_failure']}" if f["first_failure"] else ""))
+    print(f"largest deviation {_fmt(r.max_dev)}; time " +
+          ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items()))
+
+
+def cmd_audit(args) -> int:
+    dtypes = args.dtype or ["float64"]
+    if "bfloat16" in dtypes:
+        require("torch", "torch")
+    statement, ds, tau = load_theorem_data(args)
+    if statement == "1.8" and tau is None:
+        raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
+    from proofcheck.export.build import build
+    try:
+        b = build(statement, ds, tau=tau, check=False, options=options_of(args))
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+    print(f"Audit of Theorem {statement} on '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
+          f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
+          f"{b.net.max_bits()} bits")
+    print("reference: the exact hardmax trajectory of the same network"
+          + (" (the float network uses softmax at tau: its deviation includes the softmax "
+             "perturbation)" if statement == "1.8" else ""))
+    code = 0
+    results = []
+    from proofcheck.export.audit import audit, deviation_plot
+    for dt in dtypes:
+        r = audit(b.net, b.inputs, b.targets, dt, b.attention, b.tau)
+        results.append(r)
+        print_audit(r, args.all_layers)
+    if args.plot:
+        p = deviation_plot(args.plot, results, f"Theorem {statement} on {ds.name}: float vs exact")
+        print(f"plot: {p}")
+    if args.json:
+        import json
+
+        from proofcheck.io.files import atomic_write
+        atomic_write(args.json, json.dumps([r.to_json() for r in results], indent=1) + "\n")
+        print(f"json: {args.json}")
+    if args.rounding:
+        from proofcheck.export.rounding import certify_rounded, get_format
+        rc = certify_rounded(b.net, b.inputs, b.targets, get_format(args.rounding), b.claims)
+        st = rc.stats
+        print(f"\n== certified rounding to {args.rounding} ==")
+        print(f"{st['changed']} of {st['total']} stored scalars changed (largest relative change "
+              f"{st['max_rel_change']:.3g}); {len(st['overflow'])} overflow")
+        if rc.departure is not None:
+            print(f"the rounded network's exact trajectory leaves the construction's claims at: "
+                  f"{rc.departure}")
+        print(f"exact check of the rounded network (exact interpolation): {rc.verdict.value}")
+        if rc.witness is not None:
+            print(f"  witness: {rc.witness}")
+        print(f"VERDICT (rounded network, {args.rounding} weights): {rc.verdict.value}")
+        code = rc.verdict.exit_code
+    return code

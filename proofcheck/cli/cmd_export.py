@@ -1,0 +1,152 @@
+"""``proofcheck export 1.6|1.8``: write the constructed network for PyTorch, ONNX
+or safetensors (issue 13; docs/export.md).  The exact check runs first (unless
+``--no-check``) so that every file carries the certificate digest; the export
+is the nearest-rounding of the exact weights to ``--dtype``."""
+from __future__ import annotations
+
+import sys
+
+from proofcheck.cli.common import data_options
+from proofcheck.kernel.errors import BadInput
+
+EXTRAS = {"torch": ("torch", "torch"), "onnx": ("onnx", "export"),
+          "safetensors": ("safetensors", "export")}
+
+
+def require(module: str, extra: str):
+    """Import ``module`` or raise BadInput naming the optional extra (exit 2)."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise BadInput(f"this needs the optional dependency {module!r} ({e}); install it with "
+                       f"pip install 'proofcheck[{extra}]'") from None
+
+
+def theorem_args(q) -> None:
+    q.add_argument("id", help="theorem: 1.6 (hardmax) or 1.8 (softmax)")
+    data_options(q)
+    q.add_argument("--tau", help="theorem 1.8: softmax temperature (e.g. 1/8); without it the "
+                   "certified search of `theorem 1.8` chooses tau_cert")
+    q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
+                                                           "float16"],
+                   help="construction option: float-safe snaps for this format "
+                   "(lemmas/afz/options.py)")
+
+
+def options_of(args):
+    """The construction options asked for on the command line (None: default)."""
+    if getattr(args, "float_safe", None) is None:
+        return None
+    from lemmas.afz.options import ConstructionOptions
+    return ConstructionOptions(float_format=args.float_safe)
+
+
+def load_theorem_data(args):
+    """``(statement id, dataset, tau)`` from the common options (BadInput on misuse)."""
+    from proofcheck.catalogue import find
+    from proofcheck.cli.common import load_data
+    from proofcheck.kernel.numbers import parse_number
+    st = find(args.id)
+    if st.id not in ("1.6", "1.8"):
+        raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
+    tau = None
+    if args.tau is not None:
+        if st.id == "1.6":
+            raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+        tau, _ = parse_number(args.tau, "--tau")
+        if tau <= 0:
+            raise BadInput(f"--tau must be positive (got {args.tau})")
+    ds, _ = load_data(args)
+    if ds is None:
+        from proofcheck.io.examples import sample
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        ds, _ = sample(limit=args.limit, task=args.task)
+    return st.id, ds, tau
+
+
+def register(sub) -> None:
+    q = sub.add_parser("export", help="write the constructed network (torch, onnx, safetensors)")
+    theorem_args(q)
+    q.add_argument("--format", required=True, choices=["torch", "onnx", "safetensors"])
+    q.add_argument("--out", required=True, metavar="PATH",
+                   help="torch: a directory; onnx: a .onnx file; safetensors: a .safetensors "
+                   "file (+ PATH.json)")
+    q.add_argument("--dtype", default="float64", choices=["float64", "float32", "bfloat16"],
+                   help="weights rounded to the nearest value of this format (bfloat16: torch "
+                   "only)")
+    q.add_argument("--no-check", action="store_true",
+                   help="skip the exact check (the files then carry no certificate digest)")
+    q.add_argument("--certificate", metavar="FILE",
+                   help="also write the certificate whose digest the files carry")
+    q.set_defaults(func=cmd_export)
+
+
+def cmd_export(args) -> int:
+    from pathlib import Path
+    if args.dtype == "bfloat16" and args.format != "torch":
+        raise BadInput("--dtype bfloat16 is available for --format torch only (numpy-based "
+                       "writers have no bfloat16)")
+    out = Path(args.out)
+    if not str(args.out).strip():
+        raise BadInput("--out is empty")
+    if out.exists() and args.format != "torch" and out.is_dir():
+        raise BadInput(f"--out {out} is a directory; {args.format} writes a file")
+    if args.format == "torch":
+        from proofcheck.export.torch_module import replaceable
+        if not replaceable(out):
+            raise BadInput(f"--out {out} exists and is not a previous torch export (a directory "
+                           "holding only architecture.json, state_dict.pt, proofcheck_net.py); "
+                           "choose a new directory")
+    mod, extra = EXTRAS[args.format]
+    require(mod, extra)
+    if args.format == "onnx":
+        require("onnxruntime", "export")
+    statement, ds, tau = load_theorem_data(args)
+    from proofcheck.export.arch import arrays, describe
+    from proofcheck.export.build import build, metadata
+    print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
+          flush=True)
+    try:
+        b = build(statement, ds, tau=tau, check=not args.no_check, options=options_of(args))
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+    if b.verdict is not None:
+        print(f"exact check: {b.verdict.value}"
+              + (f" (tau = {b.tau})" if b.tau is not None else ""))
+    if statement == "1.8" and b.tau is None:
+        print("no certified temperature found: nothing exported", file=sys.stderr)
+        return b.verdict.exit_code if b.verdict is not None else 3
+    if args.certificate and b.certificate is not None:
+        from proofcheck.io.certificate_writer import write_certificate
+        print(f"certificate: {write_certificate(args.certificate, b.certificate)}")
+    meta = metadata(b, args.dtype)
+    desc = describe(b.net, b.attention, b.tau, meta)
+    tensors = arrays(b.net, "float32" if args.dtype == "bfloat16" else args.dtype) \
+        if args.dtype != "bfloat16" else _bf16_arrays(b.net)
+    if args.format == "torch":
+        from proofcheck.export.torch_module import write_torch
+        path = write_torch(out, tensors, desc, args.dtype)
+    elif args.format == "onnx":
+        from proofcheck.export.onnx_graph import write_onnx
+        path = write_onnx(out, tensors, desc, args.dtype)
+    else:
+        from proofcheck.export.safetensors_writer import write_safetensors
+        path = write_safetensors(out, tensors, desc)
+    print(f"wrote {args.format} export: {path}  (L = {b.net.L} blocks, d = {b.net.d}, "
+          f"{b.net.n_params()} parameters, {args.dtype})")
+    print(f"dataset sha256 {meta['dataset_sha256']}; certificate digest "
+          f"{meta['certificate_digest'] or 'none (not checked)'}")
+    from proofcheck.export.rounding import get_format, round_network
+    _, st = round_network(b.net, get_format(args.dtype))
+    print(f"rounding: {st['changed']} of {st['total']} stored scalars changed by rounding to "
+          f"{args.dtype}; {len(st['overflow'])} overflow to inf")
+    print("the exported float network is NOT what the exact verdict is about; see "
+          "`proofcheck audit` for what floating point does to it")
+    return 0 if b.verdict is None else b.verdict.exit_code
+
+
+def _bf16_arrays(net):
+    from proofcheck.export.arch import arrays
+    return arrays(net, "bfloat16")

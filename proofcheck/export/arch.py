@@ -1,0 +1,98 @@
+"""The exported architecture: tensors and a small JSON description (issue 13).
+
+Every exporter (PyTorch, ONNX, safetensors) writes the same tensors, named
+
+* ``blocks.{i}.ff.eta`` ``()``, ``.U`` ``(width, d)``, ``.b`` ``(width,)``,
+  ``.W`` ``(d, width)`` — ``FF(x) = eta x + W relu(U x + b)``;
+* ``blocks.{i}.sa.rho`` ``()``, ``.A_lam`` ``()``, ``.A_left`` / ``.A_right``
+  ``(rank, d)``, and the same for ``V`` — ``A = A_lam I + A_left^T A_right``
+  (``sum_r left_r right_r^T``, SPEC §1), ``SA(X)_i = rho x_i + V sum_l pi_il x_l``
+  with scores ``s_il = <A x_i, x_l>``,
+
+``i`` = 0-based block index (proofcheck's block i+1), FF before SA.  Tensors of
+a zero dimension (width 0, rank 0) are written with that zero dimension except
+in safetensors (see there).  The description (``proofcheck-export/1``) records
+d, L, the attention rule (hardmax with exact tie averaging, or softmax at τ),
+per block the FF width and the A/V ranks, the flags ``ff.identity`` (eta = 1,
+W = 0) and ``sa.value_zero`` (V = 0: the layer is ``rho x``) which every
+evaluator honours by skipping the attention (mathematically the same map), and
+the metadata (dataset SHA-256, certificate digest, rounding).
+
+Hardmax in floating point: ``C_i = {l : s_il == max_k s_ik}`` compared on the
+computed (rounded) scores, weight ``1/|C_i|`` each.  A float tie is therefore an
+exact equality of two rounded scores; it may differ from the exact tie set,
+which the audit (:mod:`proofcheck.export.audit`) reports.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+FORMAT = "proofcheck-export/1"
+
+
+def tensor_values(net):
+    """``{name: (shape, [Fraction, ...] row-major)}`` for every tensor of ``net``
+    (exact values; the writers round them).  Names as in the module docstring."""
+    out = {}
+    d = net.d
+    for i, blk in enumerate(net.blocks):
+        ff, sa = blk.ff, blk.sa
+        p = f"blocks.{i}."
+        w = ff.width
+        out[p + "ff.eta"] = ((), [ff.eta])
+        out[p + "ff.U"] = ((w, d), [x for u in ff.U for x in u])
+        out[p + "ff.b"] = ((w,), list(ff.b))
+        out[p + "ff.W"] = ((d, w), [ff.W[k][r] for r in range(d) for k in range(w)])
+        out[p + "sa.rho"] = ((), [sa.rho])
+        for nm, f in (("A", sa.A), ("V", sa.V)):
+            r = len(f.left)
+            out[p + f"sa.{nm}_lam"] = ((), [f.lam])
+            out[p + f"sa.{nm}_left"] = ((r, d), [x for a in f.left for x in a])
+            out[p + f"sa.{nm}_right"] = ((r, d), [x for b in f.right for x in b])
+    return out
+
+
+def arrays(net, fmt_name: str = "float64"):
+    """``{name: numpy array}`` of dtype float64 (or float32 for ``fmt_name ==
+    'float32'``) holding each exact value rounded to the NEAREST value of the
+    format (:func:`proofcheck.export.rounding.to_float`; bfloat16 values are
+    returned in float32 arrays, exactly).  Overflow gives ``+-inf``."""
+    import numpy as np
+
+    from proofcheck.export.rounding import get_format, to_float
+    fmt = get_format(fmt_name)
+    dt = np.float64 if fmt_name == "float64" else np.float32
+    out = {}
+    for name, (shape, vals) in tensor_values(net).items():
+        a = np.array([to_float(v, fmt) for v in vals], dtype=np.float64).reshape(shape)
+        out[name] = a.astype(dt)  # exact: the values are already in the format
+    return out
+
+
+def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
+    """The JSON description of the architecture (``proofcheck-export/1``)."""
+    blocks = []
+    for blk in net.blocks:
+        ff, sa = blk.ff, blk.sa
+        blocks.append({
+            "phase": blk.phase,
+            "ff": {"width": ff.width, "identity": bool(ff.is_identity and ff.width == 0),
+                   "label": ff.label},
+            "sa": {"rank_A": len(sa.A.left), "rank_V": len(sa.V.left),
+                   "value_zero": bool(sa.V.is_zero), "label": sa.label},
+        })
+    desc = {"format": FORMAT, "d": net.d, "L": net.L, "order": "FF then SA in every block",
+            "attention": attention,
+            "tau": None if tau is None else str(Fraction(tau)),
+            "tau_float": None if tau is None else float(Fraction(tau)),
+            "hardmax_ties": "C_i = {l : s_il == max_k s_ik} on the computed float scores; "
+                            "weight 1/|C_i| each (exact tie averaging of equal floats)",
+            "softmax": "pi_il = exp((s_il - max_k s_ik)/tau) / sum_k exp((s_ik - max_k s_ik)/tau)",
+            "ff": "FF(x) = eta x + W relu(U x + b)",
+            "sa": "SA(X)_i = rho x_i + V sum_l pi_il x_l, s_il = <A x_i, x_l>, "
+                  "A = A_lam I + A_left^T A_right, V likewise",
+            "tensors": "blocks.{i}.ff.{eta,U,b,W}, blocks.{i}.sa.{rho,A_lam,A_left,A_right,"
+                       "V_lam,V_left,V_right}; i 0-based",
+            "blocks": blocks,
+            "metadata": metadata or {}}
+    return desc

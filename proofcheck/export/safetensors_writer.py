@@ -1,0 +1,63 @@
+"""safetensors export (issue 13, deliverable 1): the weights only, with the
+architecture description (``proofcheck-export/1`` JSON) and the metadata in the
+file header (``__metadata__``: string -> string), and the same description in
+``PATH.json`` beside it.
+
+Tensors with a zero dimension (FF width 0, rank-0 A or V) are omitted from the
+file; the description's widths and ranks say which exist.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def write_safetensors(path, tensors: dict, description: dict) -> Path:
+    """Write ``path`` (``.safetensors``) and ``path + '.json'`` atomically.
+    ``tensors``: name -> numpy array (float64 or float32)."""
+    import tempfile
+
+    from safetensors.numpy import save_file
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {k: "" if v is None else str(v) for k, v in description.get("metadata", {}).items()}
+    meta["architecture"] = json.dumps(description, separators=(",", ":"))
+    data = {k: v for k, v in tensors.items() if v.size or v.ndim == 0}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".safetensors")
+    os.close(fd)
+    side = path.with_name(path.name + ".json")
+    try:
+        save_file(data, tmp, metadata=meta)
+        os.chmod(tmp, 0o644)
+        from proofcheck.io.files import atomic_write
+        atomic_write(side, json.dumps(description, indent=1) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_safetensors(path):
+    """``(tensors, description)`` of a file written by :func:`write_safetensors`;
+    omitted zero-size tensors are restored from the description."""
+    import numpy as np
+    from safetensors import safe_open
+    with safe_open(str(path), framework="numpy") as f:
+        meta = f.metadata()
+        tensors = {k: f.get_tensor(k) for k in f.keys()}
+    desc = json.loads(meta["architecture"])
+    d = desc["d"]
+    dt = next(iter(tensors.values())).dtype if tensors else np.float64
+    for i, b in enumerate(desc["blocks"]):
+        w = b["ff"]["width"]
+        shapes = {f"blocks.{i}.ff.U": (w, d), f"blocks.{i}.ff.b": (w,),
+                  f"blocks.{i}.ff.W": (d, w)}
+        for nm in ("A", "V"):
+            r = b["sa"][f"rank_{nm}"]
+            shapes[f"blocks.{i}.sa.{nm}_left"] = (r, d)
+            shapes[f"blocks.{i}.sa.{nm}_right"] = (r, d)
+        for k, s in shapes.items():
+            tensors.setdefault(k, np.zeros(s, dtype=dt))
+    return tensors, desc

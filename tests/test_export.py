@@ -1,0 +1,387 @@
+"""Export (torch, ONNX, safetensors), float audit and certified rounding (issue 13).
+
+Round trips run on small datasets: the exported float64 model, loaded by torch /
+onnxruntime / numpy, must agree with the exact evaluation (the targets: the exact
+check VERIFIES these networks) wherever the float trajectory stays in the exact
+regions — which the float64 audit confirms on the same data.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lemmas.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
+from proofcheck.export.arch import arrays, describe, tensor_values
+from proofcheck.export.audit import _ff_exits, _sa_exits, audit
+from proofcheck.export.build import build, metadata
+from proofcheck.export.numpy_eval import NumpyNet, pad
+from proofcheck.export.rounding import (
+    FORMATS,
+    FormatOverflow,
+    certify_rounded,
+    get_format,
+    is_representable,
+    round_network,
+    round_q,
+)
+from proofcheck.io.examples import sample
+from proofcheck.kernel.dataset import Dataset, Pair, digest
+from proofcheck.kernel.model import FF, Transformer, with_parameter
+from proofcheck.kernel.verdicts import Verdict
+
+F32, F64, BF16 = FORMATS["float32"], FORMATS["float64"], FORMATS["bfloat16"]
+
+
+def _F(*xs):
+    return tuple(Fraction(x) for x in xs)
+
+
+SQUARE = Dataset("square", 2, (
+    Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0)), (_F(1, 9),)),
+    Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0), _F(1, 1)), (_F(1, -9), _F(3, 3))),
+))
+
+
+@pytest.fixture(scope="module")
+def digits6():
+    ds, _ = sample(limit=6)
+    return build("1.6", ds, check=True)
+
+
+@pytest.fixture(scope="module")
+def digits6_safe():
+    ds, _ = sample(limit=6)
+    return build("1.6", ds, check=True, options=ConstructionOptions("float32"))
+
+
+def _padded(b, dtype=np.float64):
+    return pad([[[float(v) for v in x] for x in X] for X in b.inputs], dtype)
+
+
+def _target_error(b, Y, mask):
+    """Largest max-norm distance of an output token to the nearest target of its
+    pair, and whether every target is reached within 1e-6."""
+    worst, hit = 0.0, True
+    for j, Ys in enumerate(b.targets):
+        out = Y[j][mask[j]]
+        T = np.array([[float(v) for v in y] for y in Ys])
+        dist = np.max(np.abs(out[:, None, :] - T[None, :, :]), axis=-1)
+        worst = max(worst, float(dist.min(axis=1).max()))
+        hit &= bool(np.all(dist.min(axis=0) < 1e-6))
+    return worst, hit
+
+
+# ----------------------------------------------------------------- rounding
+@settings(max_examples=150, deadline=None)
+@given(st.fractions(), st.integers(-300, 300))
+def test_round_float64_is_cpython_correct_rounding(q, e):
+    q = q * Fraction(2) ** e
+    try:
+        ref = Fraction(q.numerator / q.denominator)  # CPython: correctly rounded
+    except OverflowError:
+        with pytest.raises(FormatOverflow):
+            round_q(q, F64)
+        return
+    assert round_q(q, F64) == ref
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_round_float32_matches_numpy_single_rounding(x):
+    with np.errstate(over="ignore"):
+        ref = np.float32(x)
+    if not np.isfinite(ref):
+        with pytest.raises(FormatOverflow):
+            round_q(Fraction(x), F32)
+        return
+    assert round_q(Fraction(x), F32) == Fraction(float(ref))
+
+
+def test_round_ties_subnormals_overflow():
+    one = Fraction(1)
+    assert round_q(one + Fraction(1, 2 ** 24), F32) == one                 # tie to even
+    assert round_q(one + Fraction(3, 2 ** 24), F32) == one + Fraction(1, 2 ** 22)
+    assert round_q(-(one + Fraction(3, 2 ** 24)), F32) == -(one + Fraction(1, 2 ** 22))
+    assert round_q(F32.min_subnormal / 2, F32) == 0                        # tie to even: 0
+    assert round_q(F32.min_subnormal * Fraction(3, 4), F32) == F32.min_subnormal
+    assert round_q(F32.max_finite, F32) == F32.max_finite
+    with pytest.raises(FormatOverflow):
+        round_q(F32.max_finite + F32.max_finite / 2 ** 24, F32)             # halfway up: inf
+    assert round_q(Fraction(1, 3), BF16) == Fraction(171, 512)
+    assert is_representable(Fraction(3, 8), BF16) and not is_representable(Fraction(1, 3), F64)
+
+
+def test_round_bfloat16_matches_torch():
+    torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
+    xs = np.random.default_rng(0).standard_normal(500).astype(np.float32) * 1e3
+    ref = torch.from_numpy(xs).to(torch.bfloat16).float().numpy()
+    for x, r in zip(xs, ref):
+        assert round_q(Fraction(float(x)), BF16) == Fraction(float(r))
+
+
+# ------------------------------------------------------------- options
+def test_default_options_leave_the_network_unchanged():
+    from lemmas.afz.theorem_1_6 import construct
+    ins = [list(p.inputs) for p in SQUARE.pairs]
+    outs = [list(p.outputs) for p in SQUARE.pairs]
+    a = construct(ins, outs, 2)
+    b = construct(ins, outs, 2, options=ConstructionOptions())
+    assert list(a.net.parameters()) == list(b.net.parameters())
+
+
+def test_float_safe_pieces():
+    assert pow2_floor(Fraction(3, 2)) == 1 and pow2_floor(Fraction(1, 3)) == Fraction(1, 4)
+    c, dl = float_safe_snap(Fraction(2 ** 24 + 1), Fraction(4), "float32")
+    assert is_representable(c, F32) and dl == 2 and abs(c - (2 ** 24 + 1)) <= dl / 2
+    assert 2 * dl + abs(c - (2 ** 24 + 1)) <= 2 * 4
+    with pytest.raises(ValueError, match="too coarse"):
+        float_safe_snap(Fraction(2 ** 24 + 1), Fraction(3, 2), "float32")
+    c, d1, d2 = float_safe_hat(Fraction(10, 3), Fraction(1, 2), "float32")
+    assert d2 == 2 * d1 and abs(c - Fraction(10, 3)) <= d1 / 2 and d2 <= Fraction(1, 2)
+    with pytest.raises(ValueError, match="too coarse"):
+        float_safe_hat(Fraction(2 ** 30 + 1), Fraction(1, 2), "float32")
+
+
+def test_float_safe_rejects_unrepresentable_targets():
+    ds = Dataset("thirds", 2, (Pair((_F(0, 0), _F(1, 0)), (_F("1/3", 0),)),
+                               Pair((_F(0, 1), _F(1, 1)), (_F(1, 1),))))
+    with pytest.raises(ValueError, match="not a float32 value"):
+        build("1.6", ds, check=False, options=ConstructionOptions("float32"))
+
+
+# ------------------------------------------------------- certified rounding
+def test_certified_rounding_default_refuted_float_safe_verified(digits6, digits6_safe):
+    assert digits6.verdict is Verdict.VERIFIED and digits6_safe.verdict is Verdict.VERIFIED
+    rc = certify_rounded(digits6.net, digits6.inputs, digits6.targets, F32, digits6.claims)
+    assert rc.verdict is Verdict.REFUTED and rc.witness.sequence is not None
+    assert rc.stats["changed"] > 0 and rc.departure is not None and rc.departure.block >= 1
+    safe = certify_rounded(digits6_safe.net, digits6_safe.inputs, digits6_safe.targets, F32)
+    assert safe.verdict is Verdict.VERIFIED
+    assert safe.stats["changed"] == 0        # every weight already a float32 value
+    # same budget as the default construction: blocks and parameters unchanged
+    assert digits6_safe.net.L == digits6.net.L
+    assert digits6_safe.net.n_params() == digits6.net.n_params()
+
+
+def test_certified_rounding_can_fail_one_ulp(digits6_safe):
+    """Mutation: one snap weight moved by one float32 ulp breaks exactness."""
+    net = digits6_safe.net
+    bi = net.L  # the last block: a snap
+    w = net.blocks[bi - 1].ff.W[0][0]
+    ulp = Fraction(2) ** (Fraction(abs(w)).numerator.bit_length()
+                          - Fraction(abs(w)).denominator.bit_length() - 23)
+    bad = with_parameter(net, bi, "FF", "W[0][0]", w + ulp)
+    assert is_representable(w + ulp, F32)
+    rc = certify_rounded(bad, digits6_safe.inputs, digits6_safe.targets, F32)
+    assert rc.verdict is Verdict.REFUTED and rc.witness.got is not None
+
+
+def test_certified_rounding_overflow_witness():
+    net = Transformer(2, [])
+    from proofcheck.kernel.model import Block, identity_sa
+    net.blocks.append(Block(FF(Fraction(1), U=(_F(0, 0),), b=(Fraction(1),),
+                               W=(_F(10 ** 40, 0),)), identity_sa()))
+    rc = certify_rounded(net, [[_F(1, 1)]], [[_F(1, 1)]], F32)
+    assert rc.verdict is Verdict.REFUTED
+    assert rc.witness.block == 1 and rc.witness.sublayer == "FF" and "overflows float32" in \
+        rc.witness.reason
+    assert round_network(net, F64)[1]["overflow"] == []
+
+
+# ------------------------------------------------------------ exports
+def test_arrays_are_nearest_rounding(digits6):
+    arr = arrays(digits6.net, "float32")
+    for name, (shape, vals) in tensor_values(digits6.net).items():
+        a = arr[name]
+        assert a.shape == shape and a.dtype == np.float32
+        for x, v in zip(a.reshape(-1).tolist(), vals):
+            assert Fraction(x) == round_q(v, F32)
+
+
+def test_torch_round_trip(tmp_path, digits6):
+    torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
+    from proofcheck.export.torch_module import SOURCE_NAME, module_source, write_torch
+    src = module_source()
+    mods = {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
+    mods |= {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
+    assert not any(m.startswith("proofcheck") for m in mods), mods
+    meta = metadata(digits6, "float64")
+    out = write_torch(tmp_path / "net", arrays(digits6.net), describe(digits6.net, metadata=meta))
+    X, mask = _padded(digits6)
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "mask.npy", mask)
+    # a fresh interpreter in which proofcheck cannot be imported at all
+    code = (f"import sys; sys.modules['proofcheck'] = None; sys.path.insert(0, {str(out)!r})\n"
+            "import numpy as np, torch, proofcheck_net\n"
+            f"m, meta = proofcheck_net.load({str(out)!r})\n"
+            f"X = torch.from_numpy(np.load({str(tmp_path / 'X.npy')!r}))\n"
+            f"mk = torch.from_numpy(np.load({str(tmp_path / 'mask.npy')!r}))\n"
+            f"np.save({str(tmp_path / 'Y.npy')!r}, m(X, mk).numpy())\n"
+            "print(meta['dataset_sha256'], meta['certificate_digest'])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [digest(digits6.dataset), digits6.certificate["digest"]]
+    assert (out / SOURCE_NAME).exists()
+    Y = np.load(tmp_path / "Y.npy")
+    err, hit = _target_error(digits6, Y, mask)
+    a = audit(digits6.net, digits6.inputs, digits6.targets, "float64")
+    assert a.exits_total == 0 and a.final["all_round"]   # float64 stays in the exact regions
+    assert err <= max(a.max_dev * 4, 1e-9) and err < 1e-6 and hit
+    # the in-process module agrees with the numpy evaluator
+    sys.path.insert(0, str(out))
+    try:
+        import proofcheck_net
+        m, _ = proofcheck_net.load(out)
+        Yt = m(torch.from_numpy(X), torch.from_numpy(mask)).numpy()
+    finally:
+        sys.path.remove(str(out))
+        sys.modules.pop("proofcheck_net", None)
+    Yn = NumpyNet(arrays(digits6.net), describe(digits6.net)).forward(X, mask)
+    assert np.max(np.abs(Yt - Yn)[mask]) <= 1e-6
+
+
+def test_onnx_round_trip_and_metadata(tmp_path, digits6):
+    pytest.importorskip("onnx", reason="onnx not installed (extra 'export')")
+    pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
+    import onnx
+
+    from proofcheck.export.onnx_graph import OPSET, run_onnx, write_onnx
+    meta = metadata(digits6, "float64")
+    p = write_onnx(tmp_path / "net.onnx", arrays(digits6.net), describe(digits6.net, metadata=meta))
+    m = onnx.load(str(p))
+    props = {x.key: x.value for x in m.metadata_props}
+    assert props["dataset_sha256"] == digest(digits6.dataset)
+    assert props["certificate_digest"] == digits6.certificate["digest"]
+    assert "round-half-to-even" in props["rounding"] and m.opset_import[0].version == OPSET
+    X, mask = _padded(digits6)
+    Y = run_onnx(p, X, mask)
+    err, hit = _target_error(digits6, Y, mask)
+    assert err < 1e-6 and hit
+
+
+def test_safetensors_round_trip(tmp_path, digits6):
+    pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
+    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    arr = arrays(digits6.net)
+    desc = describe(digits6.net, metadata=metadata(digits6, "float64"))
+    p = write_safetensors(tmp_path / "net.safetensors", arr, desc)
+    t, d2 = read_safetensors(p)
+    assert set(t) == set(arr) and all(np.array_equal(t[k], arr[k]) for k in arr)
+    assert d2["metadata"]["dataset_sha256"] == digest(digits6.dataset)
+    side = json.loads((tmp_path / "net.safetensors.json").read_text())
+    assert side["blocks"] == d2["blocks"] and side["L"] == digits6.net.L
+    X, mask = _padded(digits6)
+    err, hit = _target_error(digits6, NumpyNet(t, d2).forward(X, mask), mask)
+    assert err < 1e-6 and hit
+
+
+def test_softmax_export_torch_matches_onnx(tmp_path):
+    pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
+    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    b = build("1.8", SQUARE, tau=Fraction(1, 64), check=True)
+    assert b.verdict is Verdict.VERIFIED_CERTIFIED
+    desc = describe(b.net, "softmax", b.tau, metadata(b, "float64"))
+    assert desc["attention"] == "softmax" and desc["tau"] == "1/64"
+    X, mask = _padded(b)
+    Y = run_onnx(write_onnx(tmp_path / "s.onnx", arrays(b.net), desc), X, mask)
+    Yn = NumpyNet(arrays(b.net), desc).forward(X, mask)
+    assert np.max(np.abs(Y - Yn)[mask]) < 1e-6
+    err, hit = _target_error(b, Y, mask)
+    assert err < 1e-6 and hit
+
+
+# ---------------------------------------------------------------- audit
+def test_audit_float_safe_is_exact_in_float32(digits6_safe):
+    """Float-safe float32 weights, small integer data: every float32 operation is
+    exact here, so the audit finds zero deviation and equal outputs."""
+    a = audit(digits6_safe.net, digits6_safe.inputs, digits6_safe.targets, "float32")
+    assert a.max_dev == 0 and a.exits_total == 0 and a.final["all_equal"]
+
+
+def test_audit_default_float32_finds_the_exit(digits6):
+    a = audit(digits6.net, digits6.inputs, digits6.targets, "float32")
+    assert a.first_exit is not None and not a.final["all_round"]
+    fe = a.first_exit
+    assert 1 <= fe["block"] <= digits6.net.L and fe["sublayer"] in ("FF", "SA")
+    rows = [r for r in a.layers if r.block == fe["block"] and r.sublayer == fe["sublayer"]]
+    assert rows[0].exits >= 1 and len(a.layers) == 2 * digits6.net.L
+
+
+def test_ff_exit_detector_can_fail():
+    ff = FF(Fraction(1), U=(_F(1, 0),), b=(Fraction(-1),), W=(_F(1, 0),))
+    ex = [_F(2, 0), _F(0, 0), _F(1, 0)]           # z = 1, -1, 0 (kink)
+    E = np.array([[float(v) for v in x] for x in ex])
+    got = []
+    ok = _ff_exits(ff, np.array([[1.0], [-1.0], [5.0]]), E, ex, 2.0 ** -50,
+                   lambda *a: got.append(a))
+    assert ok == 0 and got == []                  # the kink row may go either way
+    bad = _ff_exits(ff, np.array([[1.0], [0.5], [0.0]]), E, ex, 2.0 ** -50,
+                    lambda *a: got.append(a))
+    assert bad == 1 and got[0][:2] == (1, 0)
+
+
+def test_sa_exit_detector_can_fail():
+    from proofcheck.kernel.model import SA, Factored
+    sa = SA(Fraction(0), Factored(Fraction(1)), Factored(Fraction(1)))
+    ex = [_F(3, 0), _F(1, 0), _F(2, 0)]
+    E = np.array([[float(v) for v in x] for x in ex])
+    mask = np.ones((1, 3), dtype=bool)
+    C = np.zeros((1, 3, 3), dtype=bool)
+    C[0, :, 0] = True                             # every token attends to token 0
+    got = []
+    assert _sa_exits(sa, C, E, ex, mask, [(0, 3)], 2, 2.0 ** -50, lambda *a: got.append(a)) == 0
+    C[0, 1] = [False, True, False]
+    assert _sa_exits(sa, C, E, ex, mask, [(0, 3)], 2, 2.0 ** -50, lambda *a: got.append(a)) == 1
+    assert got[0][0] == 1 and got[0][2] == [0] and got[0][3] == [1]
+
+
+def test_audit_bfloat16(digits6):
+    pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
+    a = audit(digits6.net, digits6.inputs, digits6.targets, "bfloat16")
+    assert a.weights_rounded > 0 and len(a.layers) == 2 * digits6.net.L
+    assert a.max_dev > 0
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_export_and_audit(tmp_path, capsys):
+    from proofcheck.cli import main
+    pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
+    assert main(["export", "1.6", "--limit", "4", "--format", "safetensors", "--out",
+                 str(tmp_path / "n.safetensors"), "--certificate", str(tmp_path / "c.json")]) == 0
+    cert = json.loads((tmp_path / "c.json").read_text())
+    side = json.loads((tmp_path / "n.safetensors.json").read_text())
+    assert side["metadata"]["certificate_digest"] == cert["digest"]
+    assert main(["audit", "1.6", "--limit", "4", "--dtype", "float32", "--rounding", "float32",
+                 "--plot", str(tmp_path / "p.png")]) == 1          # rounded network REFUTED
+    assert (tmp_path / "p.png").stat().st_size > 0
+    assert main(["audit", "1.6", "--limit", "4", "--float-safe", "float32", "--rounding",
+                 "float32", "--json", str(tmp_path / "a.json")]) == 0
+    out = capsys.readouterr().out
+    assert "VERDICT (rounded network, float32 weights): VERIFIED" in out
+    assert json.loads((tmp_path / "a.json").read_text())[0]["dtype"] == "float64"
+
+
+def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):
+    from proofcheck.cli import main
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    assert main(["export", "1.6", "--limit", "2", "--format", "onnx", "--out",
+                 str(tmp_path / "x.onnx")]) == 2
+    assert "proofcheck[export]" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+    assert main(["export", "3.1", "--format", "onnx", "--out", str(tmp_path / "y.onnx")]) == 2
+    assert main(["audit", "1.6", "--limit", "2", "--tau", "1/2"]) == 2
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "precious.txt").write_text("x")
+    monkeypatch.delitem(sys.modules, "onnx")
+    assert main(["export", "1.6", "--limit", "2", "--format", "torch", "--out", str(keep)]) in (2,)
+    assert (keep / "precious.txt").read_text() == "x"
