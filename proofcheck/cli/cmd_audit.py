@@ -13,7 +13,15 @@ from proofcheck.kernel.errors import BadInput
 
 
 def register(sub) -> None:
-    q = sub.add_parser("audit", help="float audit of the constructed network; certified rounding")
+    q = sub.add_parser(
+        "audit", help="float audit of the constructed network; certified rounding",
+        description="Evaluate the constructed network in floating point and report, layer by "
+        "layer, the deviation from the exact trajectory and the first token that leaves the "
+        "region where the next snap or hat still works; --rounding re-runs the EXACT check on "
+        "the network with every weight rounded to a float format. An audit never changes a "
+        "verdict of the exact checker.",
+        epilog="examples: python -m proofcheck audit 1.6 --dtype float32 --plot dev.png | "
+        "python -m proofcheck audit 1.6 --example digits --float-safe float32 --rounding float32")
     theorem_args(q)
     q.add_argument("--dtype", action="append", choices=["float64", "float32", "bfloat16"],
                    help="working precision (repeat for several; default float64)")

@@ -67,9 +67,16 @@ def load_theorem_data(args):
 
 
 def register(sub) -> None:
-    q = sub.add_parser("export", help="write the constructed network (torch, onnx, safetensors)")
+    q = sub.add_parser(
+        "export", help="write the constructed network (torch, onnx, safetensors)",
+        description="Construct the network of Theorem 1.6 or 1.8 for a dataset, check it "
+        "exactly, and write it for PyTorch, ONNX or safetensors with the dataset SHA-256, "
+        "the certificate digest and the rounding used as metadata (extras 'export', 'torch').",
+        epilog="examples: python -m proofcheck export 1.6 --format onnx --out net.onnx | "
+        "python -m proofcheck export 1.6 --example digits --format torch --out torch-net/")
     theorem_args(q)
-    q.add_argument("--format", required=True, choices=["torch", "onnx", "safetensors"])
+    q.add_argument("--format", required=True, choices=["torch", "onnx", "safetensors"],
+                   help="file format; e.g. --format onnx")
     q.add_argument("--out", required=True, metavar="PATH",
                    help="torch: a directory; onnx: a .onnx file; safetensors: a .safetensors "
                    "file (+ PATH.json)")
