@@ -45,12 +45,13 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
     Region-P leaders sit at ``t_j = floor(beta) + margin + spacing j``; sphere
     leaders on radius ``r``.  Larger scales give larger attention gaps (softmax)."""
     d = len(rows[0])
-    beta = max(max(x) for x in rows)
+    fast = hasattr(rows, "projections")  # the lazy rows of phase S
+    beta = rows.max_coordinate() if fast else max(max(x) for x in rows)
     base = Fraction(floor(beta)) + margin
     t = [base + spacing * j for j in range(len(spans))]
     n_sphere = sum(m) - len(m)
     pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])
-    pi = sorted(dot(u, x) for x in rows)
+    pi = sorted(rows.projections() if fast else (dot(u, x) for x in rows))
     used = set(pi)
     ffs, claims, leader_rows, positions = [], [], [], {}
 
