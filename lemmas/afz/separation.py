@@ -113,7 +113,7 @@ def choose_u(points, seqs, d: int, tries: int = 8):
     return best[1]
 
 
-def separate(inputs, d: int) -> Separation:
+def separate(inputs, d: int, progress=None) -> Separation:
     """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible).
 
     Bookkeeping by *classes* (sequences with a common top; SA tags shift a whole
@@ -122,6 +122,7 @@ def separate(inputs, d: int) -> Separation:
     Projections are scaled to integers (common denominator ``D``), so each round
     costs O(points) integer operations.  ``rows`` of the result are the exact
     token coordinates after block R+1 (the checker re-derives them by evaluation).
+    ``progress()`` (optional) is called after each probe round.
     """
     ids: dict = {}
     seq_pts = [[ids.setdefault(tuple(x), len(ids)) for x in X] for X in inputs]
@@ -256,6 +257,8 @@ def separate(inputs, d: int) -> Separation:
         blocks.append(Block(ff, tag_sa(u, lam), phase="S"))
         claims.append((Shift(moved, shift), claim))
         lambdas.append(lam)
+        if progress:
+            progress()
     where = [None] * len(seq_of)  # row -> (class, point)
     for C in classes:
         for j in C["seqs"]:

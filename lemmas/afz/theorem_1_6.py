@@ -51,18 +51,21 @@ class Construction:
 
 
 def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
-              spacing=Fraction(1)) -> Construction:
+              spacing=Fraction(1), progress=None) -> Construction:
     """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
-    ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated)."""
+    ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated).
+    ``progress(phase)`` (optional) is called after each separation round ("S")
+    and each sequence's leaders ("L")."""
     secs = {}
     t0 = time.perf_counter()
-    sep = separate(inputs, d)
+    sep = separate(inputs, d, progress=(lambda: progress("S")) if progress else None)
     secs["S"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     spans = spans_of(len(X) for X in inputs)
     m = [len(y) for y in targets]
-    lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing)
+    lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing,
+                         progress=(lambda: progress("L")) if progress else None)
     secs["L"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

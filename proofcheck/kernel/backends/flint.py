@@ -24,11 +24,16 @@ Tests cross-check every shortcut against the reference backend.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from fractions import Fraction
 
 import numpy as np
 from flint import fmpq, fmpq_mat
+
+try:
+    from sortedcontainers import SortedList
+except ImportError:  # pragma: no cover - installed with hypothesis; plain lists then
+    SortedList = None
 
 from proofcheck.kernel.backends import State, spans_of
 from proofcheck.kernel.model import FF, SA, Factored
@@ -106,28 +111,32 @@ def _apply(X, i, eta, m, ti, d):
 
 
 class _Index:
-    """Projections ``t = <w, x_i>`` of all rows, kept sorted (with row ids) so an FF
-    with bounded support finds its rows by bisection; updated row by row."""
+    """Projections ``t = <w, x_i>`` of all rows, kept sorted as ``(t, row)`` pairs so
+    an FF with bounded support finds its rows by bisection; updated row by row
+    (a ``SortedList`` when sortedcontainers is installed, which keeps an update
+    O(log T) for a million rows; else a plain list)."""
 
     def __init__(self, w, X):
         self.w = [q2f(x) for x in w]
         self.t = (X * _col(w)).entries()
-        order = sorted(range(len(self.t)), key=self.t.__getitem__)
-        self.keys = [self.t[i] for i in order]
-        self.rows = order
+        pairs = sorted(zip(self.t, range(len(self.t))))
+        self.n = len(self.t)
+        self.pairs = SortedList(pairs) if SortedList is not None else pairs
 
     def between(self, lo, hi):
         """Rows with ``lo <= t <= hi`` (a snapshot list)."""
-        return self.rows[bisect_left(self.keys, lo):bisect_right(self.keys, hi)]
+        if SortedList is not None:
+            return [r for _, r in self.pairs.irange((lo, -1), (hi, self.n))]
+        return [r for _, r in self.pairs[bisect_left(self.pairs, (lo, -1)):
+                                         bisect_right(self.pairs, (hi, self.n))]]
 
     def update(self, i, new_t):
-        k = bisect_left(self.keys, self.t[i])
-        while self.rows[k] != i:
-            k += 1
-        del self.keys[k], self.rows[k]
-        k = bisect_left(self.keys, new_t)
-        self.keys.insert(k, new_t)
-        self.rows.insert(k, i)
+        if SortedList is not None:
+            self.pairs.remove((self.t[i], i))
+            self.pairs.add((new_t, i))
+        else:
+            del self.pairs[bisect_left(self.pairs, (self.t[i], i))]
+            insort(self.pairs, (new_t, i))
         self.t[i] = new_t
 
 
