@@ -147,3 +147,17 @@ def test_sharded_equals_serial_on_random_datasets(seed, shards):
     par = _sharded(c.net, inputs, targets, c.claims, shards)
     assert par.verdict == ser.verdict == Verdict.VERIFIED
     assert par.multiplicities == ser.multiplicities
+
+
+def test_single_process_path_imports_no_dask_and_bad_workers_is_usage_error():
+    import subprocess
+    import sys
+    code = ("import sys; from proofcheck.cli import main; "
+            "rc = main(['theorem', '1.6', '--limit', '5', '--no-report']); "
+            "print('DASK' if any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules) "
+            "else 'NODASK', rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert out.stdout.strip().splitlines()[-1] == "NODASK 0", out.stderr[-2000:]
+    from proofcheck.cli import main
+    assert main(["theorem", "1.6", "--limit", "5", "--no-report", "--workers", "0"]) == 2
