@@ -5,8 +5,17 @@ T (L = 2M + R + 1, M = images).  Prints a table, writes JSON with times, ratios,
 peak memory (each configuration runs in its own process), largest bit size and
 log-log slopes.
 
-    python -m bench                  # T from ~10^3 to ~3*10^4 (minutes)
+    python -m bench                  # digits T ~10^3..3*10^4, then the scale rows
     python -m bench --quick          # tiny smoke run (CI)
+    python -m bench --scale 10000 100000 1000000 --dask   # generated datasets only
+    python -m bench --readme         # print the README tables from bench/results.json
+
+Scale rows (``--scale T ...``): digits-like generated datasets
+(:func:`proofcheck.io.generate.digits_like`, T/16 sequences of 16 tokens, 1-3
+targets each), construction + exact check, wall and CPU seconds, peak RSS, R, and
+the log-log slopes of time and memory against T.  ``--dask`` adds the exact check
+of the largest scale dataset sharded over 1 and 2 local Dask workers.  Progress
+for every phase goes to stderr (a bar on a terminal, else a line every few s).
 """
 from __future__ import annotations
 
@@ -54,18 +63,20 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
         ds = variant(ds, tokens, targets)
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     c = construct(inputs, targets, ds.d)
-    t_construct = time.perf_counter() - t0
+    t_construct, c_construct = time.perf_counter() - t0, time.process_time() - c0
+    c0 = time.process_time()
     res = check_network(c.net, inputs, targets, c.claims)
+    c_exact = time.process_time() - c0
     assert res.verdict == Verdict.VERIFIED, res.witness
     t_exact = res.seconds
     layers = compile_network(c.net)
     n = len(inputs[0])
     X = np.array([[[float(v) for v in x] for x in s] for s in inputs])  # equal lengths
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     forward(layers, X, n)
-    t_float = time.perf_counter() - t0
+    t_float, c_float = time.perf_counter() - t0, time.process_time() - c0
     # the literal Fraction backend on a subset: the first k images and THEIR network
     k = min(reference_images, images)
     sub, sub_t = inputs[:k], targets[:k]
@@ -81,10 +92,118 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
             "construct_s": t_construct, "exact_check_s": t_exact,
             "construct_plus_check_s": t_construct + t_exact, "float_dense_s": t_float,
             "exact_over_float": t_exact / t_float,
+            "construct_cpu_s": c_construct, "exact_check_cpu_s": c_exact,
+            "float_dense_cpu_s": c_float, "exact_over_float_cpu": c_exact / c_float,
             "reference_subset_images": k, "reference_subset_s": t_ref,
             "flint_subset_s": t_flint_sub, "reference_over_flint": t_ref / t_flint_sub,
             "max_bits": c.net.max_bits(),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
+    """One generated digits-like dataset of about ``tokens`` tokens (run in a child
+    process): construct + exact check with progress per phase; optionally the
+    exact check again sharded over ``dask_workers`` local Dask workers each."""
+    import resource
+
+    from lemmas.afz.theorem_1_6 import construct
+    from proofcheck.io.generate import digits_like
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.verdicts import Verdict
+    from proofcheck.progress import Progress
+    n_seq = max(1, tokens // 16)
+    t0, c0 = time.perf_counter(), time.process_time()
+    ds = digits_like(n_seq, seed=seed)
+    inputs = [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    t_gen = time.perf_counter() - t0
+    bars = {"S": Progress(f"T={ds.n_tokens} construct S (rounds)", None, "round"),
+            "L": Progress(f"T={ds.n_tokens} construct L", ds.N, "sequence")}
+    t0, c0 = time.perf_counter(), time.process_time()
+    c = construct(inputs, targets, ds.d, progress=lambda ph: bars[ph].update())
+    for b in bars.values():
+        b.close()
+    t_construct, c_construct = time.perf_counter() - t0, time.process_time() - c0
+    bar = Progress(f"T={ds.n_tokens} exact check", c.net.L, "block")
+    c0 = time.process_time()
+    res = check_network(c.net, inputs, targets, c.claims, progress=lambda b: bar.update())
+    bar.close()
+    c_exact = time.process_time() - c0
+    assert res.verdict == Verdict.VERIFIED, res.witness
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row = {"T": ds.n_tokens, "N": ds.N, "M": ds.M, "R": c.info["R"], "L": c.net.L,
+           "generate_s": t_gen, "construct_s": t_construct, "exact_check_s": res.seconds,
+           "construct_plus_check_s": t_construct + res.seconds,
+           "construct_cpu_s": c_construct, "exact_check_cpu_s": c_exact,
+           "construct_plus_check_cpu_s": c_construct + c_exact,
+           "max_bits": c.net.max_bits(), "peak_rss_mb": rss}
+    if dask_workers:
+        from proofcheck.distributed import check_distributed
+        row["dask"] = []
+        for k in dask_workers:
+            sbar = Progress(f"T={ds.n_tokens} exact check on {k} Dask worker(s)", None, "shard")
+            r = check_distributed(c.net, inputs, targets, c.claims, workers=k,
+                                  progress=lambda i, n: sbar.update())
+            sbar.close()
+            assert r.verdict == Verdict.VERIFIED, r.results
+            row["dask"].append({"workers": k, "exact_check_s": r.seconds})
+    return row
+
+
+def render_readme(res: dict) -> str:
+    """The README's timing tables (between ``<!-- bench:begin -->`` and
+    ``<!-- bench:end -->``), rendered from a results.json dict."""
+    out = ["<!-- bench:begin -->",
+           "<!-- generated by `python -m bench --readme` from bench/results.json; "
+           "do not edit by hand -->", ""]
+    rows = res.get("rows") or []
+    if rows:
+        out += ["Theorem 1.6 on digits (wall seconds; CPU seconds in results.json):", "",
+                "| T (tokens) | L | R | construct s | exact check s | float64 dense s | "
+                "exact / float | Fraction / flint | largest rational (bits) | peak RSS MB |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            out.append(f"| {r['T']} | {r['L']} | {r['R']} | {r['construct_s']:.2f} | "
+                       f"{r['exact_check_s']:.2f} | {r['float_dense_s']:.2f} | "
+                       f"{r['exact_over_float']:.2f} | {r['reference_over_flint']:.0f} | "
+                       f"{r['max_bits']} | {r['peak_rss_mb']:.0f} |")
+        sl = res.get("slopes", {})
+        if sl:
+            out += ["", "log-log slopes: " + ", ".join(f"{k} {v:.2f}" for k, v in sl.items())]
+    scale = res.get("scale") or []
+    if scale:
+        out += ["", "Scale (generated digits-like datasets, 16 tokens per sequence, 1-3 "
+                "targets):", "",
+                "| T (tokens) | N | M | R | L | construct s | exact check s | total s | "
+                "total CPU s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in scale:
+            out.append(f"| {r['T']} | {r['N']} | {r['M']} | {r['R']} | {r['L']} | "
+                       f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
+                       f"{r['construct_plus_check_s']:.1f} | "
+                       f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+        sl = res.get("scale_slopes", {})
+        if sl:
+            out += ["", "log-log slopes in T: " + ", ".join(f"{k} {v:.2f}" for k, v in sl.items())]
+        dk = [(r["T"], d) for r in scale for d in r.get("dask", [])]
+        if dk:
+            base = {T: d["exact_check_s"] for T, d in dk if d["workers"] == 1}
+            out += ["", "| T | Dask workers | exact check s | speed-up vs 1 worker |",
+                    "|---|---|---|---|"]
+            for T, d in dk:
+                sp = base.get(T, float("nan")) / d["exact_check_s"]
+                out.append(f"| {T} | {d['workers']} | {d['exact_check_s']:.1f} | {sp:.2f} |")
+    soft = res.get("softmax") or []
+    if soft:
+        keys = list(soft[0])
+        out += ["", "Theorem 1.8 (softmax):", "", "| " + " | ".join(keys) + " |",
+                "|" + "---|" * len(keys)]
+        for r in soft:
+            out.append("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v)
+                                         for v in r.values()) + " |")
+    m = res.get("machine", {})
+    out += ["", f"Machine: {m.get('platform', '?')}, Python {m.get('python', '?')}.",
+            "<!-- bench:end -->"]
+    return "\n".join(out) + "\n"
 
 
 def slope(xs, ys):
@@ -107,12 +226,78 @@ def main(argv=None) -> int:
     ap.add_argument("--split-images", type=int, default=300,
                     help="images for the separate sweeps (T at fixed L, L at fixed T)")
     ap.add_argument("--reference", type=int, default=20, help="images for the Fraction run")
+    ap.add_argument("--scale", type=int, nargs="*",
+                    help="token counts of generated digits-like datasets (default "
+                    "10^4 10^5 10^6; none with --quick)")
+    ap.add_argument("--dask", action="store_true",
+                    help="also check the largest scale dataset on 1 and 2 Dask workers")
+    ap.add_argument("--child-scale", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--child-dask", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--readme", action="store_true",
+                    help="print the README timing tables rendered from the results JSON")
     a = ap.parse_args(argv)
     if a.child is not None:
         print(json.dumps(measure(a.child, a.reference, a.child_tokens, a.child_targets)))
         return 0
+    if a.child_scale is not None:
+        print(json.dumps(measure_scale(a.child_scale, (1, 2) if a.child_dask else ())))
+        return 0
     if a.out is None:
         a.out = "bench/results-quick.json" if a.quick else "bench/results.json"
+    if a.readme:
+        sys.stdout.write(render_readme(json.loads(Path(a.out).read_text())))
+        return 0
+    only_scale = a.scale is not None and a.images is None
+    scale_sizes = a.scale if a.scale is not None else ([] if a.quick else
+                                                       [10 ** 4, 10 ** 5, 10 ** 6])
+    def scale_child(T, dask):
+        cmd = [sys.executable, "-m", "bench", "--child-scale", str(T)]
+        cmd += ["--child-dask"] if dask else []
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).resolve().parents[1])
+        if out.returncode != 0:
+            return None
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def run_scale(res):
+        rows = []
+        for i, T in enumerate(scale_sizes):
+            r = scale_child(T, a.dask and i == len(scale_sizes) - 1)
+            if r is None:
+                return 4
+            rows.append(r)
+            print(f"scale T={r['T']:8d} N={r['N']:6d} R={r['R']:5d} L={r['L']:7d}  construct "
+                  f"{r['construct_s']:7.1f} s  check {r['exact_check_s']:7.1f} s  (CPU "
+                  f"{r['construct_plus_check_cpu_s']:7.1f} s)  peak {r['peak_rss_mb']:6.0f} MB"
+                  + "".join(f"  dask x{d['workers']} {d['exact_check_s']:.1f} s"
+                            for d in r.get("dask", [])), flush=True)
+        res["scale"] = rows
+        if len(rows) >= 2:
+            T = [r["T"] for r in rows]
+            res["scale_slopes"] = {
+                "time (construct + check, wall)": slope(T, [r["construct_plus_check_s"] for r in rows]),
+                "time (CPU)": slope(T, [r["construct_plus_check_cpu_s"] for r in rows]),
+                "peak RSS": slope(T, [r["peak_rss_mb"] for r in rows])}
+        return 0
+
+    def softmax_rows(res):
+        try:  # bench/softmax.py (Theorem 1.8 rows), when it is there
+            from bench import softmax
+        except ImportError:
+            return
+        res["softmax"] = softmax.run(a.quick)
+
+    if only_scale:
+        out_path = Path(a.out)
+        res = json.loads(out_path.read_text()) if out_path.exists() else {}
+        res["machine"] = {"python": platform.python_version(), "platform": platform.platform()}
+        rc = run_scale(res)
+        if rc:
+            return rc
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(json.dumps(res, indent=1) + "\n")
+        print(f"wrote {a.out}")
+        return 0
     try:
         import sklearn  # noqa: F401
     except ImportError:
@@ -165,6 +350,9 @@ def main(argv=None) -> int:
     print("log-log slopes: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
     res = {"machine": {"python": platform.python_version(), "platform": platform.platform()},
            "rows": rows, "fixed_L_sweep": fixed_L, "fixed_T_sweep": fixed_T, "slopes": summary}
+    if scale_sizes and run_scale(res):
+        return 4
+    softmax_rows(res)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
     print(f"wrote {a.out}")

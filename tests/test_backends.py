@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.backends import get_backend
-from proofcheck.kernel.model import FF, SA, Factored
+from proofcheck.kernel.model import FF, SA, Block, Factored
 
 small = st.fractions(min_value=-4, max_value=4, max_denominator=3)
 
@@ -94,3 +94,86 @@ def test_hardmax_ties_are_averaged():
         out, _ = _run("sa", layer, seqs, backend)
         assert out[0] == out[1] == (F(1, 2), F(1, 2))
         assert out[2] == (F(-1), F(-1))  # negative side: the u-minimal token itself
+
+
+# ---- offset tags: chains of tag layers and plateau FFs --------------------------
+
+@st.composite
+def tag_chains(draw):
+    """Positive tokens (so tags take the offset path), then a chain of blocks:
+    FF = plateau hat at some token's projection (direction u or another), SA = tag
+    (A = u u^T, V = lam I, rho = 1) or, sometimes, a layer that forces the
+    general path (rho != 1) or a tie."""
+    from lemmas.afz.clustering import tag_sa
+    from lemmas.afz.hat import plateau_ff
+    d = draw(st.integers(2, 3))
+    pos = st.fractions(min_value=Fraction(1, 2), max_value=5, max_denominator=3)
+    pool = draw(st.lists(st.tuples(*[pos] * d), min_size=2, max_size=8, unique=True))
+    seqs = [draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True))
+            for _ in range(draw(st.integers(1, 4)))]
+    u = tuple(Fraction(draw(st.integers(1, 4))) for _ in range(d))
+    blocks = []
+    for _ in range(draw(st.integers(1, 5))):
+        w = u if draw(st.booleans()) else tuple(Fraction(draw(st.integers(-2, 3))) for _ in range(d))
+        if all(x == 0 for x in w):
+            w = u
+        p = draw(st.sampled_from(pool))
+        tp = sum(a * b for a, b in zip(w, p))
+        d1 = draw(st.sampled_from([Fraction(1, 8), Fraction(1, 2), Fraction(2)]))
+        shift = tuple(draw(st.integers(-1, 3)) * Fraction(1) for _ in range(d))
+        ff = plateau_ff(w, tp, d1, 2 * d1, shift)
+        kind = draw(st.sampled_from(["tag", "tag", "tag", "rho", "tie"]))
+        lam = draw(st.sampled_from([Fraction(1), Fraction(1, 3), Fraction(2), Fraction(0)]))
+        if kind == "tag":
+            sa = tag_sa(u, lam)
+        elif kind == "rho":
+            sa = SA(Fraction(1, 2), Factored(Fraction(0), (u,), (u,)), Factored(lam))
+        else:  # a direction with ties (its first coordinate only)
+            e = tuple(Fraction(int(i == 0)) for i in range(d))
+            sa = tag_sa(e, lam)
+        blocks.append(Block(ff, sa))
+    return d, seqs, blocks
+
+
+@settings(max_examples=120, deadline=None)
+@given(tag_chains())
+def test_offset_tags_chain_agrees_with_reference(case):
+    """The flint backend (offset tags, FF on base + offset, folding) gives the
+    Fraction reference's outputs on every chain."""
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.model import Transformer
+    d, seqs, blocks = case
+    net = Transformer(d, blocks)
+    a = check_network(net, seqs, None, None, backend="flint")
+    b = check_network(net, seqs, None, None, backend="fraction")
+    assert a.verdict == b.verdict
+    assert a.outputs == b.outputs
+
+
+def test_offset_path_is_taken_and_a_wrong_tag_claim_is_refuted():
+    """A tag on positive tokens is kept as offsets (O(N)); a claim with a wrong
+    factor or a wrong attended row is REFUTED with the exact witness."""
+    from lemmas.afz.clustering import tag_sa
+    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.claims import Fixed, SequenceShift
+    from proofcheck.kernel.model import FF, Transformer
+    F = Fraction
+    seqs = [[(F(1), F(2)), (F(3), F(1))], [(F(2), F(2)), (F(1), F(1))]]
+    u = (F(1), F(1))
+    be = FlintBackend()
+    st_ = be.load(seqs)
+    new, touched, before = be.sa(tag_sa(u, F(2)), st_, HARDMAX)
+    assert new.off is not None and new.tag == ([1, 2], F(2))  # tops: rows 1 and 2
+    assert be.to_fractions(new) == [(F(7), F(4)), (F(9), F(3)), (F(6), F(6)), (F(5), F(5))]
+    net = Transformer(2, [Block(FF(F(1)), tag_sa(u, F(2)))])
+    seq_of = [0, 0, 1, 1]
+    good = [(Fixed(), SequenceShift(F(2), [1, 2], seq_of))]
+    assert check_network(net, seqs, None, good).verdict.value == "VERIFIED"
+    for bad in (SequenceShift(F(3), [1, 2], seq_of), SequenceShift(F(2), [0, 2], seq_of)):
+        r = check_network(net, seqs, None, [(Fixed(), bad)])
+        assert r.verdict.value == "REFUTED"
+        w = r.witness
+        assert (w.block, w.sublayer, w.sequence, w.token, w.coordinate) == (1, "SA", 0, 0, 0)
+        assert w.got == F(7)
+        assert w.expected == (F(10) if bad.lam == 3 else F(3))

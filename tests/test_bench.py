@@ -1,9 +1,14 @@
-"""Smoke run of the benchmark harness (the real runs are `python -m bench`)."""
+"""Smoke run of the benchmark harness (the real runs are `python -m bench`), and
+the README timing tables as a rendering of bench/results.json."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bench_quick_smoke(tmp_path):
@@ -15,5 +20,51 @@ def test_bench_quick_smoke(tmp_path):
     assert [r["images"] for r in res["rows"]] == [4, 8]
     for r in res["rows"]:
         assert r["exact_check_s"] > 0 and r["float_dense_s"] > 0 and r["peak_rss_mb"] > 0
+        assert r["exact_check_cpu_s"] > 0 and r["construct_cpu_s"] > 0
         assert r["L"] == 2 * r["images"] + r["R"] + 1
     assert set(res["slopes"]) >= {"slope_exact_vs_T", "slope_exact_vs_L"}
+
+
+def test_bench_scale_row_smoke(tmp_path):
+    """A tiny scale row (generated digits-like data) in its own process."""
+    from bench.__main__ import main
+    out = tmp_path / "scale.json"
+    assert main(["--scale", "320", "640", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert [r["T"] for r in res["scale"]] == [320, 640]
+    for r in res["scale"]:
+        assert r["N"] == r["T"] // 16 and r["L"] == 2 * r["M"] + r["R"] + 1
+        assert r["construct_plus_check_cpu_s"] > 0 and r["peak_rss_mb"] > 0
+    assert set(res["scale_slopes"]) == {"time (construct + check, wall)", "time (CPU)", "peak RSS"}
+
+
+def test_render_readme_exact_lines():
+    from bench.__main__ import render_readme
+    res = {"machine": {"python": "3.11", "platform": "test"},
+           "rows": [{"T": 16, "L": 3, "R": 0, "construct_s": 0.5, "exact_check_s": 0.25,
+                     "float_dense_s": 2.0, "exact_over_float": 0.125,
+                     "reference_over_flint": 100.4, "max_bits": 9, "peak_rss_mb": 99.6}],
+           "scale": [{"T": 1000, "N": 62, "M": 120, "R": 2, "L": 243, "construct_s": 1.04,
+                      "exact_check_s": 2.0, "construct_plus_check_s": 3.04,
+                      "construct_plus_check_cpu_s": 2.96, "peak_rss_mb": 150.2,
+                      "dask": [{"workers": 1, "exact_check_s": 4.0},
+                               {"workers": 2, "exact_check_s": 2.5}]}]}
+    text = render_readme(res)
+    lines = text.splitlines()
+    assert lines[0] == "<!-- bench:begin -->" and lines[-1] == "<!-- bench:end -->"
+    assert "| 16 | 3 | 0 | 0.50 | 0.25 | 2.00 | 0.12 | 100 | 9 | 100 |" in lines
+    assert "| 1000 | 62 | 120 | 2 | 243 | 1.0 | 2.0 | 3.0 | 3.0 | 150 |" in lines
+    assert "| 1000 | 2 | 2.5 | 1.60 |" in lines
+
+
+def test_readme_tables_equal_bench_results():
+    """The README's timing tables are exactly what bench/results.json renders
+    (`python -m bench --readme`), between the markers <!-- bench:begin --> and
+    <!-- bench:end -->: a table edited by hand or left stale fails here."""
+    from bench.__main__ import render_readme
+    readme = (ROOT / "README.md").read_text()
+    m = re.search(r"<!-- bench:begin -->.*?<!-- bench:end -->\n", readme, re.S)
+    assert m is not None, ("README.md has no <!-- bench:begin --> ... <!-- bench:end --> block: "
+                           "paste the output of `python -m bench --readme`")
+    expected = render_readme(json.loads((ROOT / "bench" / "results.json").read_text()))
+    assert m.group(0) == expected

@@ -66,3 +66,55 @@ def test_bad_parameters(kwargs):
 def test_strategy_admissible(ds):
     check_admissible(ds)
     assert 2 <= ds.d <= 6 and 1 <= ds.N <= 8
+
+
+# ---- digits_like: large datasets shaped like the digits example -------------
+
+def test_digits_like_admissible_deterministic_and_sharing():
+    from proofcheck.io.generate import digits_like
+    ds = digits_like(300, seed=3)
+    check_admissible(ds)
+    assert ds == digits_like(300, seed=3) and ds != digits_like(300, seed=4)
+    assert ds.N == 300 and ds.d == 6 and ds.n_tokens == 300 * 16
+    assert all(1 <= len(p.outputs) <= 3 for p in ds.pairs)
+    distinct = {t for p in ds.pairs for t in p.inputs}
+    # tokens are shared between sequences like the images' backgrounds
+    assert len(distinct) < ds.n_tokens // 2
+    # positions (row, column) are the last two coordinates, one token per position
+    assert all(sorted((int(t[4]), int(t[5])) for t in p.inputs) ==
+               [(r, c) for r in range(4) for c in range(4)] for p in ds.pairs)
+
+
+@pytest.mark.parametrize("share, lo, hi", [(1.0, 1.0, 1.0), (0.0, 0.0, 0.05)])
+def test_digits_like_top_share_drives_R(share, lo, hi):
+    """top_share 1: every sequence shares its top, R = N - 1 (R close to N);
+    top_share 0: distinct strokes, R small."""
+    from lemmas.afz.theorem_1_6 import construct
+    from proofcheck.io.generate import digits_like
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.verdicts import Verdict
+    ds = digits_like(40, seed=1, tokens=6, targets=(1, 2), top_share=share)
+    inputs = [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    c = construct(inputs, targets, ds.d)
+    R = c.info["R"]
+    assert lo * (ds.N - 1) <= R <= hi * (ds.N - 1) + (1 if share == 0 else 0)
+    assert check_network(c.net, inputs, targets, c.claims).verdict == Verdict.VERIFIED
+
+
+@pytest.mark.parametrize("kw", [dict(n_seq=0), dict(n_seq=5, tokens=1), dict(n_seq=5, tokens=17),
+                                dict(n_seq=5, targets=(0, 1)), dict(n_seq=5, targets=(3, 2)),
+                                dict(n_seq=5, top_share=1.5), dict(n_seq=5, common=0)])
+def test_digits_like_rejects_bad_parameters(kw):
+    from proofcheck.io.generate import digits_like
+    with pytest.raises(ValueError):
+        digits_like(**kw)
+
+
+def test_generate_cli_writes_a_loadable_dataset(tmp_path):
+    from proofcheck.io.generate import digits_like, main
+    from proofcheck.kernel.dataset import load_dataset
+    out = tmp_path / "big.json"
+    assert main(["--sequences", "50", "--tokens", "8", "--targets", "1-2", "--out", str(out)]) == 0
+    ds = load_dataset(out)
+    assert ds.pairs == digits_like(50, 0, 8, (1, 2)).pairs

@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
 
+try:
+    from sortedcontainers import SortedList
+except ImportError:  # pragma: no cover - installed with hypothesis
+    SortedList = None
+
 from lemmas.afz.hat import plateau_ff
 from lemmas.afz.sphere import negative_orthant_points
 from proofcheck.kernel.claims import Moves
@@ -39,26 +44,30 @@ class Leaders:
 
 
 def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
-                  spacing=Fraction(1), float_format=None) -> Leaders:
+                  spacing=Fraction(1), float_format=None, progress=None) -> Leaders:
     """``rows``: current tokens ``(n, d)`` (Fractions); ``spans``: sequence row
     ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``).
     Region-P leaders sit at ``t_j = floor(beta) + margin + spacing j``; sphere
     leaders on radius ``r``.  Larger scales give larger attention gaps (softmax).
-    ``float_format``: float-safe hats (:func:`lemmas.afz.options.float_safe_hat`)."""
+    ``float_format``: float-safe hats (:func:`lemmas.afz.options.float_safe_hat`).
+    ``progress()`` (optional) once per sequence."""
     d = len(rows[0])
-    beta = max(max(x) for x in rows)
+    fast = hasattr(rows, "projections")  # the lazy rows of phase S
+    beta = rows.max_coordinate() if fast else max(max(x) for x in rows)
     base = Fraction(floor(beta)) + margin
     t = [base + spacing * j for j in range(len(spans))]
     n_sphere = sum(m) - len(m)
     pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])
-    pi = sorted(dot(u, x) for x in rows)
+    pi = sorted(rows.projections() if fast else (dot(u, x) for x in rows))
+    if SortedList is not None:  # O(log T) updates (a million tokens)
+        pi = SortedList(pi)
     used = set(pi)
     ffs, claims, leader_rows, positions = [], [], [], {}
 
     def move(row, q):
         p = rows[row]
         tp = dot(u, p)
-        i = bisect_left(pi, tp)
+        i = pi.bisect_left(tp) if SortedList is not None else bisect_left(pi, tp)
         near = [abs(pi[k] - tp) for k in (i - 1, i + 1) if 0 <= k < len(pi)]
         d2 = (min(near) if near else Fraction(1)) / 2
         c, d1 = tp, d2 / 2
@@ -70,11 +79,16 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
         claims.append(Moves({row: q}))
         pi.pop(i)
         tq = dot(u, q)
-        insort(pi, tq)
+        if SortedList is not None:
+            pi.add(tq)
+        else:
+            insort(pi, tq)
         used.add(tq)
         positions[row] = q
 
     for j, (lo, hi) in enumerate(spans):
+        if progress:
+            progress()
         leader_rows.append(list(range(lo, lo + m[j])))
         move(lo, (t[j],) * d)
         for row in range(lo + 1, lo + m[j]):

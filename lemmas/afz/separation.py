@@ -19,6 +19,7 @@ two sequences share a point only if they share their u-maximal token (top).
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -44,6 +45,31 @@ class Separation:
     lambdas: list[Fraction] = field(default_factory=list)
     classes_after_first_tag: int = 0
     rows: list = field(default_factory=list)  # token coordinates after block R+1
+
+
+class _Rows:
+    """Token coordinates after block R+1, computed on demand (``rows[i]``, a tuple
+    of Fractions); ``projections()`` lists every row's u-projection and
+    ``max_coordinate()`` the largest coordinate, both from the scaled integers."""
+
+    def __init__(self, where, coords, proj, Dx, D):
+        self._where, self._coords, self._proj, self._Dx, self._D = where, coords, proj, Dx, D
+
+    def __len__(self):
+        return len(self._where)
+
+    def __getitem__(self, i):
+        return tuple(Fraction(v, self._Dx) for v in self._coords(*self._where[i]))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def projections(self):
+        return [Fraction(self._proj(i), self._D) for i in range(len(self))]
+
+    def max_coordinate(self):
+        seen = {(id(C), p): (C, p) for C, p in self._where}
+        return Fraction(max(max(self._coords(C, p)) for C, p in seen.values()), self._Dx)
 
 
 def _candidates(d: int, budget: int = 24, seed: int = 0):
@@ -87,7 +113,7 @@ def choose_u(points, seqs, d: int, tries: int = 8):
     return best[1]
 
 
-def separate(inputs, d: int, float_format=None) -> Separation:
+def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible).
 
     Bookkeeping by *classes* (sequences with a common top; SA tags shift a whole
@@ -97,6 +123,7 @@ def separate(inputs, d: int, float_format=None) -> Separation:
     costs O(points) integer operations.  ``rows`` of the result are the exact
     token coordinates after block R+1 (the checker re-derives them by evaluation).
     ``float_format``: float-safe probe hats (:func:`lemmas.afz.options.float_safe_hat`).
+    ``progress()`` (optional) is called after each probe round.
     """
     ids: dict = {}
     seq_pts = [[ids.setdefault(tuple(x), len(ids)) for x in X] for X in inputs]
@@ -123,11 +150,19 @@ def separate(inputs, d: int, float_format=None) -> Separation:
     uD = tuple(int(x * Dx) for x in u)
     seq_sets = [set(s_) for s_ in seq_pts]
 
-    # class: dict(seqs, pts, top, off (int), voff (coords), h {point: multiple of u})
+    # class: dict(seqs, pts, top, off (int), voff (coords), h {point: multiple of u},
+    # bs: sorted class-relative projections P0[p] + h[p] step of its points; the
+    # projection of p in the class is that plus off)
     def new_class(seqs, base):
         pts = set().union(*(seq_sets[j] for j in seqs))
-        return {"seqs": seqs, "pts": pts, "off": base["off"], "voff": base["voff"],
-                "h": {p: v for p, v in base["h"].items() if p in pts}}
+        h = {p: v for p, v in base["h"].items() if p in pts}
+        return {"seqs": seqs, "pts": pts, "off": base["off"], "voff": base["voff"], "h": h}
+
+    def finish(C):
+        h = C["h"]
+        C["bs"] = sorted(P0[p] + h.get(p, 0) * step for p in C["pts"])
+        C["btop"] = P0[C["top"]] + h.get(C["top"], 0) * step
+        C["xtop"] = tuple(x + h.get(C["top"], 0) * w for x, w in zip(X0[C["top"]], uD))
 
     def proj(C, p):
         return P0[p] + C["h"].get(p, 0) * step + C["off"]
@@ -140,6 +175,7 @@ def separate(inputs, d: int, float_format=None) -> Separation:
     for t, seqs in by_top.items():
         C = new_class(seqs, root)
         C["top"] = t
+        finish(C)
         classes.append(C)
 
     def coords(C, p):
@@ -148,26 +184,44 @@ def separate(inputs, d: int, float_format=None) -> Separation:
         return tuple(x + h * w + v for x, w, v in zip(X0[p], uD, C["voff"]))
 
     def tag():
-        """Smallest candidate lambda keeping projections injective, then apply it."""
-        vals = [(proj(C, p), proj(C, C["top"])) for C in classes for p in C["pts"]]
-        lo = min(v for v, _ in vals)
-        hi = max(v for v, _ in vals)
-        tops = sorted({t for _, t in vals})
+        """Smallest candidate lambda keeping projections injective, then apply it.
+        Inside a class the values are distinct and shift together, so a class is
+        one list of base projections plus a shift."""
+        lo = min(C["bs"][0] + C["off"] for C in classes)
+        hi = max(C["bs"][-1] + C["off"] for C in classes)
+        tops = sorted(C["btop"] + C["off"] for C in classes)
         gap = min((b - a for a, b in zip(tops, tops[1:])), default=None)
         safe = 1 if gap is None else (hi - lo) // gap + 1
+        n_vals = sum(len(C["bs"]) for C in classes)
         for lam in sorted({min(k, safe) for k in (1, 2, 3, 5, 8, 13)} | {safe}):
-            if len({v + lam * t for v, t in vals}) == len(vals):
+            seen = set()
+            for C in classes:
+                sh = C["off"] + lam * (C["btop"] + C["off"])
+                seen.update([b + sh for b in C["bs"]])
+            if len(seen) == n_vals:
                 break
         for C in classes:
-            top_c = coords(C, C["top"])
-            ptop = proj(C, C["top"])
-            C["voff"] = tuple(a + lam * b for a, b in zip(C["voff"], top_c))
-            C["off"] += lam * ptop
+            v = C["voff"]
+            C["voff"] = tuple(a + lam * (b + a) for a, b in zip(v, C["xtop"]))
+            C["off"] += lam * (C["btop"] + C["off"])
         top_row = [0] * len(seq_pts)
         for C in classes:
             for j in C["seqs"]:
                 top_row[j] = starts[j] + pos[j][C["top"]]
         return Fraction(lam), SequenceShift(Fraction(lam), top_row, seq_of)
+
+    def nearest(tp, C, p):
+        """Smallest |projection - tp| over every (class, point) except p in C."""
+        best = None
+        for K in classes:
+            bs, t = K["bs"], tp - K["off"]
+            i = bisect_left(bs, t)
+            for k in (i - 1, i, i + 1):
+                if 0 <= k < len(bs) and not (K is C and bs[k] == t):
+                    v = abs(bs[k] - t)
+                    if best is None or v < best:
+                        best = v
+        return best
 
     lam, claim = tag()
     blocks = [Block(translation_ff(c), tag_sa(u, lam), phase="S")]
@@ -183,10 +237,9 @@ def separate(inputs, d: int, float_format=None) -> Separation:
         cnt = Counter(p for j in C["seqs"] for p in seq_sets[j])
         p = min((x for x, n in cnt.items() if n < size), key=lambda x: (abs(2 * cnt[x] - size), x))
         tp = proj(C, p)
-        gmax = max(proj(K, K["top"]) for K in classes)
+        gmax = max(K["btop"] + K["off"] for K in classes)
         H = (gmax - tp) // step + 1
-        near = min(abs(proj(K, q) - tp) for K in classes for q in K["pts"]
-                   if not (K is C and q == p))
+        near = nearest(tp, C, p)
         d2 = Fraction(near, 2 * D)
         shift = tuple(H * x for x in u)
         c, d1 = Fraction(tp, D), d2 / 2
@@ -201,15 +254,20 @@ def separate(inputs, d: int, float_format=None) -> Separation:
         C1["h"] = dict(C1["h"])
         C1["h"][p] = C1["h"].get(p, 0) + H
         C1["top"], C2["top"] = p, C["top"]
+        finish(C1)
+        finish(C2)
         classes.remove(C)
         classes += [C1, C2]
         lam, claim = tag()
         blocks.append(Block(ff, tag_sa(u, lam), phase="S"))
         claims.append((Shift(moved, shift), claim))
         lambdas.append(lam)
-    rows = [None] * len(seq_of)
+        if progress:
+            progress()
+    where = [None] * len(seq_of)  # row -> (class, point)
     for C in classes:
         for j in C["seqs"]:
             for k, p in enumerate(seq_pts[j]):
-                rows[starts[j] + k] = tuple(Fraction(v, Dx) for v in coords(C, p))
+                where[starts[j] + k] = (C, p)
+    rows = _Rows(where, coords, lambda i: proj(*where[i]), Dx, D)
     return Separation(blocks, claims, u, len(blocks) - 1, lambdas, first_classes, rows)

@@ -22,7 +22,6 @@ tau > 0); the reported witness is the closest approach found.
 """
 from __future__ import annotations
 
-
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_num
 
 ID = "1.8-collapse"

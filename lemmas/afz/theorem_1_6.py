@@ -51,20 +51,24 @@ class Construction:
 
 
 def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
-              spacing=Fraction(1), options=None) -> Construction:
+              spacing=Fraction(1), options=None, progress=None) -> Construction:
     """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
-    ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated)."""
+    ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated).
+    ``progress(phase)`` (optional) is called after each separation round ("S")
+    and each sequence's leaders ("L")."""
     secs = {}
     t0 = time.perf_counter()
     fmt = options.float_format if options else None
-    sep = separate(inputs, d, float_format=fmt)
+    sep = separate(inputs, d, float_format=fmt,
+                   progress=(lambda: progress("S")) if progress else None)
     secs["S"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     spans = spans_of(len(X) for X in inputs)
     m = [len(y) for y in targets]
     lead = place_leaders(sep.rows, spans, m, sep.u, r=r, margin=margin, spacing=spacing,
-                         float_format=fmt)
+                         float_format=fmt,
+                         progress=(lambda: progress("L")) if progress else None)
     secs["L"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -143,10 +147,15 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     return checks, consts
 
 
-def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> TheoremCheck:
+def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
+           workers: int | None = None, scheduler: str | None = None,
+           shard_progress=None) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
-    constants.  ``progress(block, L)`` is called after each evaluated block."""
+    constants.  ``progress(block, L)`` is called after each evaluated block.
+    With ``workers`` (a local Dask cluster) or ``scheduler`` (an address) the
+    check is sharded by sequence (:mod:`proofcheck.distributed`;
+    ``shard_progress(done, total)`` per shard); the outputs are then not gathered."""
     from proofcheck.kernel.checker import check_network
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
@@ -154,7 +163,12 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32)) -> Th
     c = construct(inputs, targets, dataset.d, r=r)
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
-    nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
+    if workers is not None or scheduler is not None:
+        from proofcheck.distributed import check_distributed
+        nc = check_distributed(c.net, inputs, targets, c.claims, workers=workers,
+                               scheduler=scheduler, backend=backend, progress=shard_progress)
+    else:
+        nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
     checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build

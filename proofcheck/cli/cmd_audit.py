@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import math
 
-from proofcheck.cli.cmd_export import load_theorem_data, options_of, require, theorem_args
+from proofcheck.cli.cmd_export import (
+    load_theorem_data,
+    options_of,
+    require,
+    theorem_args,
+)
 from proofcheck.kernel.errors import BadInput
 
 

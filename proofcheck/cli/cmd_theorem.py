@@ -6,6 +6,7 @@ from proofcheck.cli.common import (
     check_outputs,
     data_options,
     header,
+    integer_arg,
     load_data,
     print_results,
     progress_bar,
@@ -37,6 +38,13 @@ def register(sub) -> None:
     q.add_argument("--certificate", metavar="FILE",
                    help="write a sealed certificate (SPEC §3) that `verify` re-checks; "
                    "e.g. --certificate c.json")
+    dist = q.add_mutually_exclusive_group()
+    dist.add_argument("--workers", type=integer_arg, metavar="K",
+                      help="theorem 1.6: shard the exact check by sequence over a local Dask "
+                      "cluster of K worker processes (needs the [dist] extra); e.g. --workers 2")
+    dist.add_argument("--scheduler", metavar="ADDRESS",
+                      help="theorem 1.6: shard the exact check over the Dask cluster at "
+                      "ADDRESS (needs the [dist] extra); e.g. --scheduler tcp://host:8786")
     q.set_defaults(func=cmd_theorem)
 
 
@@ -47,6 +55,8 @@ def cmd_theorem(args) -> int:
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
     if st.id == "1.6" and args.tau is not None:
         raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    if st.id == "1.6":
+        _check_dist_options(args)
     check_outputs(args)
     ds, info = load_data(args)
     if ds is None:
@@ -66,9 +76,17 @@ def cmd_theorem(args) -> int:
         if "bar" not in bar_holder:
             bar_holder["bar"] = progress_bar(total)
         bar_holder["bar"][0](b)
-    tc = verify(ds, backend=args.backend, progress=progress)
+    def shard_progress(k, total):
+        if "shards" not in bar_holder:
+            from proofcheck.progress import Progress
+            bar_holder["shards"] = Progress("exact check (Dask shards)", total, "shard")
+        bar_holder["shards"].update()
+    tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
+                scheduler=args.scheduler, shard_progress=shard_progress)
     if "bar" in bar_holder:
         bar_holder["bar"][1]()
+    if "shards" in bar_holder:
+        bar_holder["shards"].close()
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
@@ -93,6 +111,19 @@ def cmd_theorem(args) -> int:
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
+
+
+def _check_dist_options(args) -> None:
+    """--workers / --scheduler: usage errors (exit 2) before any work."""
+    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
+    if workers is None and scheduler is None:
+        return
+    if workers is not None and workers < 1:
+        raise BadInput(f"--workers must be at least 1 (got {workers})")
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"") from None
 
 
 def cmd_softmax(args, ds, info) -> int:

@@ -132,3 +132,122 @@ def admissible_datasets(min_d: int = 2, max_d: int = 6, max_N: int = 8, max_n: i
                      max_n=st.integers(1, max_n),
                      coord_range=st.integers(1, 3),
                      style=st.sampled_from(STYLES))
+
+
+# ---------------------------------------------------------------------------
+# Large datasets shaped like the digits example (issue: a million tokens)
+
+def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int, int] = (1, 3),
+                common: int = 6, fresh: float = 0.3, top_share: float = 0.0,
+                name: str | None = None) -> Dataset:
+    """An admissible dataset of ``n_seq`` sequences of ``tokens`` (2..16) tokens in
+    d = 6 that share tokens the way the digits images do.
+
+    Token k of a sequence is a 2x2 "patch" (4 pixel values 0..16) followed by its
+    position (row, column) on a 4x4 grid, as ``--example digits`` builds them (SPEC
+    §3), so tokens of one sequence are distinct.  One position per sequence holds
+    a bright "stroke" patch (pixels 9..16) numbered by the sequence index, so
+    strokes rarely repeat; every other position holds, with probability
+    ``1 - fresh``, one of ``common`` dim patches of that position (pixels 0..8;
+    Zipf weights, the first a blank patch — the background shared by most images),
+    else a fresh dim random patch.  A sequence equal as a set to an earlier one is
+    redrawn.  ``top_share``: the fraction of sequences whose stroke is replaced by
+    the saturated patch (16, 16, 16, 16) at the last position, which then is their
+    top in every positive direction: with 1 all sequences share their top and the
+    separation needs R = N - 1 rounds (the hard case), with 0 the tops are mostly
+    distinct and R is small.  Targets: ``m_j`` drawn in ``targets`` (inclusive),
+    the points ``(20 + j mod 10, k, 0, 0, 0, 0)``.  Deterministic in ``seed``;
+    equal tokens are the same tuple object (memory).  Raises ``ValueError`` for
+    impossible parameters.
+    """
+    if not 2 <= tokens <= 16 or n_seq < 1 or not 1 <= targets[0] <= targets[1] <= tokens:
+        raise ValueError("need 2 <= tokens <= 16, n_seq >= 1, 1 <= m_min <= m_max <= tokens")
+    if not 0 <= top_share <= 1 or not 0 <= fresh <= 1 or common < 1:
+        raise ValueError("need 0 <= top_share, fresh <= 1 and common >= 1")
+    rng = random.Random(seed)
+    F = [Fraction(v) for v in range(0, 32)]
+    intern: dict = {}
+
+    def tok(patch, pos):
+        key = patch + pos
+        t = intern.get(key)
+        if t is None:
+            t = intern[key] = tuple(F[v] for v in key)
+        return t
+
+    positions = [(k // 4, k % 4) for k in range(16)][:tokens]
+    pools = []
+    for _ in positions:
+        pool = [(0, 0, 0, 0)]
+        while len(pool) < common:
+            p = tuple(rng.randint(0, 8) for _ in range(4))
+            if p not in pool:
+                pool.append(p)
+        pools.append(pool)
+    weights = [1.0 / (k + 1) for k in range(common)]
+    seen: set = set()
+    pairs = []
+    for j in range(n_seq):
+        shared_top = rng.random() < top_share
+        attempt = 0
+        while True:
+            code = j + attempt * n_seq
+            attempt += 1
+            if shared_top:
+                sk, stroke = len(positions) - 1, (16, 16, 16, 16)
+            else:  # a bright patch numbered by (j, attempt): pixels 9..16
+                sk = code % len(positions)
+                c = code // len(positions)
+                stroke = tuple(9 + (c >> (3 * i)) % 8 for i in range(4))
+                if stroke == (16, 16, 16, 16):
+                    stroke = (16, 16, 16, 15)
+            patches = []
+            for k in range(len(positions)):
+                if k == sk:
+                    patches.append(stroke)
+                elif rng.random() < fresh:
+                    patches.append(tuple(rng.randint(0, 8) for _ in range(4)))
+                else:
+                    patches.append(rng.choices(pools[k], weights)[0])
+            x = tuple(tok(p, pos) for p, pos in zip(patches, positions))
+            key = frozenset(x)
+            if key not in seen:
+                seen.add(key)
+                break
+        m = rng.randint(*targets)
+        y = tuple(tok((20 + j % 10, k, 0, 0), (0, 0)) for k in range(m))
+        pairs.append(Pair(x, y))
+    ds = Dataset(name=name or f"digits-like-{n_seq}x{tokens}-s{seed}"
+                 + (f"-top{top_share:g}" if top_share else ""), d=6, pairs=tuple(pairs))
+    check_admissible(ds)
+    return ds
+
+
+def main(argv=None) -> int:
+    """``python -m proofcheck.io.generate``: write a large digits-like dataset
+    (``proofcheck-dataset/1`` JSON) and print N, T, M."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    from proofcheck.kernel.dataset import dataset_to_json
+    ap = argparse.ArgumentParser(prog="python -m proofcheck.io.generate")
+    ap.add_argument("--sequences", type=int, default=62500)
+    ap.add_argument("--tokens", type=int, default=16)
+    ap.add_argument("--targets", default="1-3", help="m_min-m_max targets per sequence")
+    ap.add_argument("--top-share", type=float, default=0.0,
+                    help="fraction of sequences sharing one top token (1: R = N - 1)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    lo, _, hi = a.targets.partition("-")
+    ds = digits_like(a.sequences, a.seed, a.tokens, (int(lo), int(hi or lo)),
+                     top_share=a.top_share)
+    Path(a.out).write_text(json.dumps(dataset_to_json(ds)))
+    print(f"{a.out}: N = {ds.N}, T = {ds.n_tokens}, M = {ds.M}, d = {ds.d}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())

@@ -10,6 +10,11 @@ Rows are global token indices (``State.spans``).  Each claim has
   row before the sub-layer (backend numbers), after ``bind(num)`` converted the
   claim's constants to the backend's number type.
 
+``restrict(r0, r1, j0, j1, memo)`` gives the claim for the sequences ``j0 <= j < j1``
+alone, whose rows are ``r0 <= i < r1`` (renumbered from 0): the exact check shards
+by sequence (:mod:`proofcheck.distributed`).  A claim that ties a row of the shard
+to a row outside it raises ``ValueError`` (the shard then ends in ERROR).
+
 Part of the trusted kernel: imports nothing from ``lemmas``.
 """
 from __future__ import annotations
@@ -33,6 +38,15 @@ class Fixed:
     def expected(self, i, old):
         return old(i)
 
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Fixed()
+
+
+def _local(i, r0, r1):
+    if not r0 <= i < r1:
+        raise ValueError(f"claim refers to row {i}, outside the shard's rows {r0}..{r1 - 1}")
+    return i - r0
+
 
 @dataclass
 class Moves:
@@ -53,6 +67,9 @@ class Moves:
     def expected(self, i, old):
         v = self._bound.get(i)
         return old(i) if v is None else v
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Moves({i - r0: v for i, v in self.targets.items() if r0 <= i < r1})
 
 
 @dataclass
@@ -79,6 +96,9 @@ class Shift:
             return old(i)
         return tuple(x + y for x, y in zip(old(i), self._c))
 
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Shift([i - r0 for i in self.moved if r0 <= i < r1], self.c)
+
 
 @dataclass
 class Translate:
@@ -97,6 +117,9 @@ class Translate:
 
     def expected(self, i, old):
         return tuple(x + y for x, y in zip(old(i), self._c))
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Translate(self.c)
 
 
 @dataclass
@@ -121,6 +144,18 @@ class SequenceShift:
     def expected(self, i, old):
         t = old(self.top[self.seq_of[i]])
         return tuple(x + self._lam * y for x, y in zip(old(i), t))
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        memo = {} if memo is None else memo  # one restricted list per shared seq_of
+        key = ("seq_of", id(self.seq_of))
+        if key not in memo:
+            seq = [j - j0 for j in self.seq_of[r0:r1]]
+            if any(not 0 <= j < j1 - j0 for j in seq):
+                raise ValueError("sequence-shift claim maps a shard row to another shard's "
+                                 "sequence")
+            memo[key] = (self.seq_of, seq)  # keeps the object alive: its id stays unique
+        seq = memo[key][1]
+        return SequenceShift(self.lam, [_local(t, r0, r1) for t in self.top[j0:j1]], seq)
 
 
 @dataclass
@@ -151,3 +186,6 @@ class Collapse:
         out = [self._zero] * len(x)
         out[self.axis] = kappa
         return tuple(out)
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Collapse(self.k, [_local(t, r0, r1) for t in self.leader[r0:r1]], self.axis)

@@ -26,6 +26,14 @@ class State:
     spans: list[tuple[int, int]]
     d: int
     index: Any = None  # backend-private cache (flint: sorted projections per direction)
+    # flint: pending per-sequence offsets; token i of sequence j is ``X[i] + off[j]``
+    # (``None``: no offsets, ``X`` holds the tokens).  ``meta`` is shared by every
+    # state derived from one ``load`` (row -> sequence table, projection caches).
+    off: Any = None
+    meta: Any = None
+    shift: Any = None  # flint: how the last SA computed this state (for claim checks)
+    tag: Any = None    # flint: (attended row per sequence, lam) of an offset tag
+    ff_after_tag: bool = False  # flint: an FF already ran on these offsets
 
     @property
     def n(self) -> int:

@@ -9,17 +9,31 @@ no value:
   affine map is the identity are left untouched, the rest are evaluated exactly;
 * hardmax attention with rank-one ``A = a b^T`` (``s_il = <b,x_i><a,x_l>``): token
   i attends to the ``a``-maximal tokens if ``<b,x_i> > 0``, the ``a``-minimal ones
-  if ``< 0``, and to all if ``= 0`` (Lemma 4.1) — linear instead of quadratic.
+  if ``< 0``, and to all if ``= 0`` (Lemma 4.1) — linear instead of quadratic;
+* a *tag* (hardmax, ``A = a b^T``, ``V = lam I``, ``rho = 1``) in which every
+  sequence j has a unique a-maximal token ``t_j`` and every ``<b, x_i> > 0`` adds
+  the same vector ``lam x_{t_j}`` to every token of sequence j: it is kept as a
+  per-sequence offset (token i of sequence j is ``X[i] + off[j]``), O(N) work
+  instead of O(T).  Offsets do not change the order of projections inside a
+  sequence, so the tops and the signs are decided exactly from per-sequence
+  maxima / minima of the base projections plus the offset's projection.  The FF
+  that follows evaluates ``base + offset`` on the rows its support may hold;
+  before anything else the offsets are folded into ``X`` (``_materialize``).
 
 Tests cross-check every shortcut against the reference backend.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from fractions import Fraction
 
 import numpy as np
 from flint import fmpq, fmpq_mat
+
+try:
+    from sortedcontainers import SortedList
+except ImportError:  # pragma: no cover - installed with hypothesis; plain lists then
+    SortedList = None
 
 from proofcheck.kernel.backends import State, spans_of
 from proofcheck.kernel.model import FF, SA, Factored
@@ -29,8 +43,16 @@ def q2f(q: Fraction) -> fmpq:
     return fmpq(q.numerator, q.denominator)
 
 
+if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
+    _coprime = Fraction._from_coprime_ints
+else:  # Python 3.11: the same constructor without the gcd
+    def _coprime(p, q):
+        return Fraction(p, q, _normalize=False)
+
+
 def f2q(x: fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
+    """Exact conversion (fmpq keeps p/q coprime with q > 0, so no gcd is needed)."""
+    return _coprime(int(x.p), int(x.q))
 
 
 def _col(v) -> fmpq_mat:
@@ -89,33 +111,39 @@ def _apply(X, i, eta, m, ti, d):
 
 
 class _Index:
-    """Projections ``t = <w, x_i>`` of all rows, kept sorted (with row ids) so an FF
-    with bounded support finds its rows by bisection; updated row by row."""
+    """Projections ``t = <w, x_i>`` of all rows, kept sorted as ``(t, row)`` pairs so
+    an FF with bounded support finds its rows by bisection; updated row by row
+    (a ``SortedList`` when sortedcontainers is installed, which keeps an update
+    O(log T) for a million rows; else a plain list)."""
 
     def __init__(self, w, X):
         self.w = [q2f(x) for x in w]
         self.t = (X * _col(w)).entries()
-        order = sorted(range(len(self.t)), key=self.t.__getitem__)
-        self.keys = [self.t[i] for i in order]
-        self.rows = order
+        pairs = sorted(zip(self.t, range(len(self.t))))
+        self.n = len(self.t)
+        self.pairs = SortedList(pairs) if SortedList is not None else pairs
 
     def between(self, lo, hi):
         """Rows with ``lo <= t <= hi`` (a snapshot list)."""
-        return self.rows[bisect_left(self.keys, lo):bisect_right(self.keys, hi)]
+        if SortedList is not None:
+            return [r for _, r in self.pairs.irange((lo, -1), (hi, self.n))]
+        return [r for _, r in self.pairs[bisect_left(self.pairs, (lo, -1)):
+                                         bisect_right(self.pairs, (hi, self.n))]]
 
     def update(self, i, new_t):
-        k = bisect_left(self.keys, self.t[i])
-        while self.rows[k] != i:
-            k += 1
-        del self.keys[k], self.rows[k]
-        k = bisect_left(self.keys, new_t)
-        self.keys.insert(k, new_t)
-        self.rows.insert(k, i)
+        if SortedList is not None:
+            self.pairs.remove((self.t[i], i))
+            self.pairs.add((new_t, i))
+        else:
+            del self.pairs[bisect_left(self.pairs, (self.t[i], i))]
+            insort(self.pairs, (new_t, i))
         self.t[i] = new_t
 
 
 def _rank_one(U):
     """``(w, c)`` with ``U[k] = c[k] w`` if rank(U) == 1, else ``None``."""
+    if U and all(u is U[0] for u in U) and any(x != 0 for x in U[0]):
+        return U[0], [Fraction(1)] * len(U)  # the same row object repeated
     w = next((u for u in U if any(x != 0 for x in u)), None)
     if w is None:
         return None
@@ -153,25 +181,190 @@ def affine_pieces(ff: FF, r1):
     return w, kinks, maps
 
 
+class _Dir:
+    """Exact projections ``pb[i] = <w, X[i]>`` of the BASE rows (offsets excluded),
+    their float64 copies ``bf`` (pre-filter only; ``None`` when out of range) and,
+    per sequence, the row of the unique maximal base projection (``None`` on a
+    tie), the minimal base projection, and the base row of that top (``xt``, a
+    ``(N, d)`` matrix).  Sequences whose rows changed are recomputed lazily."""
+
+    def __init__(self, w, X, spans, d):
+        self.w = [q2f(x) for x in w]
+        self.pb = (X * _col(w)).entries()
+        self.bf = _floats(self.pb)
+        n_seq = len(spans)
+        self.top = [None] * n_seq
+        self.mn = [None] * n_seq
+        self.mnf = np.zeros(n_seq)
+        self.xt = fmpq_mat(n_seq, d)
+        self.dirty = set(range(n_seq))
+
+    def refresh(self, X, spans, d):
+        pb = self.pb
+        for s in self.dirty:
+            lo, hi = spans[s]
+            ps = pb[lo:hi]
+            mx = max(ps)
+            t = lo + ps.index(mx) if ps.count(mx) == 1 else None
+            self.top[s] = t
+            mn = self.mn[s] = min(ps)
+            try:
+                self.mnf[s] = float(mn)
+            except OverflowError:
+                self.mnf[s] = np.inf
+            if t is not None:
+                for c in range(d):
+                    self.xt[s, c] = X[t, c]
+        self.dirty.clear()
+
+    def update(self, i, s, X, d):
+        v = self.pb[i] = sum((a * X[i, c] for c, a in enumerate(self.w)), fmpq(0))
+        if self.bf is not None:
+            try:
+                f = float(v)
+            except OverflowError:
+                f = np.inf
+            a = abs(f)
+            if a > 2.0 ** 900 or 0 < a < 2.0 ** -900:
+                self.bf = None  # out of the pre-filter's range: decide exactly
+            else:
+                self.bf[i] = f
+        self.dirty.add(s)
+
+
 class FlintBackend:
     name = "flint"
 
+    # ------------------------------------------------------------ offsets
+    @staticmethod
+    def _meta(state: State) -> dict:
+        if state.meta is None:
+            seq = [j for j, (lo, hi) in enumerate(state.spans) for _ in range(lo, hi)]
+            state.meta = {"seq": seq, "seqa": np.asarray(seq, dtype=np.int64),
+                          "X": None, "dirs": {}, "seq_ok": []}
+        return state.meta
+
+    def _dir(self, state: State, w) -> _Dir:
+        meta = self._meta(state)
+        if meta["X"] is not state.X:  # the base rows were replaced: drop the caches
+            meta["X"], meta["dirs"] = state.X, {}
+        key = tuple(w)
+        dr = meta["dirs"].get(key)
+        if dr is None:
+            dr = meta["dirs"][key] = _Dir(w, state.X, state.spans, state.d)
+        return dr
+
+    @staticmethod
+    def _po(state: State, dr: _Dir, key):
+        """Exact ``<w, off[j]>`` per sequence and float copies (or ``None``)."""
+        cache = state.index if isinstance(state.index, dict) else None
+        if cache is not None and ("po", key) in cache:
+            return cache[("po", key)]
+        po = (state.off * fmpq_mat(len(dr.w), 1, dr.w)).entries()
+        res = (po, _floats(po))
+        if cache is not None:
+            cache[("po", key)] = res
+        return res
+
+    def _materialize(self, state: State) -> State:
+        """The same tokens with the offsets folded into ``X`` (a new state)."""
+        if state.off is None:
+            return state
+        d = state.d
+        oe = state.off.entries()
+        seq = self._meta(state)["seq"]
+        G = fmpq_mat(state.n, d, [oe[j * d + c] for j in seq for c in range(d)])
+        return State(state.X + G, state.spans, d, meta=state.meta)
+
+    def _tag(self, sa: SA, state: State):
+        """Offset tag, or ``None`` when its conditions do not hold (see module doc)."""
+        if not state.spans or any(hi <= lo for lo, hi in state.spans):
+            return None
+        a, b = sa.A.left[0], sa.A.right[0]
+        da = self._dir(state, a)
+        db = da if tuple(b) == tuple(a) else self._dir(state, b)
+        X, spans, d = state.X, state.spans, state.d
+        da.refresh(X, spans, d)
+        db.refresh(X, spans, d)
+        if any(t is None for t in da.top):
+            return None
+        if state.off is None:
+            if not all(m > 0 for m in db.mn):
+                return None
+            off = fmpq_mat(len(spans), d)
+        else:
+            po, pof = self._po(state, db, tuple(b))
+            if pof is not None:
+                s_ = db.mnf + pof
+                unsure = np.nonzero(~(s_ > REL * (np.abs(db.mnf) + np.abs(pof))))[0].tolist()
+            else:
+                unsure = range(len(spans))
+            if not all(db.mn[j] + po[j] > 0 for j in unsure):
+                return None
+            off = state.off
+        lam = q2f(sa.V.lam)
+        new_off = off + (da.xt + off) * lam
+        new = State(X, spans, d, index={}, off=new_off, meta=state.meta)
+        new.tag = (list(da.top), sa.V.lam)
+        return new
+
+    def _ff_offset(self, state: State, w, kinks, maps, eta):
+        """Bounded-support rank-one FF on ``X[i] + off[j]``, updating ``X`` in place."""
+        meta = self._meta(state)
+        dw = self._dir(state, w)
+        key = tuple(w)
+        po, pof = self._po(state, dw, key)
+        seq = meta["seq"]
+        lo, hi = kinks[0], kinks[-1]
+        fl = _floats([lo, hi])
+        if dw.bf is not None and pof is not None and fl is not None:
+            p = pof[meta["seqa"]]
+            tf = dw.bf + p
+            m = REL * (np.abs(dw.bf) + np.abs(p) + abs(fl[0]) + abs(fl[1]))
+            cand = np.nonzero((tf >= fl[0] - m) & (tf <= fl[1] + m))[0].tolist()
+        else:
+            cand = range(state.n)
+        X, OFF, d = state.X, state.off, state.d
+        touched, before = [], {}
+        for i in cand:
+            j = seq[i]
+            ti = dw.pb[i] + po[j]
+            if ti < lo or ti > hi:
+                continue
+            mp = maps[bisect_left(kinks, ti)]
+            if mp is None:
+                continue
+            g, h = mp
+            old = tuple(X[i, c] + OFF[j, c] for c in range(d))
+            for c in range(d):
+                X[i, c] = eta * old[c] + g[c] * ti + h[c] - OFF[j, c]
+            before[i] = old
+            touched.append(i)
+        for i in touched:
+            for dr in meta["dirs"].values():
+                dr.update(i, seq[i], X, d)
+        return state, touched, before
+
     def num(self, q: Fraction) -> fmpq:
-        return q2f(Fraction(q))
+        return fmpq(q.numerator, q.denominator)  # Fraction or int
 
     def load(self, sequences) -> State:
-        rows = [[q2f(Fraction(x)) for x in t] for s in sequences for t in s]
+        rows = [[fmpq(x.numerator, x.denominator) for x in t] for s in sequences for t in s]
         d = len(rows[0]) if rows else 0
         X = fmpq_mat(len(rows), d, [x for r in rows for x in r])
         return State(X, spans_of(len(s) for s in sequences), d)
 
     def row(self, state: State, i: int) -> tuple:
         X = state.X
-        return tuple(X[i, c] for c in range(state.d))
+        if state.off is None:
+            return tuple(X[i, c] for c in range(state.d))
+        j, off = self._meta(state)["seq"][i], state.off
+        return tuple(X[i, c] + off[j, c] for c in range(state.d))
 
     def to_fractions(self, state: State) -> list[tuple[Fraction, ...]]:
-        e, d = state.X.entries(), state.d
-        return [tuple(f2q(x) for x in e[i * d:(i + 1) * d]) for i in range(state.n)]
+        state = self._materialize(state)
+        e, d = [f2q(x) for x in state.X.entries()], state.d
+        return [tuple(e[i * d:(i + 1) * d]) for i in range(state.n)]
 
     # ------------------------------------------------------------------ FF
     def ff(self, ff: FF, state: State):
@@ -180,12 +373,20 @@ class FlintBackend:
         eta = q2f(ff.eta)
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
-            return self._ff_dense(ff, state), None, None
+            return self._ff_dense(ff, self._materialize(state)), None, None
         w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
         if all(m is None for m in maps):
             return state, [], None
-        if maps[0] is not None or maps[-1] is not None:  # unbounded support: every row
+        bounded = maps[0] is None and maps[-1] is None
+        if state.off is not None:
+            # the first bounded FF after a tag works on base + offset; a second one
+            # in a row folds the offsets in and uses the sorted index below
+            if bounded and not state.ff_after_tag:
+                state.ff_after_tag = True
+                return self._ff_offset(state, w, kinks, maps, eta)
+            state = self._materialize(state)
+        if not bounded:  # unbounded support: every row
             X = fmpq_mat(state.X)
             t = (X * _col(w)).entries()
             touched = []
@@ -194,7 +395,7 @@ class FlintBackend:
                 if m is not None:
                     _apply(X, i, eta, m, ti, d)
                     touched.append(i)
-            return State(X, state.spans, d), touched, None
+            return State(X, state.spans, d, meta=state.meta), touched, None
         # bounded support: rows with t in [first kink, last kink].  The state is
         # updated IN PLACE (old rows returned in ``before``).  The first FF in a
         # direction since the last dense change scans all projections; the second
@@ -221,6 +422,8 @@ class FlintBackend:
             before[i] = tuple(X[i, c] for c in range(d))
             _apply(X, i, eta, m, ti, d)
             touched.append(i)
+        if touched and state.meta is not None and state.meta.get("X") is X:
+            state.meta["X"] = None  # X changed in place: offset caches are stale
         for i in touched:
             row = [X[i, c] for c in range(d)]
             for other in state.index.values():
@@ -242,7 +445,7 @@ class FlintBackend:
                  (z[j] + bb[j % ff.width] for j in range(len(z)))]
             Wt = fmpq_mat(ff.width, d, [q2f(ff.W[k][i]) for k in range(ff.width) for i in range(d)])
             out = out + fmpq_mat(n, ff.width, r) * Wt
-        return State(out, state.spans, d)
+        return State(out, state.spans, d, meta=state.meta)
 
     # ------------------------------------------------------------------ SA
     def gather_axpy(self, state: State, src_rows, rho, lam):
@@ -256,6 +459,12 @@ class FlintBackend:
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
             return state, [], None
+        if (getattr(rule, "name", "") == "hardmax" and sa.A.lam == 0 and len(sa.A.left) == 1
+                and not sa.V.left and sa.rho == 1):
+            new = self._tag(sa, state)
+            if new is not None:
+                return new, None, None
+        state = self._materialize(state)
         V = _BoundFactored(sa.V)
         rho = q2f(sa.rho)
         d = state.d
@@ -268,12 +477,14 @@ class FlintBackend:
             if not sa.V.left:  # V = lam I: gather the attended rows when all are unique
                 src = self._unique_attended(p, q, state.spans)
                 if src is not None:
-                    new = State(self.gather_axpy(state, src, sa.rho, sa.V.lam), state.spans, d)
+                    new = State(self.gather_axpy(state, src, sa.rho, sa.V.lam), state.spans, d,
+                                meta=state.meta)
                     new.shift = (src, sa.rho, sa.V.lam)  # X_new = rho X + lam X[src], for claims
                     return new, None, None
         e = X.entries()
         rows = [e[i * d:(i + 1) * d] for i in range(state.n)]
         out = []
+        hard = getattr(rule, "name", "") == "hardmax"
         if not fast:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
         for lo, hi in state.spans:
@@ -295,12 +506,20 @@ class FlintBackend:
                         C = sets[key]
                         cache[key] = self._v_mean(V, [(l, fmpq(1, len(C))) for l in C], rows, lo, d)
                     v = cache[key]
+                elif hard:  # the argmax set decides the output: V(mean) once per set
+                    sc = S[(i - lo) * m:(i - lo + 1) * m]
+                    mx = max(sc)
+                    C = tuple(l for l, x in enumerate(sc) if x == mx)
+                    v = cache.get(C)
+                    if v is None:
+                        v = cache[C] = self._v_mean(V, [(l, fmpq(1, len(C))) for l in C],
+                                                    rows, lo, d)
                 else:
                     wts = rule.weights(S[(i - lo) * m:(i - lo + 1) * m], self.num)
                     v = self._v_mean(V, wts, rows, lo, d)
-                out.append([rho * xi + vi for xi, vi in zip(rows[i], v)])
+                out.append(v if rho == 0 else [rho * xi + vi for xi, vi in zip(rows[i], v)])
         Xn = fmpq_mat(state.n, d, [x for r in out for x in r])
-        return State(Xn, state.spans, d), None, None
+        return State(Xn, state.spans, d, meta=state.meta), None, None
 
     @staticmethod
     def _unique_attended(p, q, spans):
