@@ -221,7 +221,6 @@ def audit(net, inputs, targets, dtype: str = "float64", attention: str = "hardma
     state = be.load(inputs)
     ex = [tuple(Fraction(v) for v in x) for X in inputs for x in X]
     E = np.array([[_qfloat(v) for v in x] for x in ex], dtype=np.float64)
-    pos = (seq_of, tok_of)
     eps = 2.0 ** -50  # float64 filter: generous relative error allowance
 
     def exact_update(new, touched):
