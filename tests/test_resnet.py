@@ -61,6 +61,15 @@ def test_chain_swap_needs_one_detour_and_backends_agree():
     assert run_chain(ch, [a, b, c]) == run_chain(ch, [a, b, c], "fraction") == [b, a, c]
     with pytest.raises(ValueError, match="distinct"):
         chain.relocation_chain([a, a], [b, c])
+    # a point off the cycle (a -> b, b <-> c): the detour must break the cycle itself
+    ch = chain.relocation_chain([a, b, c], [b, c, b])
+    assert ch.detours == 1 and ch.moves[0].index in (1, 2) and len(ch.layers) == 4
+    assert run_chain(ch, [a, b, c]) == [b, c, b]
+    # two cycles and a tail into each: one detour per cycle
+    pts = [(F(k), F(0)) for k in range(6)]
+    imgs = [pts[1], pts[0], pts[0], pts[4], pts[3], pts[3]]
+    ch = chain.relocation_chain(pts, imgs)
+    assert ch.detours == 2 and run_chain(ch, pts) == imgs
 
 
 # ------------------------------------------------------------------ datasets

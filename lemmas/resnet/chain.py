@@ -19,9 +19,10 @@ all others fixed) is checked exactly by the kernel, whatever these choices.
 Order of the moves.  Moving point ``i`` onto ``q_i`` is safe when ``q_i`` is not the
 current position of another point still waiting to move (that point would later
 drag ``i`` along).  Safe points are moved first; when none is safe (the images form
-cycles among the waiting points), one waiting point takes a *detour* to a fresh
-point (first coordinate beyond every position and image) and moves on later.  Each
-detour costs one extra layer; there are at most as many detours as waiting points.
+cycles among the waiting points), one waiting point ON a cycle takes a *detour* to a
+fresh point (first coordinate beyond every position and image) and moves on later,
+which makes its predecessor on the cycle safe.  Each detour costs one extra layer;
+there is at most one detour per cycle, so at most ``2 N`` layers for ``N`` points.
 """
 from __future__ import annotations
 
@@ -77,12 +78,15 @@ def relocation_chain(points, images, label: str = "relocation (3.2)") -> Chain:
     moves: list[Move] = []
     fresh = 1 + max((abs(x) for v in cur + images for x in v), default=Fraction(0))
     w, proj, ts = _projections(cur)
+    limit = 2 * len(pending)
     while pending:
+        if len(layers) >= limit:  # fail closed: cannot happen (one detour per cycle)
+            raise RuntimeError("relocation_chain: more layers than 2 x points")
         waiting = {cur[k]: k for k in pending}
         i = next((k for k in pending if waiting.get(images[k], k) == k), None)
         detour = i is None
         if detour:  # every image is another waiting point's position: break a cycle
-            i = pending[0]
+            i = _on_a_cycle(pending[0], cur, images, waiting)
             q = (fresh,) + (Fraction(0),) * (len(cur[i]) - 1)
             fresh += 1
         else:
@@ -109,6 +113,19 @@ def relocation_chain(points, images, label: str = "relocation (3.2)") -> Chain:
                 proj[q] = t_q
                 ts.insert(k, t_q)
     return Chain(layers, moves, cur)
+
+
+def _on_a_cycle(start: int, cur, images, waiting) -> int:
+    """A waiting point on a cycle of "my image is your position", reached from
+    ``start`` (every waiting point's image is another waiting point's position, so
+    following images from ``start`` repeats).  Detouring it frees its predecessor on
+    the cycle; detouring a point off the cycles (no predecessor) would free nothing."""
+    seen = set()
+    k = start
+    while k not in seen:
+        seen.add(k)
+        k = waiting[images[k]]
+    return k
 
 
 def _projections(points):
