@@ -5,6 +5,9 @@ and every leader l to ``kappa_l e_1`` (sphere leaders attend to themselves,
 Lemma 4.3; the P leader too), ``kappa_l = <k, l>``.  ``k`` is the first vector
 ``(1, c, c^2, ...)`` (c = 1, 2, ...) making the kappas pairwise distinct over all
 leaders and different from every target's first coordinate.
+
+:func:`collapse_sa` is generic in its scalars; :func:`symbolic` proves the
+attention and value facts on the returned layer.
 """
 from __future__ import annotations
 
@@ -12,29 +15,50 @@ from fractions import Fraction
 
 from proofcheck.kernel.claims import Collapse
 from proofcheck.kernel.model import SA, Factored, dot
+from proofcheck.symbolic_sa import vector
 
 ID = "collapse"
 
 
 def choose_k(leader_points, forbidden, d: int):
-    """``k`` and the kappas; ``leader_points``: ``(M, d)``; ``forbidden``: values
-    the kappas must avoid.  Terminates: each coincidence is a polynomial equation
-    of degree < d in c."""
+    """``k = (1, c, ..., c^(d-1))`` and the kappas ``<k, l>``, for the least positive
+    integer c making the kappas pairwise distinct and outside ``forbidden``.
+
+    ``leader_points``: ``(M, d)``; ``forbidden``: values the kappas must avoid.
+    Every coincidence is a polynomial equation of degree <= d - 1 in c, nonzero
+    when the leaders are distinct and no leader is ``f e_1`` with f forbidden; so
+    among the first ``(d - 1) (M(M-1)/2 + M |forbidden|) + 1`` values of c one
+    works and the search is bounded by that.  Raises ``ValueError`` naming the
+    leader(s) when the hypotheses fail (no k of this form exists) and
+    ``RuntimeError`` if the bounded search ends without success."""
     forbidden = set(forbidden)
-    c = 1
-    while True:
+    pts = [tuple(x) for x in leader_points]
+    seen = {}
+    for i, x in enumerate(pts):
+        if x in seen:
+            raise ValueError(f"collapse: leaders {seen[x]} and {i} coincide ({x}); "
+                             "no k separates their kappas")
+        seen[x] = i
+        if all(v == 0 for v in x[1:]) and x[0] in forbidden:
+            raise ValueError(f"collapse: leader {i} is {x[0]} e_1 and {x[0]} is a forbidden "
+                             "value: its kappa equals it for every k = (1, c, ...)")
+    M = len(pts)
+    limit = (d - 1) * (M * (M - 1) // 2 + M * len(forbidden)) + 1
+    for c in range(1, limit + 1):
         k = tuple(Fraction(c) ** i for i in range(d))
-        kappas = [dot(k, x) for x in leader_points]
+        kappas = [dot(k, x) for x in pts]
         if len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas):
             return k, kappas
-        c += 1
+    raise RuntimeError(f"collapse: no c in 1..{limit} separates the kappas (impossible for "
+                       "distinct leaders; report this)")
 
 
 def collapse_sa(k) -> SA:
-    """``A = I``, ``rho = 0``, ``V = e_1 k^T`` (rank one)."""
+    """``A = I``, ``rho = 0``, ``V = e_1 k^T`` (rank one).  ``k``: ``(d,)``."""
+    k = vector(k)
     d = len(k)
     e1 = tuple(Fraction(int(i == 0)) for i in range(d))
-    return SA(Fraction(0), Factored(Fraction(1)), Factored(Fraction(0), (e1,), (tuple(k),)),
+    return SA(Fraction(0), Factored(Fraction(1)), Factored(Fraction(0), (e1,), (k,)),
               label="collapse (4.2+4.3)")
 
 
@@ -45,3 +69,66 @@ def collapse_claim(k, spans, leader_rows) -> Collapse:
         ls = set(lrows)
         leader += [i if i in ls else lrows[0] for i in range(lo, hi)]
     return Collapse(tuple(k), leader)
+
+
+def symbolic(d: int = 3):
+    """sympy on ``collapse_sa(k)`` for a symbolic ``k``: the attention facts of
+    Lemma 4.2 (:func:`lemmas.afz.corner.prove_dominance`) and Lemma 4.3
+    (:func:`lemmas.afz.sphere.prove_self_attention`) for the layer's own A, and the
+    value map ``rho x + V y = <k, y> e_1``."""
+    from lemmas.afz.corner import prove_dominance
+    from lemmas.afz.sphere import prove_self_attention
+    from proofcheck.symbolic_sa import Proof, symbols, value
+    k = symbols("k", d, real=True)
+    layer = collapse_sa(k)
+    P = Proof()
+    prove_dominance(layer, d, P, "A of collapse_sa(k)")
+    prove_self_attention(layer, d, P, "A of collapse_sa(k)", count=2)
+    x, y = symbols("x", d, real=True), symbols("y", d, real=True)
+    ky = sum(a * b for a, b in zip(k, y))
+    P.zero([a - (ky if i == 0 else 0) for i, a in enumerate(value(layer, x, y))],
+           "rho x + V y = <k, y> e_1")
+    return P.result(f"collapse symbolic (d = {d}, all k): non-leaders attend to t 1, sphere leaders "
+                    "to themselves, images kappa e_1", [])
+
+
+def run(dataset=None, seed: int = 0):
+    """The collapse layer on instances built like phase L: per sequence a region-P
+    leader ``t_j 1`` above a positive box, sphere leaders, non-leaders in the box;
+    ``k`` from :func:`choose_k` with a forbidden set that rejects c = 1 (so the
+    search is exercised); dimensions 2, 3, 4."""
+    import random
+
+    from lemmas.afz.clustering import random_instances
+    from lemmas.afz.sphere import negative_orthant_points
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    rng = random.Random(seed)
+    out = []
+    for d in (2, 3, 4):
+        ss = random_instances(rng, d)
+        lo = min(x[c] for s in ss for x in s for c in range(d))
+        box = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+        beta = max(v for s in box for x in s for v in x)
+        pool = iter(negative_orthant_points(2 * len(ss), d, Fraction(5 + seed % 3)))
+        ins, leaders = [], []
+        for j, s in enumerate(box):
+            lead = [(beta + 1 + j,) * d] + [next(pool) for _ in range(j % 3)]
+            ins.append(lead + s)
+            leaders.append(lead)
+        flat = [x for ls in leaders for x in ls]
+        k1 = [dot(tuple(Fraction(1) for _ in range(d)), x) for x in flat]
+        forbidden = {k1[0], Fraction(7, 3)}  # c = 1 is rejected
+        k, kappas = choose_k(flat, forbidden, d)
+        ok = len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas) and k[1] > 1
+        out.append(CheckResult(f"collapse k search (d = {d}): kappas distinct and off the forbidden "
+                               "values", Verdict.VERIFIED if ok else Verdict.REFUTED,
+                               [f"k = {tuple(str(x) for x in k)} after rejecting c = 1"],
+                               None if ok else Witness("k search returned colliding kappas",
+                                                       got=tuple(kappas))))
+        e = lambda kap: (kap,) + (Fraction(0),) * (d - 1)  # noqa: E731
+        exp = [[e(dot(k, x)) if x in ls else e(dot(k, ls[0])) for x in s]
+               for s, ls in zip(ins, leaders)]
+        out.append(check_layer(f"collapse exact (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
+                               "kappa_l e_1", collapse_sa(k), ins, exp))
+    return out + [symbolic(2), symbolic(3)]
