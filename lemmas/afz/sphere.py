@@ -169,7 +169,9 @@ def run(dataset=None, seed: int = 0):
         w[c], w[o] = -s0[o], s0[c]
         z = tuple(a + b for a, b in zip(s0, w))
         tie = [[s0, z]]
-        out.append(check_layer(f"4.3 boundary (d = {d}): a competitor with <s, z> = r^2 ties with s "
-                               "(hypothesis is sharp): s -> (s + z)/2", sphere_sa(), tie,
-                               [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]]))
+        sharp = check_layer(f"4.3 boundary (d = {d}): a competitor with <s, z> = r^2 ties with s "
+                            "(hypothesis is sharp): s -> (s + z)/2", sphere_sa(), tie,
+                            [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]])
+        sharp.instance = None  # outside the lemma's hypothesis: not a certificate instance
+        out.append(sharp)
     return out + [symbolic(2), symbolic(3)]
