@@ -75,8 +75,15 @@ class Proof:
     def zero(self, expr, text: str) -> bool:
         import sympy as sp
         exprs = list(expr) if isinstance(expr, (list, tuple)) else [expr]
+        if self.first_failure is not None:
+            return self._skip(text)
         for e in exprs:
-            s = sp.simplify(sp.expand(sp.sympify(e)))
+            e = sp.sympify(e)
+            # a cheap exact disproof first: an admissible rational point where e != 0
+            pt = _witness_point(e, lambda val: val != 0, tries=4) if e.free_symbols else None
+            if pt is not None:
+                return self._record(Verdict.REFUTED, f"{text}  [residual {_short(e)}{_at(pt)}]")
+            s = sp.simplify(sp.expand(e))
             if s != 0:
                 pt = _witness_point(s, lambda val: val != 0)
                 if pt is None and not s.free_symbols:
@@ -93,6 +100,8 @@ class Proof:
 
     def _sign(self, expr, text, want_positive):
         import sympy as sp
+        if self.first_failure is not None:
+            return self._skip(text)
         e = sp.factor(sp.expand(sp.sympify(expr)))
         ok = e.is_positive if want_positive else e.is_negative
         if ok is True:
@@ -102,7 +111,13 @@ class Proof:
         v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
         return self._record(v, f"{text}  [{_short(e)}{_at(pt)}]")
 
+    def _skip(self, text: str) -> bool:
+        self.steps.append(f"skipped after the first failure: {text}")
+        return False
+
     def fact(self, ok: bool, text: str) -> bool:
+        if self.first_failure is not None:
+            return self._skip(text)
         return self._record(Verdict.VERIFIED if ok else Verdict.REFUTED, text)
 
     def verdict(self) -> Verdict:
@@ -174,3 +189,29 @@ def symbols(prefix: str, n: int, **assumptions) -> tuple:
     """``n`` sympy symbols ``prefix0 .. prefix{n-1}`` with the given assumptions."""
     import sympy as sp
     return tuple(sp.Symbol(f"{prefix}{i}", **assumptions) for i in range(n))
+
+
+def data_json(v):
+    """A lemma's data as a certificate carries it: rationals as exact strings."""
+    from proofcheck.kernel.numbers import format_q
+    if isinstance(v, dict):
+        return {str(k): data_json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [data_json(x) for x in v]
+    if isinstance(v, Fraction):
+        return format_q(v)
+    return v
+
+
+def kernel_recheck(statement: str, res: CheckResult) -> CheckResult:
+    """Run the kernel's re-derivation (``proofcheck.kernel.lemma_checks``) on the
+    data and layer of the instance result ``res`` exactly as a certificate would
+    carry them (data as strings, hardmax).  Any exception is ERROR (fail closed)."""
+    from proofcheck.kernel.lemma_checks import checker
+    name = f"kernel re-derivation of {statement}: {res.name.split(':')[0]}"
+    try:
+        v, lines, w = checker(statement)(statement, data_json(res.data), res.instance[0],
+                                         {"attention": "hardmax"}, "$.instances[0]")
+    except Exception as exc:  # fail closed
+        return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
+    return CheckResult(name, v, lines, w)

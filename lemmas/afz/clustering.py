@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import SA, Factored, dot
-from proofcheck.symbolic_sa import scalar, vector
+from proofcheck.symbolic_sa import kernel_recheck, scalar, vector
 
 ID = "4.1"
 
@@ -231,6 +231,7 @@ def run(dataset=None, seed: int = 0):
                           details=["probes: ties at the top and bottom, tokens on <u,x> = 0"])
         res.data = {"u": u}
         out.append(res)
+        out.append(kernel_recheck("4.1", res))
         # "at most 3 images" on this instance, counted from the evaluated layer
         got = evaluate_layer(layer, ins)
         sizes = [len(set(s)) for s in got]
@@ -254,5 +255,6 @@ def run(dataset=None, seed: int = 0):
                            details=["every <u,x> > 0; probes with tied tops (M = their mean)"])
         tres.data = {"u": up, "lambda": lam}
         out.append(tres)
+        out.append(kernel_recheck("4.1", tres))
     out += [symbolic(2), symbolic(3), symbolic_tag(2)]
     return out

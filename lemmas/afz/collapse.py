@@ -131,4 +131,63 @@ def run(dataset=None, seed: int = 0):
                for s, ls in zip(ins, leaders)]
         out.append(check_layer(f"collapse exact (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
                                "kappa_l e_1", collapse_sa(k), ins, exp))
-    return out + [symbolic(2), symbolic(3)]
+        # the claim handed to the network checker predicts the same rows
+        spans, rows, lrows, lo = [], [x for s in ins for x in s], [], 0
+        for s, ls in zip(ins, leaders):
+            spans.append((lo, lo + len(s)))
+            lrows.append(list(range(lo, lo + len(ls))))
+            lo += len(s)
+        claim = collapse_claim(k, spans, lrows).bind(Fraction)
+        flat_exp = [x for s in exp for x in s]
+        bad = next((i for i in range(len(rows)) if claim.expected(i, rows.__getitem__) != flat_exp[i]),
+                   None)
+        out.append(CheckResult(f"collapse claim (d = {d}): row -> leader map and k as built",
+                               Verdict.VERIFIED if bad is None else Verdict.REFUTED,
+                               [f"{len(rows)} rows, leaders first in each sequence"],
+                               None if bad is None else Witness(
+                                   "claim predicts another image", token=bad, expected=flat_exp[bad],
+                                   got=claim.expected(bad, rows.__getitem__))))
+    return out + [search_bound_check(), rejection_check(), symbolic(2), symbolic(3)]
+
+
+def search_bound_check():
+    """An instance where the bounded search needs its last candidate: leaders
+    ``(0, 1), (1/2, 1/2)`` with forbidden ``{2}`` in d = 2 — c = 1 makes the kappas
+    collide, c = 2 and c = 3 hit the forbidden value, c = 4 = the bound works."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    pts = [(Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 2))]
+    try:
+        k, kappas = choose_k(pts, {Fraction(2)}, 2)
+    except Exception as exc:  # noqa: BLE001  (the search must succeed here)
+        return CheckResult("collapse k search at its bound", Verdict.REFUTED, [],
+                           Witness(f"choose_k failed on a solvable instance: {type(exc).__name__}: "
+                                   f"{exc}", expected="k = (1, 4)", got=None))
+    ok = k == (1, 4) and kappas == [4, Fraction(5, 2)]
+    return CheckResult("collapse k search at its bound (c = 4 of at most 4 candidates)",
+                       Verdict.VERIFIED if ok else Verdict.REFUTED,
+                       ["leaders (0, 1), (1/2, 1/2), forbidden {2}: c = 1, 2, 3 fail"],
+                       None if ok else Witness("search returned another k", expected=(1, 4),
+                                               got=tuple(k)))
+
+
+def rejection_check():
+    """``choose_k`` rejects the two unsolvable inputs with errors naming the leaders."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    F = Fraction
+    cases = [([(F(1), F(2)), (F(3), F(4)), (F(1), F(2))], set(), 2,
+              "collapse: leaders 0 and 2 coincide"),
+             ([(F(1), F(2), F(0)), (F(5), F(0), F(0))], {F(5)}, 3,
+              "collapse: leader 1 is 5 e_1 and 5 is a forbidden value")]
+    for pts, forb, d, want in cases:
+        try:
+            got = f"returned {choose_k(pts, forb, d)[0]}"
+        except ValueError as exc:
+            got = str(exc)
+        except Exception as exc:  # noqa: BLE001
+            got = f"{type(exc).__name__}: {exc}"
+        if not got.startswith(want):
+            return CheckResult("collapse k search rejects unsolvable inputs", Verdict.REFUTED, [],
+                               Witness("choose_k did not reject with a clear error",
+                                       expected=want, got=got))
+    return CheckResult("collapse k search rejects unsolvable inputs (coinciding leaders; a "
+                       "leader f e_1 with f forbidden)", Verdict.VERIFIED, [])

@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import SA, Factored
+from proofcheck.symbolic_sa import kernel_recheck
 
 ID = "4.2"
 
@@ -101,4 +102,5 @@ def run(dataset=None, seed: int = 0):
                                        "corner and near the lower faces"])
             res.data = {"box": {"lower": (Fraction(0),) * d, "upper": (R,) * d}, "t": t}
             out.append(res)
+        out.append(kernel_recheck("4.2", res))
     return out + [symbolic(2), symbolic(3)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import SA, Factored
-from proofcheck.symbolic_sa import scalar, vector
+from proofcheck.symbolic_sa import kernel_recheck, scalar, vector
 
 ID = "4.3"
 
@@ -142,7 +142,8 @@ def run(dataset=None, seed: int = 0):
         count = 2 + (seed + d) % 3
         pts = negative_orthant_points(count, d, r)
         bad = next((k for k, p in enumerate(pts)
-                    if sum(x * x for x in p) != r * r or max(p) >= 0), None)
+                    if len(p) != d or not all(isinstance(x, Fraction) for x in p)
+                    or sum(x * x for x in p) != r * r or max(p) >= 0), None)
         ok = len(pts) == count and len(set(pts)) == count and bad is None
         out.append(CheckResult(f"4.3 points (d = {d}, r = {r}): {count} distinct points on |s| = r "
                                "in the open negative orthant", Verdict.VERIFIED if ok else Verdict.REFUTED,
@@ -161,6 +162,7 @@ def run(dataset=None, seed: int = 0):
                                    "inside <s, z> < r^2"])
         res.data = {"r": r, "points": pts}
         out.append(res)
+        out.append(kernel_recheck("4.3", res))
         # sharpness: z = s + w with <s, w> = 0 has <s, z> = r^2: tie, s -> (s + z)/2
         s0 = pts[0]
         c = next(i for i in range(d) if s0[i] != 0)

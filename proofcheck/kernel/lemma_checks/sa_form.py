@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.model import SA
+from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import parse_number
 from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
@@ -71,8 +71,20 @@ def require_sa(layer, d: int) -> SA:
     if not isinstance(layer, SA):
         raise Refuted(Witness("the instance's layer is not an SA layer", expected="SA",
                               got=type(layer).__name__))
+    def exact(x, where):
+        if not isinstance(x, Fraction):
+            raise Refuted(Witness(f"layer form: {where} is not an exact rational",
+                                  expected="a rational", got=repr(x)))
+    exact(layer.rho, "rho")
     for name, f in (("A", layer.A), ("V", layer.V)):
+        if not (isinstance(f, Factored) and isinstance(f.left, tuple) and isinstance(f.right, tuple)
+                and all(isinstance(v, tuple) for v in f.left + f.right)):
+            raise Refuted(Witness(f"layer form: {name} is not a factored matrix",
+                                  expected="lam I + sum a b^T", got=repr(f)))
+        exact(f.lam, f"{name}.lam")
         for v in f.left + f.right:
+            for x in v:
+                exact(x, f"an entry of the factors of {name}")
             if len(v) != d:
                 raise Refuted(Witness(f"{name} has factors of length {len(v)} but the lemma's "
                                       f"data is in dimension {d}", expected=d, got=len(v)))
