@@ -36,7 +36,8 @@ def choose_k(leader_points, forbidden, d: int):
     seen = {}
     for i, x in enumerate(pts):
         if x in seen:
-            raise ValueError(f"collapse: leaders {seen[x]} and {i} coincide ({x}); "
+            raise ValueError(f"collapse: leaders {seen[x]} and {i} coincide "
+                             f"(({', '.join(str(v) for v in x)})); "
                              "no k separates their kappas")
         seen[x] = i
         if all(v == 0 for v in x[1:]) and x[0] in forbidden:
@@ -175,19 +176,24 @@ def rejection_check():
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     F = Fraction
     cases = [([(F(1), F(2)), (F(3), F(4)), (F(1), F(2))], set(), 2,
-              "collapse: leaders 0 and 2 coincide"),
+              "collapse: leaders 0 and 2 coincide ((1, 2)); no k "
+              "separates their kappas"),
              ([(F(1), F(2), F(0)), (F(5), F(0), F(0))], {F(5)}, 3,
-              "collapse: leader 1 is 5 e_1 and 5 is a forbidden value")]
+              "collapse: leader 1 is 5 e_1 and 5 is a forbidden value: its kappa equals it for "
+              "every k = (1, c, ...)"),
+             # solvable inputs are accepted, with the least c: on the e_1 axis but not
+             # forbidden; first coordinate forbidden but off the axis; c = 1 works
+             ([(F(3), F(0)), (F(5), F(1))], {F(5)}, 2, "k = (1, 1)")]
     for pts, forb, d, want in cases:
         try:
-            got = f"returned {choose_k(pts, forb, d)[0]}"
+            got = f"k = ({', '.join(str(x) for x in choose_k(pts, forb, d)[0])})"
         except ValueError as exc:
             got = str(exc)
         except Exception as exc:  # noqa: BLE001
             got = f"{type(exc).__name__}: {exc}"
-        if not got.startswith(want):
+        if got != want:
             return CheckResult("collapse k search rejects unsolvable inputs", Verdict.REFUTED, [],
                                Witness("choose_k did not reject with a clear error",
                                        expected=want, got=got))
     return CheckResult("collapse k search rejects unsolvable inputs (coinciding leaders; a "
-                       "leader f e_1 with f forbidden)", Verdict.VERIFIED, [])
+                       "leader f e_1 with f forbidden) and takes the least c otherwise", Verdict.VERIFIED, [])

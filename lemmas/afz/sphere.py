@@ -176,4 +176,32 @@ def run(dataset=None, seed: int = 0):
                             [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]])
         sharp.instance = None  # outside the lemma's hypothesis: not a certificate instance
         out.append(sharp)
-    return out + [symbolic(2), symbolic(3)]
+    return out + [many_points_check(), symbolic(2), symbolic(3)]
+
+
+def many_points_check():
+    """``negative_orthant_points`` at large counts (the parameters approach the ends
+    of their ranges): 100 points in d = 2, 4, 7, each exactly on the sphere, in the
+    open negative orthant, pairwise distinct; and d = 1 is rejected clearly."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    r = Fraction(7, 2)
+    for d in (2, 4, 7):
+        pts = negative_orthant_points(100, d, r)
+        for k, p in enumerate(pts):
+            if len(p) != d or sum(x * x for x in p) != r * r or max(p) >= 0:
+                return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], Witness(
+                    f"point off the sphere or outside the open negative orthant (d = {d})",
+                    token=k, got=p))
+        if len(pts) != 100 or len(set(pts)) != 100:
+            return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], Witness(
+                f"wrong number of distinct points (d = {d})", expected=100, got=len(set(pts))))
+    want = "sphere points in the negative orthant need d >= 2"
+    try:
+        got = f"returned {negative_orthant_points(1, 1, r)}"
+    except ValueError as exc:
+        got = str(exc)
+    if got != want:
+        return CheckResult("4.3 points: d = 1 rejected", Verdict.REFUTED, [],
+                           Witness("d = 1 not rejected with a clear error", expected=want, got=got))
+    return CheckResult("4.3 points at count 100 in d = 2, 4, 7: on the sphere, in the open negative "
+                       "orthant, distinct; d = 1 rejected", Verdict.VERIFIED, [])
