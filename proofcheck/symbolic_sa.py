@@ -215,3 +215,20 @@ def kernel_recheck(statement: str, res: CheckResult) -> CheckResult:
     except Exception as exc:  # fail closed
         return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
     return CheckResult(name, v, lines, w)
+
+
+def guarded(name: str, fn, *args) -> list:
+    """``fn(*args)`` (a list of CheckResults, or one).  If the construction or the
+    evaluation of what it returned raises on this valid instance, the result is
+    REFUTED with the instance as witness: the routine does not build the lemma's
+    layer there (reported apart from value/form refutations in the mutation
+    report)."""
+    try:
+        r = fn(*args)
+    except Exception as exc:  # noqa: BLE001  (any failure on a valid input refutes)
+        from proofcheck.kernel.verdicts import Witness
+        msg = f"{type(exc).__name__}: {exc}"[:200]
+        return [CheckResult(name, Verdict.REFUTED, ["the routine raised on a valid input"],
+                            Witness(f"construction raised on a valid input ({msg})",
+                                    got=_short(repr(args), 120) if args else None))]
+    return r if isinstance(r, list) else [r]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import SA, Factored, dot
-from proofcheck.symbolic_sa import kernel_recheck, scalar, vector
+from proofcheck.symbolic_sa import guarded, kernel_recheck, scalar, vector
 
 ID = "4.1"
 
@@ -215,46 +215,54 @@ def run(dataset=None, seed: int = 0):
     import random
 
     from lemmas.afz.instances import input_sequences
-    from proofcheck.kernel.layercheck import check_layer, evaluate_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)
     cases = [(d0, seqs)] + [(d, random_instances(rng, d)) for d in (2, 3, 4) if d != d0]
     out = []
     for d, ss in cases:
         u = random_direction(rng, d)
-        ins = probe_sequences(ss, u)
-        layer = cluster_sa(u)
-        res = check_layer(f"4.1 exact (d = {d}): A = u u^T, u = {fmt_value(u)}: tokens go to the "
-                          "mean of the u-max / u-min / all tokens", layer, ins,
-                          [predicted(s, u) for s in ins],
-                          details=["probes: ties at the top and bottom, tokens on <u,x> = 0"])
-        res.data = {"u": u}
-        out.append(res)
-        out.append(kernel_recheck("4.1", res))
-        # "at most 3 images" on this instance, counted from the evaluated layer
-        got = evaluate_layer(layer, ins)
-        sizes = [len(set(s)) for s in got]
-        j = max(range(len(sizes)), key=sizes.__getitem__)
-        ok = sizes[j] <= 3
-        out.append(CheckResult(f"4.1 instance (d = {d}): at most 3 distinct images per sequence",
-                               Verdict.VERIFIED if ok else Verdict.REFUTED,
-                               [f"largest count of distinct outputs of the layer: {sizes[j]} "
-                                f"(sequence {j}); holds on this instance only — the general "
-                                "statement is the symbolic proof"],
-                               None if ok else Witness("more than 3 distinct images", sequence=j,
-                                                       expected=3, got=sizes[j])))
-        # the tag on the same sequences moved into the positive orthant, positive u
         up = random_direction(rng, d, positive=True)
-        lo = min(x[c] for s in ins for x in s for c in range(d))
-        pos = [list(dict.fromkeys(tuple(v - lo + 1 for v in x) for x in s)) for s in ins]
         lam = Fraction(rng.choice([1, 2, 3, 5]), rng.choice([1, 2]))
-        tres = check_layer(f"tag exact (d = {d}): x -> x + lam M(X), u = {fmt_value(up)}, "
-                           f"lam = {fmt_value(lam)}", tag_sa(up, lam), pos,
-                           [predicted_tag(s, up, lam) for s in pos],
-                           details=["every <u,x> > 0; probes with tied tops (M = their mean)"])
-        tres.data = {"u": up, "lambda": lam}
-        out.append(tres)
-        out.append(kernel_recheck("4.1", tres))
-    out += [symbolic(2), symbolic(3), symbolic_tag(2)]
+        out += guarded(f"4.1 instance (d = {d})", _instance, d, ss, u, up, lam)
+    out += guarded("4.1 symbolic (d = 2)", symbolic, 2) + guarded("4.1 symbolic (d = 3)", symbolic, 3)
+    out += guarded("tag symbolic (d = 2)", symbolic_tag, 2)
+    return out
+
+
+def _instance(d, ss, u, up, lam):
+    """The exact checks of Lemma 4.1 and the tag on one instance (dimension ``d``)."""
+    from proofcheck.kernel.layercheck import check_layer, evaluate_layer
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+    out = []
+    ins = probe_sequences(ss, u)
+    layer = cluster_sa(u)
+    res = check_layer(f"4.1 exact (d = {d}): A = u u^T, u = {fmt_value(u)}: tokens go to the "
+                      "mean of the u-max / u-min / all tokens", layer, ins,
+                      [predicted(s, u) for s in ins],
+                      details=["probes: ties at the top and bottom, tokens on <u,x> = 0"])
+    res.data = {"u": u}
+    out.append(res)
+    out.append(kernel_recheck("4.1", res))
+    # "at most 3 images" on this instance, counted from the evaluated layer
+    got = evaluate_layer(layer, ins)
+    sizes = [len(set(s)) for s in got]
+    j = max(range(len(sizes)), key=sizes.__getitem__)
+    ok = sizes[j] <= 3
+    out.append(CheckResult(f"4.1 instance (d = {d}): at most 3 distinct images per sequence",
+                           Verdict.VERIFIED if ok else Verdict.REFUTED,
+                           [f"largest count of distinct outputs of the layer: {sizes[j]} "
+                            f"(sequence {j}); holds on this instance only — the general "
+                            "statement is the symbolic proof"],
+                           None if ok else Witness("more than 3 distinct images", sequence=j,
+                                                   expected=3, got=sizes[j])))
+    # the tag on the same sequences moved into the positive orthant, positive u
+    lo = min(x[c] for s in ins for x in s for c in range(d))
+    pos = [list(dict.fromkeys(tuple(v - lo + 1 for v in x) for x in s)) for s in ins]
+    tres = check_layer(f"tag exact (d = {d}): x -> x + lam M(X), u = {fmt_value(up)}, "
+                       f"lam = {fmt_value(lam)}", tag_sa(up, lam), pos,
+                       [predicted_tag(s, up, lam) for s in pos],
+                       details=["every <u,x> > 0; probes with tied tops (M = their mean)"])
+    tres.data = {"u": up, "lambda": lam}
+    out.append(tres)
+    out.append(kernel_recheck("4.1", tres))
     return out

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from proofcheck.kernel.claims import Collapse
 from proofcheck.kernel.model import SA, Factored, dot
-from proofcheck.symbolic_sa import vector
+from proofcheck.symbolic_sa import guarded, vector
 
 ID = "collapse"
 
@@ -101,54 +101,63 @@ def run(dataset=None, seed: int = 0):
     import random
 
     from lemmas.afz.clustering import random_instances
-    from lemmas.afz.sphere import negative_orthant_points
-    from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     rng = random.Random(seed)
     out = []
     for d in (2, 3, 4):
-        ss = random_instances(rng, d)
-        lo = min(x[c] for s in ss for x in s for c in range(d))
-        box = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
-        beta = max(v for s in box for x in s for v in x)
-        pool = iter(negative_orthant_points(2 * len(ss), d, Fraction(5 + seed % 3)))
-        ins, leaders = [], []
-        for j, s in enumerate(box):
-            lead = [(beta + 1 + j,) * d] + [next(pool) for _ in range(j % 3)]
-            ins.append(lead + s)
-            leaders.append(lead)
-        flat = [x for ls in leaders for x in ls]
-        k1 = [dot(tuple(Fraction(1) for _ in range(d)), x) for x in flat]
-        forbidden = {k1[0], Fraction(7, 3)}  # c = 1 is rejected
-        k, kappas = choose_k(flat, forbidden, d)
-        ok = len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas) and k[1] > 1
-        out.append(CheckResult(f"collapse k search (d = {d}): kappas distinct and off the forbidden "
-                               "values", Verdict.VERIFIED if ok else Verdict.REFUTED,
-                               [f"k = {tuple(str(x) for x in k)} after rejecting c = 1"],
-                               None if ok else Witness("k search returned colliding kappas",
-                                                       got=tuple(kappas))))
-        e = lambda kap: (kap,) + (Fraction(0),) * (d - 1)  # noqa: E731
-        exp = [[e(dot(k, x)) if x in ls else e(dot(k, ls[0])) for x in s]
-               for s, ls in zip(ins, leaders)]
-        out.append(check_layer(f"collapse exact (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
-                               "kappa_l e_1", collapse_sa(k), ins, exp))
-        # the claim handed to the network checker predicts the same rows
-        spans, rows, lrows, lo = [], [x for s in ins for x in s], [], 0
-        for s, ls in zip(ins, leaders):
-            spans.append((lo, lo + len(s)))
-            lrows.append(list(range(lo, lo + len(ls))))
-            lo += len(s)
-        claim = collapse_claim(k, spans, lrows).bind(Fraction)
-        flat_exp = [x for s in exp for x in s]
-        bad = next((i for i in range(len(rows)) if claim.expected(i, rows.__getitem__) != flat_exp[i]),
-                   None)
-        out.append(CheckResult(f"collapse claim (d = {d}): row -> leader map and k as built",
-                               Verdict.VERIFIED if bad is None else Verdict.REFUTED,
-                               [f"{len(rows)} rows, leaders first in each sequence"],
-                               None if bad is None else Witness(
-                                   "claim predicts another image", token=bad, expected=flat_exp[bad],
-                                   got=claim.expected(bad, rows.__getitem__))))
-    return out + [search_bound_check(), rejection_check(), symbolic(2), symbolic(3)]
+        out += guarded(f"collapse instance (d = {d})", _instance, d, random_instances(rng, d), seed)
+    return (out + guarded("collapse k search at its bound", search_bound_check)
+            + guarded("collapse k search rejections", rejection_check)
+            + guarded("collapse symbolic (d = 2)", symbolic, 2)
+            + guarded("collapse symbolic (d = 3)", symbolic, 3))
+
+
+def _instance(d, ss, seed):
+    """The collapse layer and the k search on one instance (dimension ``d``)."""
+    from lemmas.afz.sphere import negative_orthant_points
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    out = []
+    lo = min(x[c] for s in ss for x in s for c in range(d))
+    box = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+    beta = max(v for s in box for x in s for v in x)
+    pool = iter(negative_orthant_points(2 * len(ss), d, Fraction(5 + seed % 3)))
+    ins, leaders = [], []
+    for j, s in enumerate(box):
+        lead = [(beta + 1 + j,) * d] + [next(pool) for _ in range(j % 3)]
+        ins.append(lead + s)
+        leaders.append(lead)
+    flat = [x for ls in leaders for x in ls]
+    k1 = [dot(tuple(Fraction(1) for _ in range(d)), x) for x in flat]
+    forbidden = {k1[0], Fraction(7, 3)}  # c = 1 is rejected
+    k, kappas = choose_k(flat, forbidden, d)
+    ok = len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas) and k[1] > 1
+    out.append(CheckResult(f"collapse k search (d = {d}): kappas distinct and off the forbidden "
+                           "values", Verdict.VERIFIED if ok else Verdict.REFUTED,
+                           [f"k = {tuple(str(x) for x in k)} after rejecting c = 1"],
+                           None if ok else Witness("k search returned colliding kappas",
+                                                   got=tuple(kappas))))
+    e = lambda kap: (kap,) + (Fraction(0),) * (d - 1)  # noqa: E731
+    exp = [[e(dot(k, x)) if x in ls else e(dot(k, ls[0])) for x in s]
+           for s, ls in zip(ins, leaders)]
+    out.append(check_layer(f"collapse exact (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
+                           "kappa_l e_1", collapse_sa(k), ins, exp))
+    # the claim handed to the network checker predicts the same rows
+    spans, rows, lrows, lo = [], [x for s in ins for x in s], [], 0
+    for s, ls in zip(ins, leaders):
+        spans.append((lo, lo + len(s)))
+        lrows.append(list(range(lo, lo + len(ls))))
+        lo += len(s)
+    claim = collapse_claim(k, spans, lrows).bind(Fraction)
+    flat_exp = [x for s in exp for x in s]
+    bad = next((i for i in range(len(rows)) if claim.expected(i, rows.__getitem__) != flat_exp[i]),
+               None)
+    out.append(CheckResult(f"collapse claim (d = {d}): row -> leader map and k as built",
+                           Verdict.VERIFIED if bad is None else Verdict.REFUTED,
+                           [f"{len(rows)} rows, leaders first in each sequence"],
+                           None if bad is None else Witness(
+                               "claim predicts another image", token=bad, expected=flat_exp[bad],
+                               got=claim.expected(bad, rows.__getitem__))))
+    return out
 
 
 def search_bound_check():

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import SA, Factored
-from proofcheck.symbolic_sa import kernel_recheck, scalar, vector
+from proofcheck.symbolic_sa import guarded, kernel_recheck, scalar, vector
 
 ID = "4.3"
 
@@ -129,54 +129,63 @@ def run(dataset=None, seed: int = 0):
 
     from lemmas.afz.clustering import random_instances
     from lemmas.afz.instances import input_sequences
-    from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)
     cases = [(d0, seqs)] + [(d, random_instances(rng, d)) for d in (2, 3, 4) if d != d0]
     out = []
     for d, ss in cases:
-        lo = min(x[c] for s in ss for x in s for c in range(d))
-        shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
-        r = Fraction(3 + (seed + d) % 7, 1 + seed % 2)
-        count = 2 + (seed + d) % 3
-        pts = negative_orthant_points(count, d, r)
-        bad = next((k for k, p in enumerate(pts)
-                    if len(p) != d or not all(isinstance(x, Fraction) for x in p)
-                    or sum(x * x for x in p) != r * r or max(p) >= 0), None)
-        ok = len(pts) == count and len(set(pts)) == count and bad is None
-        out.append(CheckResult(f"4.3 points (d = {d}, r = {r}): {count} distinct points on |s| = r "
-                               "in the open negative orthant", Verdict.VERIFIED if ok else Verdict.REFUTED,
-                               [f"{len(pts)} points, {len(set(pts))} distinct"],
-                               None if ok else Witness("sphere point off the sphere or outside the "
-                                                       "negative orthant, or wrong count",
-                                                       token=bad, expected=count, got=len(set(pts)))))
-        # competitors just inside the half-space <s, z> < r^2 (same orthant as s)
-        near = [tuple(x * Fraction(63, 64) for x in p) for p in pts]
-        ins = [pts + near + s for s in shifted]
-        exp = [[x if x in pts else None for x in s] for s in ins]
-        res = check_layer(f"4.3 exact (d = {d}): {count} sphere leaders (r = {r}) attend only to "
-                          "themselves", sphere_sa(), ins, exp,
-                          details=["every sphere point has |s|^2 = r^2 exactly",
-                                   "competitors: tokens of the positive orthant, and (63/64) s just "
-                                   "inside <s, z> < r^2"])
-        res.data = {"r": r, "points": pts}
-        out.append(res)
-        out.append(kernel_recheck("4.3", res))
-        # sharpness: z = s + w with <s, w> = 0 has <s, z> = r^2: tie, s -> (s + z)/2
-        s0 = pts[0]
-        c = next(i for i in range(d) if s0[i] != 0)
-        o = (c + 1) % d
-        w = [Fraction(0)] * d
-        w[c], w[o] = -s0[o], s0[c]
-        z = tuple(a + b for a, b in zip(s0, w))
-        tie = [[s0, z]]
-        sharp = check_layer(f"4.3 boundary (d = {d}): a competitor with <s, z> = r^2 ties with s "
-                            "(hypothesis is sharp): s -> (s + z)/2", sphere_sa(), tie,
-                            [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]])
-        sharp.instance = None  # outside the lemma's hypothesis: not a certificate instance
-        out.append(sharp)
-    return out + [many_points_check(), symbolic(2), symbolic(3)]
+        out += guarded(f"4.3 instance (d = {d})", _instance, d, ss, seed)
+    return (out + guarded("4.3 many points", many_points_check)
+            + guarded("4.3 symbolic (d = 2)", symbolic, 2)
+            + guarded("4.3 symbolic (d = 3)", symbolic, 3))
+
+
+def _instance(d, ss, seed):
+    """The exact checks of Lemma 4.3 on one instance (dimension ``d``)."""
+    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    out = []
+    lo = min(x[c] for s in ss for x in s for c in range(d))
+    shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+    r = Fraction(3 + (seed + d) % 7, 1 + seed % 2)
+    count = 2 + (seed + d) % 3
+    pts = negative_orthant_points(count, d, r)
+    bad = next((k for k, p in enumerate(pts)
+                if len(p) != d or not all(isinstance(x, Fraction) for x in p)
+                or sum(x * x for x in p) != r * r or max(p) >= 0), None)
+    ok = len(pts) == count and len(set(pts)) == count and bad is None
+    out.append(CheckResult(f"4.3 points (d = {d}, r = {r}): {count} distinct points on |s| = r "
+                           "in the open negative orthant", Verdict.VERIFIED if ok else Verdict.REFUTED,
+                           [f"{len(pts)} points, {len(set(pts))} distinct"],
+                           None if ok else Witness("sphere point off the sphere or outside the "
+                                                   "negative orthant, or wrong count",
+                                                   token=bad, expected=count, got=len(set(pts)))))
+    # competitors just inside the half-space <s, z> < r^2 (same orthant as s)
+    near = [tuple(x * Fraction(63, 64) for x in p) for p in pts]
+    ins = [pts + near + s for s in shifted]
+    exp = [[x if x in pts else None for x in s] for s in ins]
+    res = check_layer(f"4.3 exact (d = {d}): {count} sphere leaders (r = {r}) attend only to "
+                      "themselves", sphere_sa(), ins, exp,
+                      details=["every sphere point has |s|^2 = r^2 exactly",
+                               "competitors: tokens of the positive orthant, and (63/64) s just "
+                               "inside <s, z> < r^2"])
+    res.data = {"r": r, "points": pts}
+    out.append(res)
+    out.append(kernel_recheck("4.3", res))
+    # sharpness: z = s + w with <s, w> = 0 has <s, z> = r^2: tie, s -> (s + z)/2
+    s0 = pts[0]
+    c = next(i for i in range(d) if s0[i] != 0)
+    o = (c + 1) % d
+    w = [Fraction(0)] * d
+    w[c], w[o] = -s0[o], s0[c]
+    z = tuple(a + b for a, b in zip(s0, w))
+    tie = [[s0, z]]
+    sharp = check_layer(f"4.3 boundary (d = {d}): a competitor with <s, z> = r^2 ties with s "
+                        "(hypothesis is sharp): s -> (s + z)/2", sphere_sa(), tie,
+                        [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]])
+    sharp.instance = None  # outside the lemma's hypothesis: not a certificate instance
+    out.append(sharp)
+    return out
 
 
 def many_points_check():
