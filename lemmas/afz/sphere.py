@@ -157,9 +157,11 @@ def _instance(d, ss, seed):
     out.append(CheckResult(f"4.3 points (d = {d}, r = {r}): {count} distinct points on |s| = r "
                            "in the open negative orthant", Verdict.VERIFIED if ok else Verdict.REFUTED,
                            [f"{len(pts)} points, {len(set(pts))} distinct"],
-                           None if ok else Witness("sphere point off the sphere or outside the "
-                                                   "negative orthant, or wrong count",
-                                                   token=bad, expected=count, got=len(set(pts)))))
+                           None if ok else Witness(
+                               "sphere point off the sphere or outside the open negative orthant"
+                               if bad is not None else "wrong number of distinct sphere points",
+                               token=bad, expected=f"|s|^2 = {r * r}, s < 0" if bad is not None else count,
+                               got=pts[bad] if bad is not None else len(set(pts)))))
     # competitors just inside the half-space <s, z> < r^2 (same orthant as s)
     near = [tuple(x * Fraction(63, 64) for x in p) for p in pts]
     ins = [pts + near + s for s in shifted]
