@@ -1,12 +1,15 @@
 """Symbolic (sympy) proofs for all parameter values.
 
-``pl_certificate``: a sum of ReLUs of an affine function of t is continuous and
-piecewise linear with kinks only where an argument vanishes, so it equals a
-claimed piecewise-linear profile everywhere iff it agrees at every kink and has
-the claimed slope left of the first and right of the last kink.  Both are
-checked with sympy on symbolic parameters (assumptions such as ``delta > 0``
-make each ``Max(0, .)`` at a kink decidable); an undecided simplification is a
-failure, never a pass.
+``prove_profile``: the FF routines of 3.1–3.3 are generic in their scalars; called
+with sympy symbols (the lemma's hypotheses as the symbols' assumptions, e.g.
+``delta > 0``) they return an FF with symbolic entries.  Its piecewise-linear
+profile along the direction is computed from the returned ``U, b, W``
+(``proofcheck.kernel.lemma_checks.profile``, the same algorithm the certificate
+kernel runs on rationals) and each conclusion "FF(x) = x + L(<w,x>) on an interval"
+is decided at the interval's ends, at every kink inside and by the tail slopes, with
+sign decisions from the assumptions.  An undecided sign or simplification is
+INCONCLUSIVE, never a pass; a difference that is not identically zero is REFUTED
+with exact parameter values where it is non-zero.
 """
 from __future__ import annotations
 
@@ -27,29 +30,88 @@ def is_zero(expr) -> bool:
     return e == 0
 
 
-def pl_certificate(name: str, f, t, kinks, values, slope_left, slope_right) -> CheckResult:
-    """Prove ``f(t)`` (a sympy expression in ``t``) is the continuous PL function with
-    the given values at the ``kinks`` (increasing, symbolic) and outer slopes.
-    The kinks must contain every point where a ReLU argument of ``f`` vanishes
-    (checked: each argument is linear in t and vanishes at one of them)."""
-    details = []
-    args = [a.args[1] if a.args[0] == 0 else a.args[0] for a in f.atoms(sp.Max)]
-    for a in args:
-        roots = sp.solve(sp.Eq(a, 0), t)
-        if len(roots) != 1 or not any(is_zero(roots[0] - k) for k in kinks):
-            return CheckResult(name, Verdict.REFUTED, [f"ReLU argument {a} vanishes off the kinks"])
-    for k, v in zip(kinks, values):
-        got = f.subs(t, k)
-        if not is_zero(got - v):
-            return CheckResult(name, Verdict.REFUTED, [f"f({k}) = {sp.simplify(got)}, claimed {v}"])
-        details.append(f"f({k}) = {v}")
-    s = sp.Symbol("s_far", positive=True)
-    for side, base, claim in (("left", kinks[0] - s, slope_left), ("right", kinks[-1] + s, slope_right)):
-        slope = sp.diff(f.subs(t, base), s) * (1 if side == "right" else -1)
-        if not is_zero(slope - claim):
-            return CheckResult(name, Verdict.REFUTED, [f"slope {side} = {sp.simplify(slope)}, claimed {claim}"])
-        details.append(f"slope {side} of the kinks = {claim}")
-    return CheckResult(name, Verdict.VERIFIED, details)
+def _sign(expr) -> int:
+    """Sign of ``expr`` decided from the symbols' assumptions (raises Undecided)."""
+    from proofcheck.kernel.lemma_checks.profile import Undecided
+    e = sp.factor(sp.cancel(sp.together(sp.sympify(expr))))
+    if e == 0:
+        return 0
+    if e.is_positive:
+        return 1
+    if e.is_negative:
+        return -1
+    raise Undecided(f"sign of {e} is not decided by the assumptions")
+
+
+def _rational_zero(expr) -> bool:
+    """True iff the rational function ``expr`` is identically zero."""
+    return sp.cancel(sp.together(sp.sympify(expr))) == 0
+
+
+def sympy_field():
+    """The :class:`~proofcheck.kernel.lemma_checks.profile.Field` of sympy scalars."""
+    from proofcheck.kernel.lemma_checks.profile import Field
+    return Field(_sign, _rational_zero)
+
+
+def _witness_values(exprs, tries: int = 60, seed: int = 0):
+    """Exact values of the free symbols (respecting positive/real assumptions) at
+    which some expression of ``exprs`` is non-zero, or ``None``."""
+    import random
+    syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs)), key=str)
+    rng = random.Random(seed)
+    for _ in range(tries):
+        vals = {}
+        for s in syms:
+            v = sp.Rational(rng.randint(1, 9), rng.randint(1, 3))
+            vals[s] = v if s.is_positive else v * rng.choice([1, -1])
+        if any(sp.sympify(e).subs(vals) != 0 for e in exprs):
+            return vals
+    return None
+
+
+def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
+    """Prove the conclusions ``claims`` of an FF lemma on the layer ``ff`` (symbolic
+    entries) for all symbol values allowed by their assumptions.
+
+    ``w``: the direction (``(d,)`` sympy scalars); every row of ``ff.U`` must be a
+    multiple of it.  ``claims``: list of ``(lo, hi, L, text)``: for every token x with
+    ``lo <= <w,x> <= hi`` (``None`` = unbounded), ``FF(x) = x + L(<w,x>)``; ``L``
+    maps t to a ``(d,)`` list affine in t.  ``eta = 1`` is required (checked).
+    Returns VERIFIED, REFUTED (with the failing point and parameter values) or
+    INCONCLUSIVE (an undecided sign)."""
+    from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
+    from proofcheck.kernel.verdicts import Verdict, Witness
+    det = [f"hypotheses: {hypotheses}",
+           "profile computed from the returned U, b, W: FF(x) = eta x + "
+           "sum_k W_k relu(alpha_k <w,x> + b_k), U_k = alpha_k w"]
+    try:
+        prof = Profile.along(ff, w, sympy_field())
+        if not _rational_zero(prof.eta - 1):
+            return CheckResult(name, Verdict.REFUTED, det, Witness(
+                "the layer does not have eta = 1", expected=1, got=prof.eta))
+        kinks = prof.kinks()
+        det.append(f"eta = 1; alpha = {[sp.simplify(a) for a in prof.alphas]}; "
+                   f"kinks at {[sp.simplify(k) for k in kinks]}")
+        for lo, hi, target, text in claims:
+            bad = prof.first_difference(lo, hi, target)
+            if bad is not None:
+                where, got, exp = bad
+                diffs = [sp.simplify(g - e) for g, e in zip(got, exp)]
+                vals = _witness_values([x for x in diffs if x != 0])
+                c = next(i for i, x in enumerate(diffs) if x != 0)
+                at = where if isinstance(where, str) else f"<w,x> = {sp.simplify(where)}"
+                ws = ("" if not vals else
+                      "; non-zero at " + ", ".join(f"{k} = {v}" for k, v in vals.items()))
+                return CheckResult(name, Verdict.REFUTED, det + [f"NOT proved: {text}"], Witness(
+                    f"{text} fails at {at}{ws}", coordinate=c,
+                    expected=sp.simplify(exp[c]), got=sp.simplify(got[c])))
+            det.append(f"proved: {text}")
+    except NotAlong as e:
+        return CheckResult(name, Verdict.REFUTED, det, Witness(str(e)))
+    except Undecided as e:
+        return CheckResult(name, Verdict.INCONCLUSIVE, det + [f"undecided: {e}"])
+    return CheckResult(name, Verdict.VERIFIED, det)
 
 
 def prove_positive(name: str, expr, why: str = "") -> CheckResult:

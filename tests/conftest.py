@@ -14,7 +14,12 @@ from proofcheck.kernel.dataset import Dataset, Pair, load_dataset
 
 
 def cases_dir() -> Path | None:
+    """The handed cases: ``$PROOFCHECK_CASES`` when set (it must exist), else
+    ``../shared/cases`` beside the repository, else ``None`` (those tests skip)."""
     env = os.environ.get("PROOFCHECK_CASES")
+    if env and not Path(env).is_dir():
+        raise pytest.UsageError(f"PROOFCHECK_CASES={env!r} is not a folder; unset it to use "
+                                "../shared/cases")
     for cand in ([Path(env)] if env else []) + [
             Path(__file__).resolve().parents[2] / "shared" / "cases"]:
         if cand.is_dir():

@@ -23,8 +23,11 @@ def test_list_prints_catalogue(capsys):
     assert rc == 0
     for s in load():
         assert s.id in out
-    for flag in ("confirmed", "assumed", "seed", "project"):
-        assert flag in out
+    from proofcheck.catalogue import FLAGS
+    assert set(FLAGS) == {"seed-numbered", "caption-numbered", "project"}
+    assert {s.flag for s in load()} <= set(FLAGS)
+    for flag, meaning in FLAGS.items():  # the legend says what each flag means
+        assert f"{flag}  " in out and meaning in out
 
 
 @pytest.mark.parametrize("sid", ["3.2", "4.2"])
@@ -46,7 +49,6 @@ def test_lemma_on_dataset_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,frag", [
     (["lemma", "9.9"], "unknown statement"),
-    (["lemma", "tikhonov"], "not implemented"),
     (["theorem", "4.2"], "not a theorem"),
     (["theorem", "1.8", "--tau", "-1"], "--tau must be positive"),
     (["theorem", "1.8", "--tau", "abc"], "BAD INPUT"),
@@ -93,3 +95,43 @@ def test_console_script_installed():
         pytest.skip("package not installed with its console script")
     r = subprocess.run([exe, "lemma", "3.1"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "VERIFIED" in r.stdout
+
+
+def test_every_option_and_positional_has_help_and_subcommands_a_description():
+    import argparse
+
+    from proofcheck.cli import build_parser
+    p = build_parser()
+    subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    assert subs.choices
+    for name, q in subs.choices.items():
+        assert q.description, f"{name} has no description"
+        assert q.epilog and "python -m proofcheck" in q.epilog, f"{name} has no example"
+        for a in q._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            assert a.help, f"{name}: {a.option_strings or a.dest} has no help text"
+
+
+def test_missing_command_names_the_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "a command is expected" in err and "theorem" in err and "required: cmd" not in err
+
+
+def test_symbols_fall_back_to_ascii_on_an_ascii_terminal():
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "theorem", "--help"],
+                       capture_output=True, text=True, env=env,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0, r.stderr
+    assert "temperature tau" in r.stdout and "τ" not in r.stdout
+
+
+def test_whole_number_options_read_numbers_strictly(capsys):
+    assert main(["lemma", "3.1", "--seed", "1_0"]) == 2
+    assert "whole number" in capsys.readouterr().err
+    assert main(["theorem", "1.6", "--limit", " 5", "--no-report"]) == 2

@@ -12,11 +12,11 @@ from lemmas.afz import clustering, corner, hat, snap, sphere, translation
 from proofcheck.catalogue import find, load
 from proofcheck.kernel.layercheck import check_layer
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.symbolic import pl_certificate, prove_positive, relu
+from proofcheck.symbolic import prove_positive, prove_profile
 
-# the Takakura-Suzuki statements (flag "seed") include readings refuted by design;
-# tests/test_ts_lemmas.py covers them
-IMPLEMENTED = [s.id for s in load() if s.implemented and s.flag != "seed"]
+# the statements of lemmas/afz; tests/test_ts_lemmas.py covers lemmas/ts (whose runs
+# ignore datasets) and tests/test_resnet.py the resnet statement
+IMPLEMENTED = [s.id for s in load() if s.implemented and s.module.startswith("lemmas.afz.")]
 
 
 @pytest.mark.parametrize("sid", IMPLEMENTED)
@@ -104,18 +104,23 @@ def test_sphere_points_are_exact_and_negative():
         assert all(sum(x * x for x in p) == 1024 and max(p) < 0 for p in pts)
 
 
-def test_pl_certificate_refutes_a_wrong_hat():
-    t, tp = sp.symbols("t t_p", real=True)
+def test_prove_profile_refutes_a_wrong_hat():
+    """A hat whose middle coefficient is -1/delta instead of -2/delta: the right tail
+    is not fixed, REFUTED with parameter values."""
+    from proofcheck.kernel.model import FF
+    t_p = sp.Symbol("t_p", real=True)
     dl = sp.Symbol("delta", positive=True)
-    bad = (relu(t - tp + dl) - relu(t - tp) + relu(t - tp - dl)) / dl
-    r = pl_certificate("bad hat", bad, t, [tp - dl, tp, tp + dl], [0, 1, 0], 0, 0)
-    assert r.verdict == Verdict.REFUTED
+    w = (1, 0)
+    bad = FF(F(1), (w, w, w), (-t_p + dl, -t_p, -t_p - dl), ((1 / dl, 0), (-1 / dl, 0), (1 / dl, 0)))
+    r = prove_profile("bad hat", bad, w, [(t_p + dl, None, lambda t: [0, 0], "right tail fixed")], "")
+    assert r.verdict == Verdict.REFUTED and r.witness.coordinate == 0
 
 
-def test_pl_certificate_rejects_unlisted_kinks():
-    t = sp.Symbol("t", real=True)
-    r = pl_certificate("kink", relu(t - 5), t, [sp.Integer(0)], [0], 0, 1)
-    assert r.verdict == Verdict.REFUTED
+def test_prove_profile_rejects_a_row_off_the_direction():
+    from proofcheck.kernel.model import FF
+    ff = FF(F(1), ((F(1), F(0)), (F(0), F(1))), (F(0), F(0)), ((F(1), F(0)), (F(1), F(0))))
+    r = prove_profile("two directions", ff, (1, 0), [(None, None, lambda t: [0, 0], "x")], "")
+    assert r.verdict == Verdict.REFUTED and "row 1" in r.witness.reason
 
 
 def test_prove_positive_is_three_valued():

@@ -6,7 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import bit_size, format_q, parse_number
+from proofcheck.kernel.numbers import (
+    bit_size,
+    format_q,
+    parse_exact,
+    parse_integer,
+    parse_number,
+)
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -104,3 +110,48 @@ def test_round_trip(q):
 def test_float_round_trip(x):
     q, was_float = parse_number(x, "$")
     assert was_float and float(q) == x and q == Fraction(x)
+
+
+# ------------------------------------------------ exact values (certificates, constants)
+
+@pytest.mark.parametrize("value, expected", [
+    ("1/3", Fraction(1, 3)), (7, Fraction(7)), ("0.5", Fraction(1, 2)), ("2/4", Fraction(1, 2)),
+    (" -3 ", Fraction(-3)), ("1e3", Fraction(1000)), (Fraction(2, 3), Fraction(2, 3)),
+])
+def test_parse_exact(value, expected):
+    assert parse_exact(value, "$.x") == expected
+
+
+@pytest.mark.parametrize("value, fragment", [
+    (1.0, "JSON float"), (0.5, "JSON float"), (float("nan"), "JSON float"),
+    (True, "boolean"), (None, "null"), ("1_0", "not a number"), ("1e999999999", "exponent"),
+    ("\u00a01", "not a number"), ("1\u20032", "not a number"), ([1], "list"),
+])
+def test_parse_exact_rejects(value, fragment):
+    with pytest.raises(BadInput) as e:
+        parse_exact(value, "$.claim.constants.P", "P")
+    assert fragment in e.value.message and e.value.path == "$.claim.constants.P"
+
+
+def test_parse_exact_rejects_numpy_floats():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(BadInput, match="JSON float"):
+        parse_exact(np.float64(2.0), "$")
+    assert parse_exact(np.int64(2), "$") == 2
+
+
+def test_parse_integer():
+    assert parse_integer("12", "$") == 12 and parse_integer("24/2", "$") == 12
+    assert parse_integer(-3, "$") == -3 and type(parse_integer("1e2", "$")) is int
+    with pytest.raises(BadInput, match="must be an integer"):
+        parse_integer("1/2", "$")
+    with pytest.raises(BadInput, match="JSON float"):
+        parse_integer(3.0, "$")
+
+
+def test_underscores_are_never_numbers():
+    """Python's Fraction, int and float accept "1_0"; the one parser does not."""
+    assert Fraction("1_0") == 10
+    for s in ("1_0", "1_0/3", "1/1_0", "1.0_0", "1e1_0"):
+        with pytest.raises(BadInput):
+            parse_number(s, "$")

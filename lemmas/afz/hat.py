@@ -10,11 +10,17 @@ separates ``p`` (``<w,p> != <w,x>`` for the other x) and
 3.2p (width 4, trapezoid): ``h = 1`` on ``|t - t_p| <= delta1`` and ``h = 0`` on
 ``|t - t_p| >= delta2`` (``0 < delta1 < delta2``), so every x in the plateau moves
 by exactly ``q - p``.
+
+``hat_ff`` and ``plateau_ff`` are generic in their scalars (Fractions, or sympy
+symbols whose assumptions carry the hypotheses); ``symbolic()`` proves the
+conclusions on the layers they return (``proofcheck.symbolic.prove_profile``).
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+from lemmas.afz.scalars import require, scalar, scalars
 from proofcheck.kernel.model import FF, dot, vec
 
 ID = "3.2"
@@ -23,12 +29,12 @@ ID_PLATEAU = "3.2p"
 
 def hat_ff(w, t_p, delta, shift, label="hat (3.2)") -> FF:
     """Width-3 FF ``x -> x + h(<w,x>) shift`` with the triangular hat of half-width
-    ``delta > 0`` centred at ``t_p``.  ``w``, ``shift``: ``(d,)``.
-    Raises ``ValueError`` if ``delta <= 0``."""
-    w, shift = vec(w), vec(shift)
-    t_p, delta = Fraction(t_p), Fraction(delta)
-    if delta <= 0:
-        raise ValueError("hat: delta must be positive")
+    ``delta > 0`` centred at ``t_p``.  ``w``, ``shift``: ``(d,)``; scalars are
+    rationals or sympy expressions.  Raises ``ValueError`` if ``delta <= 0`` (or
+    its sign is not decided by the symbols' assumptions)."""
+    w, shift = scalars(w), scalars(shift)
+    t_p, delta = scalar(t_p), scalar(delta)
+    require(delta > 0, "hat: delta must be positive")
     b = (-t_p + delta, -t_p, -t_p - delta)
     coef = (1 / delta, -2 / delta, 1 / delta)
     return FF(Fraction(1), U=(w, w, w), b=b,
@@ -38,11 +44,12 @@ def hat_ff(w, t_p, delta, shift, label="hat (3.2)") -> FF:
 def plateau_ff(w, t_p, delta1, delta2, shift, label="plateau hat (3.2p)") -> FF:
     """Width-4 FF ``x -> x + h(<w,x>) shift`` with ``h = 1`` on
     ``[t_p - delta1, t_p + delta1]`` and ``h = 0`` outside ``(t_p - delta2, t_p + delta2)``.
-    Raises ``ValueError`` unless ``0 < delta1 < delta2``."""
-    w, shift = vec(w), vec(shift)
-    t_p, d1, d2 = Fraction(t_p), Fraction(delta1), Fraction(delta2)
-    if not 0 < d1 < d2:
-        raise ValueError("plateau hat: need 0 < delta1 < delta2")
+    Scalars: rationals or sympy expressions.  Raises ``ValueError`` unless
+    ``0 < delta1 < delta2`` (decidably)."""
+    w, shift = scalars(w), scalars(shift)
+    t_p, d1, d2 = scalar(t_p), scalar(delta1), scalar(delta2)
+    require(d1 > 0, "plateau hat: need 0 < delta1 < delta2")
+    require(d1 < d2, "plateau hat: need 0 < delta1 < delta2")
     s = d2 - d1
     kinks = (t_p - d2, t_p - d1, t_p + d1, t_p + d2)
     coef = (1 / s, -1 / s, -1 / s, 1 / s)
@@ -51,21 +58,21 @@ def plateau_ff(w, t_p, delta1, delta2, shift, label="plateau hat (3.2p)") -> FF:
 
 
 def separating_direction(S, p):
-    """A small-integer direction ``w`` with ``<w,p> != <w,x>`` for every x in S other
-    than p (deterministic search ``(1, k, k^2, ...)``, k = 1, 2, ...).  ``S``: list of
-    ``(d,)`` points containing ``p``.  Raises ``ValueError`` if p is repeated in S."""
+    """A small-integer direction ``w = (1, k, k^2, ...)`` with ``<w,p> != <w,x>`` for
+    every x in S other than p: the first k = 1, 2, ... that works.  Each other x
+    rules out at most d - 1 values of k (a non-zero polynomial of degree < d), so
+    one of the first ``(d - 1) |S| + 1`` candidates works and the search is bounded.
+    ``S``: list of ``(d,)`` points containing ``p``.  The lemma checks re-check that
+    the returned w separates p (a non-separating w moves a point of S)."""
     p = vec(p)
     others = [vec(x) for x in S if vec(x) != p]
     d = len(p)
-    k = 1
-    while True:
+    for k in range(1, (d - 1) * len(others) + 2):
         w = tuple(Fraction(k) ** i for i in range(d))
         tp = dot(w, p)
         if all(dot(w, x) != tp for x in others):
-            return w
-        k += 1
-        if k > 10 * (len(others) + 2) * d:  # a polynomial of degree < d has < d roots
-            raise ValueError("no separating direction: p occurs twice in S")
+            break
+    return w
 
 
 def relocate(S, p, q, plateau=False) -> FF:
@@ -83,21 +90,48 @@ def relocate(S, p, q, plateau=False) -> FF:
     return hat_ff(w, tp, delta, shift)
 
 
-def symbolic():
-    """sympy proofs, for all ``t_p`` and ``0 < delta`` (``0 < delta1 < delta2``), that
-    the hat and the trapezoid have the claimed piecewise-linear profile."""
+def symbolic(d: int = 3):
+    """See :func:`_symbolic`; computed once per process and argument (the proof
+    depends only on them), returned as fresh copies."""
+    import copy
+    return copy.deepcopy(_symbolic(d))
+
+
+@functools.lru_cache(maxsize=None)
+def _symbolic(d: int = 3):
+    """sympy proofs, on the layers ``hat_ff`` / ``plateau_ff`` return for symbolic
+    ``w, p, q`` in R^d, ``t_p = <w,p>`` and ``delta > 0`` (``0 < delta1 < delta2``,
+    written ``delta2 = delta1 + s`` with ``s > 0``): p -> q (the plateau moves every
+    token within ``delta1`` by ``q - p``) and every token outside the support is
+    fixed.  The profile comes from the returned U, b, W."""
     import sympy as sp
 
-    from proofcheck.symbolic import pl_certificate, relu
-    t, tp = sp.symbols("t t_p", real=True)
+    from proofcheck.symbolic import prove_profile
+    w = sp.symbols(f"w0:{d}", real=True)
+    p = sp.symbols(f"p0:{d}", real=True)
+    q = sp.symbols(f"q0:{d}", real=True)
     dl, d1, s = sp.symbols("delta delta1 s", positive=True)
-    hat = (relu(t - tp + dl) - 2 * relu(t - tp) + relu(t - tp - dl)) / dl
-    r1 = pl_certificate("3.2 symbolic: hat h(t_p) = 1, h = 0 outside (t_p - delta, t_p + delta)",
-                        hat, t, [tp - dl, tp, tp + dl], [0, 1, 0], 0, 0)
+    tp = sum(a * b for a, b in zip(w, p))
+    shift = [b - a for a, b in zip(p, q)]
+    zero = lambda t: [0] * d  # noqa: E731
+    moved = lambda t: shift  # noqa: E731
+    hyp = f"w, p, q in R^{d}, t_p = <w,p>"
+    r1 = prove_profile(
+        f"3.2 symbolic: the returned hat layer maps p -> q and fixes every x with "
+        f"|<w,x> - t_p| >= delta (all parameters, d = {d})",
+        hat_ff(w, tp, dl, shift), w,
+        [(None, tp - dl, zero, "FF(x) = x when <w,x> <= t_p - delta"),
+         (tp, tp, moved, "FF(x) = x + (q - p) when <w,x> = t_p, so FF(p) = q"),
+         (tp + dl, None, zero, "FF(x) = x when <w,x> >= t_p + delta")], hyp + ", delta > 0")
     d2 = d1 + s
-    trap = (relu(t - (tp - d2)) - relu(t - (tp - d1)) - relu(t - (tp + d1)) + relu(t - (tp + d2))) / s
-    r2 = pl_certificate("3.2p symbolic: trapezoid = 1 on |t - t_p| <= delta1, 0 for |t - t_p| >= delta2",
-                        trap, t, [tp - d2, tp - d1, tp + d1, tp + d2], [0, 1, 1, 0], 0, 0)
+    r2 = prove_profile(
+        f"3.2p symbolic: the returned plateau layer moves every x with |<w,x> - t_p| <= delta1 "
+        f"by q - p and fixes every x with |<w,x> - t_p| >= delta2 (all parameters, d = {d})",
+        plateau_ff(w, tp, d1, d2, shift), w,
+        [(None, tp - d2, zero, "FF(x) = x when <w,x> <= t_p - delta2"),
+         (tp - d1, tp + d1, moved, "FF(x) = x + (q - p) when |<w,x> - t_p| <= delta1"),
+         (tp + d2, None, zero, "FF(x) = x when <w,x> >= t_p + delta2")],
+        hyp + ", 0 < delta1 < delta2 (delta2 = delta1 + s, s > 0)")
     return [r1, r2]
 
 
@@ -110,47 +144,66 @@ def _instance(dataset, seed):
     rng = random.Random(seed)
     p = S[rng.randrange(len(S))]
     q = targets(dataset)[rng.randrange(len(targets(dataset)))]
-    if q in S and q != p:  # q must not collide with a point that stays
+    if q in S or q == p:  # q must not collide with a point of S
         q = tuple(x + Fraction(1, 7) for x in q)
     return S, p, q, d
 
 
-def run(dataset=None, seed: int = 0):
-    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q."""
+def _exact(statement, S, p, q, ff, w, table, data, claim):
+    """Exact check of ``ff`` on S (the lemma's conclusion: p -> q, S \\ {p} fixed)
+    plus probes generated from the layer (``lemmas.afz.probes``)."""
+    from lemmas.afz.probes import probes
     from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import fmt_value
+    from proofcheck.kernel.lemma_checks.profile import NotAlong
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+    try:
+        tokens, expected = probes(ff, w, p, table)
+    except NotAlong as e:
+        return CheckResult(f"{statement} exact", Verdict.REFUTED, [],
+                           Witness(f"the layer does not act along w = {fmt_value(w)}: {e}"))
+    exp_S = [q if x == p else x for x in S]
+    res = check_layer(
+        f"{statement} exact: p = {fmt_value(p)} -> q = {fmt_value(q)}, S \\ {{p}} fixed; {claim}",
+        ff, [list(S) + tokens], [exp_S + expected],
+        details=[f"|S| = {len(S)}, width {ff.width}, direction w = {fmt_value(w)}",
+                 f"{len(tokens)} probes generated from the layer: every kink, inside every "
+                 "linear piece, two on each tail, on and off the line through p",
+                 "S \\ {p} fixed holds on this instance only: w and delta are chosen "
+                 "from the finite S (the profile itself is proved for all parameters)"])
+    res.data = data
+    return res
+
+
+def run(dataset=None, seed: int = 0):
+    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q;
+    exact check on S and on probes of every piece, plus the symbolic proof."""
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q)
-    expected = [[q if x == p else x for x in S]]
-    return [check_layer(f"3.2 exact: p = {fmt_value(p)} -> q = {fmt_value(q)}, S \\ {{p}} fixed",
-                        ff, [S], expected,
-                        details=[f"|S| = {len(S)}, width {ff.width}, direction w = {fmt_value(ff.U[0])}, "
-                                 f"delta = {fmt_value(ff.b[0] - ff.b[1])}"]),
-            symbolic()[0]]
+    w = separating_direction(S, p)
+    tp = dot(w, p)
+    delta = min((abs(dot(w, x) - tp) for x in S if x != p), default=Fraction(1))
+    shift = tuple(b - a for a, b in zip(p, q))
+    zero = (Fraction(0),) * d
+    table = [(tp - delta, zero), (tp, shift), (tp + delta, zero)]
+    return [_exact("3.2", S, p, q, ff, w, table, {"S": list(S), "p": p, "q": q},
+                   f"hat of half-width delta = {delta} along w"),
+            symbolic(d=max(2, min(d, 3)))[0]]
 
 
 def run_plateau(dataset=None, seed: int = 0):
-    """Lemma 3.2p: the plateau moves every token with ``|<w,x> - t_p| <= delta1`` by
-    ``q - p`` and fixes every token with ``|<w,x> - t_p| >= delta2``; probed with
-    the dataset's points plus extra points at the plateau edges and the support edges."""
-    from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import fmt_value
+    """Lemma 3.2p (``relocate(..., plateau=True)``): every token with
+    ``|<w,x> - t_p| <= delta1`` moves by ``q - p``, every token with
+    ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes, plus the symbolic proof."""
     S, p, q, d = _instance(dataset, seed)
+    ff = relocate(S, p, q, plateau=True)
     w = separating_direction(S, p)
     tp = dot(w, p)
     gap = min((abs(dot(w, x) - tp) for x in S if x != p), default=Fraction(1))
     d1, d2 = gap / 4, gap / 2
     shift = tuple(b - a for a, b in zip(p, q))
-    ff = plateau_ff(w, tp, d1, d2, shift)
-    ww = dot(w, w)
-    probe = [tuple(pi + th * wi / ww for pi, wi in zip(p, w))
-             for th in (-d1, -d1 / 2, d1, -d2, d2, -2 * d2, 3 * d2)]
-    pts = list(S) + probe
-    exp = []
-    for x in pts:
-        off = abs(dot(w, x) - tp)
-        exp.append(tuple(a + b for a, b in zip(x, shift)) if off <= d1 else x)
-    return [check_layer(f"3.2p exact: plateau |<w,x> - t_p| <= {fmt_value(d1)} moves by q - p, "
-                        f">= {fmt_value(d2)} fixed", ff, [pts], [exp],
-                        details=[f"{len(S)} dataset points + {len(probe)} edge probes, width {ff.width}"]),
-            symbolic()[1]]
+    zero = (Fraction(0),) * d
+    table = [(tp - d2, zero), (tp - d1, shift), (tp + d1, shift), (tp + d2, zero)]
+    data = {"S": list(S), "p": p, "q": q, "delta1": d1, "delta2": d2}
+    return [_exact("3.2p", S, p, q, ff, w, table, data,
+                   f"plateau delta1 = {d1}, delta2 = {d2} along w"),
+            symbolic(d=max(2, min(d, 3)))[1]]

@@ -7,22 +7,30 @@ fixes every point whose ``a``-th coordinate lies outside
 piecewise-linear function with kinks ``kappa -/+ 2delta, kappa -/+ delta`` that is
 ``y - t e_a`` on the plateau and 0 outside; its four slope changes are the columns
 of ``W``.
+
+``snap_ff`` is generic in its scalars (Fractions, or sympy symbols whose
+assumptions carry the hypotheses); ``symbolic()`` proves the conclusion on the layer
+it returns (``proofcheck.symbolic.prove_profile``).
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
-from proofcheck.kernel.model import FF, vec
+from lemmas.afz.scalars import require, scalar, scalars
+from proofcheck.kernel.model import FF
 
 ID = "3.3"
 
 
 def snap_ff(axis: int, d: int, kappa, delta, y, label="snap (3.3)") -> FF:
     """Width-4 FF snapping ``[kappa - delta, kappa + delta] e_axis`` onto ``y``
-    (``(d,)``).  Raises ``ValueError`` if ``delta <= 0`` or ``axis`` is out of range."""
-    kappa, delta, y = Fraction(kappa), Fraction(delta), vec(y)
-    if delta <= 0 or not 0 <= axis < d or len(y) != d:
-        raise ValueError("snap: need delta > 0, 0 <= axis < d and y of length d")
+    (``(d,)``); scalars are rationals or sympy expressions.  Raises ``ValueError``
+    if ``delta <= 0`` (or undecided), ``axis`` is out of range or ``y`` is not of length d."""
+    kappa, delta, y = scalar(kappa), scalar(delta), scalars(y)
+    if not 0 <= axis < d or len(y) != d:
+        raise ValueError("snap: need 0 <= axis < d and y of length d")
+    require(delta > 0, "snap: need delta > 0")
     e = tuple(Fraction(int(i == axis)) for i in range(d))
     k1, k2, k3, k4 = kappa - 2 * delta, kappa - delta, kappa + delta, kappa + 2 * delta
     G2 = tuple(yi - k2 * ei for yi, ei in zip(y, e))  # value at k2
@@ -36,43 +44,51 @@ def snap_ff(axis: int, d: int, kappa, delta, y, label="snap (3.3)") -> FF:
     return FF(Fraction(1), U=(e,) * 4, b=(-k1, -k2, -k3, -k4), W=W, label=label)
 
 
-def symbolic():
-    """sympy proof, for all kappa, y and delta > 0, that the added function is
-    ``y - t e_a`` at both plateau ends (hence on the plateau: it is linear there),
-    vanishes at the outer kinks, and is flat outside (d = 2, axis 0)."""
+def symbolic(d: int = 3, axis: int = 0):
+    """See :func:`_symbolic`; computed once per process and argument (the proof
+    depends only on them), returned as fresh copies."""
+    import copy
+    return copy.deepcopy(_symbolic(d, axis))
+
+
+@functools.lru_cache(maxsize=None)
+def _symbolic(d: int = 3, axis: int = 0):
+    """sympy proof, on the layer ``snap_ff`` returns for symbolic ``kappa``, ``y`` in
+    R^d and ``delta > 0``: ``FF(x) = y`` for every ``x = t e_axis`` with
+    ``|t - kappa| <= delta`` and ``FF(x) = x`` for EVERY x whose axis coordinate is
+    outside ``(kappa - 2 delta, kappa + 2 delta)``.  The profile along ``e_axis``
+    comes from the returned U, b, W."""
     import sympy as sp
 
-    from proofcheck.kernel.verdicts import CheckResult, combine
-    from proofcheck.symbolic import pl_certificate, relu
-    t, kap, y0, y1 = sp.symbols("t kappa y0 y1", real=True)
+    from proofcheck.symbolic import prove_profile
+    kap = sp.Symbol("kappa", real=True)
+    y = sp.symbols(f"y0:{d}", real=True)
     dl = sp.Symbol("delta", positive=True)
-    k = [kap - 2 * dl, kap - dl, kap + dl, kap + 2 * dl]
-    G2 = [y0 - k[1], y1]
-    G3 = [y0 - k[2], y1]
-    s1 = [g / dl for g in G2]
-    s2 = [-1, 0]
-    s3 = [-g / dl for g in G3]
-    slopes = [[0, 0], s1, s2, s3, [0, 0]]
-    res = []
-    for c in range(2):
-        W = [slopes[m + 1][c] - slopes[m][c] for m in range(4)]
-        f = sum(Wm * relu(t - km) for Wm, km in zip(W, k))
-        res.append(pl_certificate(f"coordinate {c}", f, t, k,
-                                  [0, G2[c], G3[c], 0], 0, 0))
-    v = combine(r.verdict for r in res)
-    return CheckResult("3.3 symbolic: snap adds y - t e_1 on [kappa-delta, kappa+delta], 0 outside "
-                       "(kappa-2delta, kappa+2delta)", v, [ln for r in res for ln in r.lines()])
+    e = [int(i == axis) for i in range(d)]
+    zero = lambda t: [0] * d  # noqa: E731
+    onto_y = lambda t: [yi - t * ei for yi, ei in zip(y, e)]  # FF(t e) = t e + (y - t e) = y
+    return prove_profile(
+        f"3.3 symbolic: the returned snap layer maps t e_{axis} to y for |t - kappa| <= delta and "
+        f"fixes every x with |x_{axis} - kappa| >= 2 delta (all parameters, d = {d})",
+        snap_ff(axis, d, kap, dl, y), e,
+        [(None, kap - 2 * dl, zero, f"FF(x) = x when x_{axis} <= kappa - 2 delta"),
+         (kap - dl, kap + dl, onto_y, "FF(t e) = y when |t - kappa| <= delta"),
+         (kap + 2 * dl, None, zero, f"FF(x) = x when x_{axis} >= kappa + 2 delta")],
+        f"kappa in R, y in R^{d}, delta > 0, axis {axis}")
 
 
 def run(dataset=None, seed: int = 0):
-    """Lemma 3.3 on the line ``Q e_1``: tokens ``t e_1`` for the dataset's first
-    coordinates; the interval around a seeded kappa snaps to a target y; tokens
-    (on and off the line) whose first coordinate is outside the support are fixed."""
+    """Lemma 3.3 on the line ``Q e_1``: the interval around a seeded kappa (one of the
+    dataset's first coordinates) snaps to a target y; exact check on the dataset's
+    first coordinates (on the line), on the dataset's points off the line outside
+    the support, and on probes generated from the layer, plus the symbolic proof."""
     import random
 
     from lemmas.afz.instances import distinct_points, input_sequences, targets
+    from lemmas.afz.probes import probes
     from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import fmt_value
+    from proofcheck.kernel.lemma_checks.profile import NotAlong
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
     seqs, d = input_sequences(dataset)
     pts = distinct_points(seqs)
     ts = sorted({x[0] for x in pts})
@@ -83,11 +99,25 @@ def run(dataset=None, seed: int = 0):
     y = targets(dataset)[rng.randrange(len(targets(dataset)))]
     ff = snap_ff(0, d, kappa, delta, y)
     z = (Fraction(0),) * (d - 1)
-    line = [(t,) + z for t in ts] + [(kappa + th * delta,) + z for th in (-1, Fraction(-1, 3), 1)]
+    e = (Fraction(1),) + z
+    line = [(t,) + z for t in ts]
     off_line = [x for x in pts if abs(x[0] - kappa) >= 2 * delta]
-    tokens = line + off_line
-    exp = [tuple(y) if (x[1:] == z and abs(x[0] - kappa) <= delta) else x for x in tokens]
-    return [check_layer(f"3.3 exact: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} snaps to "
-                        f"{fmt_value(y)}, outside +-2delta fixed", ff, [tokens], [exp],
-                        details=[f"{len(line)} tokens on the line, {len(off_line)} off it, width {ff.width}"]),
-            symbolic()]
+    exp = [tuple(y) if abs(x[0] - kappa) <= delta else x for x in line] + off_line
+    table = [(kappa - 2 * delta, (Fraction(0),) * d),
+             (kappa - delta, tuple(yi - (kappa - delta) * ei for yi, ei in zip(y, e))),
+             (kappa + delta, tuple(yi - (kappa + delta) * ei for yi, ei in zip(y, e))),
+             (kappa + 2 * delta, (Fraction(0),) * d)]
+    name = (f"3.3 exact: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} snaps to "
+            f"{fmt_value(y)}, outside +-2delta fixed")
+    try:
+        ptoks, pexp = probes(ff, e, (Fraction(0),) * d, table)
+    except NotAlong as exc:
+        res = CheckResult(name, Verdict.REFUTED, [], Witness(f"the layer does not act along e_1: {exc}"))
+    else:
+        res = check_layer(name, ff, [line + off_line + ptoks], [exp + pexp],
+                          details=[f"{len(line)} tokens on the line, {len(off_line)} off it, "
+                                   f"{len(ptoks)} probes generated from the layer (every kink, inside "
+                                   "every linear piece, two on each tail, on and off the line), "
+                                   f"width {ff.width}"])
+    res.data = {"line": e, "kappa": kappa, "delta": delta, "target": y}
+    return [res, symbolic(d=max(2, min(d, 3)))]

@@ -2,34 +2,39 @@
 
 Parameters (SPEC §2, 3.1): ``U = 0`` (1 x d), ``b = 1``, ``W = c`` (d x 1),
 ``eta = 1``; since ``relu(1) = 1`` the output is ``x + c`` for every x.
+``translation_ff`` is generic in its scalars (rationals or sympy expressions);
+``symbolic()`` proves the conclusion on the layer it returns.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.model import FF, vec
+from lemmas.afz.scalars import scalars
+from proofcheck.kernel.model import FF
 
 ID = "3.1"
 
 
 def translation_ff(c) -> FF:
-    """FF of width 1 with ``FF(x) = x + c``; ``c``: ``(d,)`` rationals."""
-    c = vec(c)
+    """FF of width 1 with ``FF(x) = x + c``; ``c``: ``(d,)`` rationals or sympy
+    expressions."""
+    c = scalars(c)
     return FF(Fraction(1), U=(tuple(Fraction(0) for _ in c),), b=(Fraction(1),), W=(c,),
               label="translation (3.1)")
 
 
-def symbolic():
-    """sympy: ``eta x + W relu(U x + b) = x + c`` for symbolic x, c (d = 3)."""
+def symbolic(d: int = 3):
+    """sympy proof, on the layer ``translation_ff`` returns for a symbolic ``c`` in
+    R^d: ``FF(x) = x + c`` for every x (its U is 0, so the profile along any
+    direction is constant; checked from the returned U, b, W)."""
     import sympy as sp
 
-    from proofcheck.symbolic import prove_identity, relu
-    x = sp.symbols("x0:3", real=True)
-    c = sp.symbols("c0:3", real=True)
-    u_dot_x = sum(0 * xi for xi in x)
-    out = [xi + ci * relu(u_dot_x + 1) for xi, ci in zip(x, c)]
-    return prove_identity("3.1 symbolic: FF(x) = x + c for all x, c (d = 3)",
-                          sp.Matrix(out), sp.Matrix([xi + ci for xi, ci in zip(x, c)]))
+    from proofcheck.symbolic import prove_profile
+    c = sp.symbols(f"c0:{d}", real=True)
+    w = [int(i == 0) for i in range(d)]
+    return prove_profile(f"3.1 symbolic: the returned layer is x -> x + c for every x (all c, d = {d})",
+                         translation_ff(c), w, [(None, None, lambda t: list(c), "FF(x) = x + c")],
+                         f"c in R^{d}")
 
 
 def run(dataset=None, seed: int = 0):
@@ -44,9 +49,10 @@ def run(dataset=None, seed: int = 0):
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))
     ff = translation_ff(c)
     expected = [[tuple(a + b for a, b in zip(x, c)) for x in s] for s in seqs]
-    return [check_layer(f"3.1 exact: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
-                        expected, details=[f"width {ff.width}, eta = 1"]),
-            symbolic()]
+    res = check_layer(f"3.1 exact: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
+                      expected, details=[f"width {ff.width}"])
+    res.data = {"c": c}
+    return [res, symbolic(d=max(2, min(d, 3)))]
 
 
 def _fmt(v):

@@ -25,9 +25,10 @@ Two readings, both checked:
 In general the bound ``2Ux`` holds for every ``chi > 0`` iff ``m <= U`` (sympy: for
 ``m > U`` it fails as soon as ``x < (m - U)/(U m)``).
 
-Because the module reports the refuted reading as its own check, ``lemma E.1``
-ends with the combined verdict REFUTED by design: the seed's sentence is true only
-under the "at most U competitors" reading, which is VERIFIED alongside.
+Readings (``READINGS``, SPEC §2): the default is reading A, the note's own premise
+``j <= U`` (at most U competitors): ``lemma E.1`` is VERIFIED and prints reading B as
+a note with its witness.  ``lemma E.1 --reading window`` runs reading B: REFUTED
+with the witness (exit 1), beside the window's corrected bound ``4U e^{-chi/U^2}``.
 
 Conventions: ``||.||_1`` the l1 norm; softmax at temperature 1; "competitor" = an
 entry of the score vector other than the target; the gap hypothesis
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from lemmas.ts.readings import note, resolve
 from lemmas.ts.search import search
 from lemmas.ts.softmax_concentration import l1_distance
 from proofcheck.kernel import balls
@@ -44,12 +46,17 @@ from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, f
 
 ID = "E.1"
 
+READINGS = {
+    "at-most-U": "at most U competitors, the note's premise j <= U (default)",
+    "window": "the attention window i-U..i+U, i.e. 2U competitors",
+}
+
 CONVENTIONS = [
     "convention: ||.||_1 = l1 norm; softmax at temperature 1; delta = chi/U^2, x = e^{-delta}",
     "convention: a competitor is any score other than the target's; every competitor is at "
     "least chi/U^2 below the target",
-    "convention: reading A (seed's 'j <= U'): at most U competitors; reading B: window "
-    "i-U..i+U = 2U + 1 positions, i.e. 2U competitors",
+    "convention: reading A = 'at-most-U' (the note's 'j <= U': at most U competitors; the "
+    "default); reading B = 'window' (window i-U..i+U = 2U + 1 positions, 2U competitors)",
     "convention: claimed bound 2U e^{-chi/U^2}",
 ]
 
@@ -174,9 +181,9 @@ def window_refuted(seed: int = 0, max_examples: int = 40) -> CheckResult:
     t, info = check_instance(inst)
     det = ["method: exact witness (rational scores) + python-flint arb enclosures of both "
            "sides, decided only by disjoint balls",
-           "this check is REFUTED by design: the seed's bound does not survive the window "
-           "reading; reading A is VERIFIED separately, and the window's correct bound "
-           "4U e^{-chi/U^2} too",
+           "reading B is a variant: the note's own premise is at most U competitors (reading "
+           "A, the default, VERIFIED); with a window of 2U competitors the bound fails, the "
+           "window's correct bound 4U e^{-chi/U^2} holds",
            f"witness instance: U = {inst[0]}, chi = {fmt_value(inst[1])} "
            f"(chi/U^2 = {fmt_value(inst[1] / inst[0] ** 2)} > ln(2U)), target at the centre, "
            f"all {2 * inst[0]} competitors exactly chi/U^2 below"]
@@ -211,7 +218,13 @@ def window_corrected(seed: int = 0, max_examples: int = 40) -> CheckResult:
     return CheckResult(name, v, det, wit)
 
 
-def run(dataset=None, seed: int = 0):
-    """E.1: symbolic reduction; reading A VERIFIED; reading B REFUTED (witness);
-    the window's corrected bound VERIFIED (``dataset`` ignored)."""
-    return [symbolic(), numeric_at_most_U(seed), window_refuted(seed), window_corrected(seed)]
+def run(dataset=None, seed: int = 0, reading: str | None = None):
+    """E.1 under ``reading`` (``READINGS``; default ``at-most-U``): symbolic reduction
+    to C.1, then reading A's instances (VERIFIED) and reading B as a note, or, for
+    ``window``, reading B REFUTED with its witness and the window's corrected bound
+    (``dataset`` ignored).  Raises ``ValueError`` for an unknown reading."""
+    reading = resolve(READINGS, reading)
+    if reading == "window":
+        return [symbolic(), window_refuted(seed), window_corrected(seed)]
+    return [symbolic(), numeric_at_most_U(seed),
+            note(ID, "window", READINGS["window"], window_refuted(seed))]

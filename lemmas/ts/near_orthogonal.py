@@ -6,20 +6,28 @@ of an orthonormal basis", and the dimension this needs is only logarithmic in N;
 the proof is by Chernoff bounds.
 
 Statement checked.  For ``N >= 2`` and ``0 < eps < 1`` there are unit vectors
-``u_1..u_N`` in R^D, ``D = ceil(C eps^-2 ln N)`` with ``C = 6``, such that
+``u_1..u_N`` in R^D, ``D >= C eps^-2 ln N`` with ``C = 4``, such that
 ``|<u_i, u_j>| <= eps`` for all ``i != j``.
 
-Proof (the constant is decided here).  Draw ``v_i`` uniform in ``{-1, +1}^D`` and put
-``u_i = v_i / sqrt D`` (unit vectors exactly).  For ``i != j``, ``<v_i, v_j>`` is a sum of
-``D`` independent signs, so by Hoeffding ``Pr(|<v_i, v_j>| >= eps D) <= 2 exp(-D eps^2/2)``;
-a union bound over the ``N(N-1)/2`` pairs gives failure probability at most
-``N(N-1) exp(-D eps^2/2) <= N(N-1) N^{-C/2} < 1/N`` for ``C = 6``.  The check certifies
-this number with arb (so a good draw exists: that is the lemma), and then
-*exhibits* one: a seeded draw whose integer Gram matrix ``G = V V^T`` (exact integer
+Proof, checked with sympy for ALL N and eps (``union_bound_all``).  Draw ``v_i``
+uniform in ``{-1, +1}^D`` and put ``u_i = v_i / sqrt D`` (unit vectors exactly).  For
+``i != j``, ``<v_i, v_j>`` is a sum of ``D`` independent signs (range 2), so by Hoeffding
+``Pr(|<v_i, v_j>| >= eps D) <= 2 exp(-2 (eps D)^2 / (4 D)) = 2 exp(-D eps^2/2)``; a union
+bound over the ``N(N-1)/2`` pairs gives failure probability at most
+``f(D) = N(N-1) exp(-D eps^2/2)``.  The step that turns this into a logarithmic
+dimension: ``f`` decreases in D, and at ``D = C eps^-2 ln N + t`` (``t >= 0``)
+``f = (1 - 1/N) N^{-(C-4)/2} e^{-t eps^2/2}``, so for every ``C >= 4``
+``f <= 1 - 1/N < 1``: a good draw exists (with ``C >= 6``, ``f < 1/N``).  ``C = 4`` is the
+least constant this argument gives for all N: for ``C < 4`` the same expression at
+``D = C eps^-2 ln N`` tends to infinity with N, and ``union_bound(C)`` exhibits an exact
+``(N, eps, D)`` with integer ``D >= C eps^-2 ln N`` and ``f >= 1`` (arb, certified).
+
+Illustrations (exact, seeded).  The construction *exhibits* near-orthogonal vectors:
+a seeded draw whose integer Gram matrix ``G = V V^T`` (exact integer
 arithmetic: numpy int64, where no partial sum can exceed ``D`` in absolute value, or
 python-flint ``fmpz_mat``; the tests check they agree) has ``G_ii = D`` and ``|G_ij| <= floor(eps D)`` off the diagonal,
 i.e. ``|<u_i, u_j>| = |G_ij|/D <= eps`` exactly.  A failed draw is retried with the next
-seed (the number of draws is reported).
+seed (the number of draws is reported); ``D = ceil(6 eps^-2 ln N)`` by default.
 
 Reported against the bound: the ``D`` used, the value ``C eps^-2 ln N`` (arb), the
 worst ``|<u_i, u_j>|`` of the certificate, ``D/N``, and the Welch lower bound: any N
@@ -27,7 +35,7 @@ unit vectors with coherence ``<= eps`` need ``D >= N / (1 + (N-1) eps^2)`` (from
 ``N^2/D <= ||G||_F^2 <= N + N(N-1) eps^2``).  A dimension below the Welch bound is
 impossible: the construction fails there and the verdict is REFUTED with a witness
 pair ``(i, j, <u_i, u_j>)``; a failure above it only says the random draws failed
-(INCONCLUSIVE).  A second instance uses ``C = 3``, where the union bound gives no
+(INCONCLUSIVE).  A further instance uses ``C = 3``, where the union bound gives no
 guarantee, and shows the retry loop at work.
 
 Conventions: Euclidean inner product; ``u_i = v_i/sqrt D`` with ``v_i`` in {-1, 1}^D;
@@ -47,12 +55,14 @@ from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 ID = "C.3"
 
 C_DEFAULT = 6
+C_MIN = 4  # least constant for which the union bound is < 1 for every N >= 2
 
 CONVENTIONS = [
     "convention: u_i = v_i / sqrt(D), v_i in {-1, +1}^D (unit vectors exactly); Euclidean "
     "inner product; <u_i, u_j> = G_ij / D with G = V V^T (exact integers)",
-    "convention: D = ceil(C eps^-2 ln N), natural log, C = 6 (Hoeffding "
-    "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-D eps^2/2), union bound over N(N-1)/2 pairs)",
+    "convention: the lemma's constant: D >= C eps^-2 ln N with C = 4, natural log (Hoeffding "
+    "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-D eps^2/2), union bound over N(N-1)/2 pairs); the "
+    "illustrations use D = ceil(6 eps^-2 ln N) (failure probability < 1/N)",
     "convention: near-orthogonal means |<u_i, u_j>| <= eps for all i != j (non-strict)",
 ]
 
@@ -148,7 +158,8 @@ def construct(N: int, eps, seed: int = 0, C=C_DEFAULT, D: int | None = None,
     D_formula = dimension(N, eps, C)
     D = D_formula if D is None else D
     welch = welch_min_dimension(N, eps)
-    name = name or f"C.3 construction: N = {N}, eps = {fmt_value(eps)}, D = {D}"
+    name = name or (f"C.3 illustration, construction with C = {fmt_value(Fraction(C))}: N = {N}, "
+                    f"eps = {fmt_value(eps)}, D = {D}")
     det = ["method: seeded +-1 draws, exact integer Gram matrix G = V V^T (int64 integer "
            "arithmetic, |partial sums| <= D so no overflow)",
            f"D used = {D}; ceil(C eps^-2 ln N) with C = {fmt_value(Fraction(C))}: {D_formula}; "
@@ -178,6 +189,90 @@ def construct(N: int, eps, seed: int = 0, C=C_DEFAULT, D: int | None = None,
     return CheckResult(name, Verdict.INCONCLUSIVE, det)
 
 
+def union_bound_all() -> CheckResult:
+    """sympy proof, for every real ``N >= 2``, ``eps > 0``, ``C >= 4`` and
+    ``D >= C eps^-2 ln N``, that ``N(N-1) e^{-D eps^2/2} <= 1 - 1/N < 1`` (and ``< 1/N``
+    for ``C >= 6``); plus the Hoeffding and union-bound algebra before it and the
+    sharpness of ``C = 4`` for this argument."""
+    import sympy as sp
+
+    from proofcheck.symbolic import ProofSteps, is_zero
+    m, k, t = sp.symbols("m k t", nonnegative=True)        # N = 2 + m, C = 4 + k, D = D0 + t
+    eps, D, Ns = sp.symbols("epsilon D N", positive=True)
+    N = 2 + m
+    proof = ProofSteps()
+    need = proof.need
+    need(is_zero(2 * (eps * D) ** 2 / (D * 2 ** 2) - D * eps ** 2 / 2),
+         "Hoeffding for a sum of D independent signs (each of range 2): "
+         "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-2 (eps D)^2 / (D 2^2)) = 2 exp(-D eps^2/2)")
+    f = N * (N - 1) * sp.exp(-D * eps ** 2 / 2)
+    need(is_zero(N * (N - 1) / 2 * 2 * sp.exp(-D * eps ** 2 / 2) - f),
+         "union bound over the N(N-1)/2 pairs: Pr(some pair fails) <= f(D) = "
+         "N(N-1) exp(-D eps^2/2)")
+    need(sp.diff(f, D).is_negative is True,
+         "f'(D) = -(eps^2/2) f(D) < 0 for N >= 2: f decreases in D, so D >= D0 gives f(D) <= f(D0)")
+    C = 4 + k
+    D0 = C * sp.log(N) / eps ** 2
+    g = f.subs(D, D0 + t)
+    need(is_zero(g - N * (N - 1) * N ** (-C / 2) * sp.exp(-t * eps ** 2 / 2)),
+         "at D = C eps^-2 ln N + t: f = N(N-1) N^{-C/2} e^{-t eps^2/2} (e^{-(C/2) ln N} = N^{-C/2})")
+    need(is_zero(sp.powsimp(Ns * (Ns - 1) * Ns ** (-(4 + k) / 2) - (1 - 1 / Ns) * Ns ** (-k / 2))),
+         "with C = 4 + k: N(N-1) N^{-C/2} = (1 - 1/N) N^{-k/2}")
+    E = -(k / 2) * sp.log(N) - t * eps ** 2 / 2
+    need(sp.log(N).is_positive is True and E.is_nonpositive is True and
+         is_zero(sp.exp(E) - N ** (-k / 2) * sp.exp(-t * eps ** 2 / 2)),
+         "N^{-k/2} e^{-t eps^2/2} = e^E with E = -(k/2) ln N - t eps^2/2 <= 0 (k, t >= 0, "
+         "ln N > 0), hence e^E <= e^0 = 1 (exp is increasing)")
+    need(is_zero(1 - (1 - 1 / N) * sp.exp(E) - (1 / N + (1 - 1 / N) * (1 - sp.exp(E)))) and
+         (1 / N).is_positive is True and (1 - 1 / N).is_positive is True,
+         "1 - f = 1/N + (1 - 1/N)(1 - e^E) >= 1/N > 0: f < 1 for EVERY N >= 2, eps > 0, "
+         "C >= 4, D >= C eps^-2 ln N (so for every 0 < eps < 1)")
+    need(is_zero(sp.powsimp(Ns * (Ns - 1) * Ns ** (-(6 + k) / 2) - (1 - 1 / Ns) / Ns * Ns ** (-k / 2))),
+         "C >= 6 (the illustrations' constant): f <= (1 - 1/N)/N < 1/N")
+    kk = sp.Symbol("k", positive=True)
+    need(sp.limit((1 - 1 / Ns) * Ns ** (kk / 2), Ns, sp.oo) == sp.oo,
+         "sharpness of the argument: for C = 4 - k (k > 0), f(C eps^-2 ln N) = (1 - 1/N) N^{k/2} "
+         "-> infinity as N -> infinity, so no C < 4 works for all N")
+    return proof.result("C.3 union bound for ALL N >= 2 and 0 < eps < 1 (sympy): D >= 4 eps^-2 "
+                        "ln N gives N(N-1) e^{-D eps^2/2} < 1, so a good draw exists",
+                        CONVENTIONS + ["method: sympy on symbolic N = 2 + m, C = 4 + k, "
+                                       "D = C eps^-2 ln N + t (m, k, t >= 0, eps > 0)"])
+
+
+def union_bound(C=C_MIN, max_N: int = 2 ** 20) -> CheckResult:
+    """The union-bound step for the constant ``C``: for ``C >= 4`` the sympy proof of
+    :func:`union_bound_all`; for ``C < 4`` a certified counterexample ``(N, eps, D)`` with
+    integer ``D = ceil(C eps^-2 ln N)`` and ``N(N-1) e^{-D eps^2/2} >= 1`` (REFUTED), searched
+    over ``N = 2, 3, 4, 8, ..., max_N`` and ``eps in {1/2, 1/10, 1/100}``."""
+    C = Fraction(C)
+    if C >= C_MIN:
+        return union_bound_all()
+    name = (f"C.3 union bound with C = {fmt_value(C)}: D >= C eps^-2 ln N gives "
+            "N(N-1) e^{-D eps^2/2} < 1 for all N")
+    det = CONVENTIONS + ["method: exact search over (N, eps), D = ceil(C eps^-2 ln N), "
+                         "python-flint arb, three-valued"]
+    Ns = [2, 3] + [2 ** e for e in range(2, max_N.bit_length())]
+    for eps in (Fraction(1, 2), Fraction(1, 10), Fraction(1, 100)):
+        for N in Ns:
+            D = dimension(N, eps, C)
+            st = {}
+
+            def cmp():
+                st["b"] = failure_bound(N, D, eps)
+                return balls.le(1, st["b"])
+            t, bits = balls.decide(cmp)
+            if t is True:
+                iv = balls.outward(st["b"], 8)
+                det.append(f"N = {N}, eps = {fmt_value(eps)}, D = {D}: N(N-1) e^(-D eps^2/2) in "
+                           f"{balls.fmt_interval(iv)} >= 1 ({bits} bits)")
+                return CheckResult(name, Verdict.REFUTED, det, Witness(
+                    f"N = {N}, eps = {fmt_value(eps)}, D = {D} = ceil(C eps^-2 ln N): the union "
+                    "bound is not below 1 (expected = 1, got = enclosure of N(N-1) e^(-D eps^2/2))",
+                    expected=Fraction(1), got=iv))
+    return CheckResult(name, Verdict.INCONCLUSIVE,
+                       det + [f"no counterexample with N <= {max_N}; the sympy proof needs C >= 4"])
+
+
 def probabilistic(N: int, eps, C=C_DEFAULT) -> CheckResult:
     """arb certificate of the proof: ``N(N-1) exp(-D eps^2/2) < 1/N`` for ``D`` of the
     formula, so a random draw succeeds with probability > 1 - 1/N."""
@@ -190,21 +285,24 @@ def probabilistic(N: int, eps, C=C_DEFAULT) -> CheckResult:
         return balls.lt(st["b"], Fraction(1, N))
     t, bits = balls.decide(cmp)
     iv = balls.outward(st["b"], 8)
-    return CheckResult(f"C.3 union bound (the lemma's proof): N = {N}, eps = {fmt_value(eps)}, "
-                       f"D = {D}: Pr(some pair fails) <= N(N-1) e^(-D eps^2/2) < 1/N",
+    return CheckResult(f"C.3 union bound at one instance (illustration): N = {N}, eps = "
+                       f"{fmt_value(eps)}, D = {D}: N(N-1) e^(-D eps^2/2) < 1/N",
                        balls.verdict(t),
-                       CONVENTIONS + ["method: python-flint arb, three-valued",
+                       ["method: python-flint arb, three-valued",
                                       f"N(N-1) exp(-D eps^2/2) in {balls.fmt_interval(iv)} "
                                       f"< 1/N = {fmt_value(Fraction(1, N))} ({bits} bits): a good "
                                       "draw exists"])
 
 
 def run(dataset=None, seed: int = 0):
-    """C.3: the union-bound certificate and two seeded constructions with exact Gram
-    matrices (``dataset`` ignored)."""
-    return [probabilistic(1000, Fraction(1, 2)),
+    """C.3: the union bound proved for all N and eps (sympy), then illustrations: one
+    arb instance and seeded constructions with exact Gram matrices (``dataset``
+    ignored)."""
+    return [union_bound(C_MIN),
+            probabilistic(1000, Fraction(1, 2)),
+            construct(1000, Fraction(1, 2), seed, C=C_MIN),
             construct(1000, Fraction(1, 2), seed),
             construct(500, Fraction(3, 4), seed),
             construct(200, Fraction(1, 2), seed, C=3, max_draws=40,
-                      name="C.3 construction with C = 3 (no union-bound guarantee): N = 200, "
+                      name="C.3 illustration, construction with C = 3 (no union-bound guarantee): N = 200, "
                            "eps = 1/2, retrying draws")]

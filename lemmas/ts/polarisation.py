@@ -24,7 +24,11 @@ Decisions:
   of it in the paper.  VERIFIED (sympy; Cauchy–Schwarz through Lagrange's identity in
   R^3, and exactly on the seeded vectors, squared to stay rational).
 
-Because the refuted reading is its own check, ``lemma G.1`` ends REFUTED by design.
+Readings (``READINGS``, SPEC §2): the default is the identity without absolute value
+(the note's own expansion proves exactly that; the one-sided ``|.|`` of its display is
+a transcription slip): ``lemma G.1`` is VERIFIED and prints the literal display as a
+note with its witness.  ``lemma G.1 --reading literal`` checks the display as written:
+REFUTED with the witness (exit 1).
 
 Conventions: Euclidean inner product ``<a, b> = sum_i a_i b_i`` on R^d and
 ``||a||^2 = <a, a>``; vectors with rational entries for the exact checks.
@@ -34,14 +38,22 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+from lemmas.ts.readings import note, resolve
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "G.1"
 
+READINGS = {
+    "identity": "||x-y||^2 - ||z-y||^2 = <x-z, x+z-2y>, the note's expansion (default)",
+    "literal": "the note's display | ||x-y||^2 - ||z-y||^2 | = <x-z, x+z-2y>, |.| on the "
+               "left only",
+}
+
 CONVENTIONS = [
     "convention: Euclidean inner product <a, b> = sum_i a_i b_i on R^d, ||a||^2 = <a, a>",
-    "convention: the identity is read without absolute value; the seed's displayed form with "
-    "|.| on the left only is checked separately (refuted), and |lhs| = |rhs| (verified)",
+    "convention: reading 'identity' (default): the identity without absolute value, as the "
+    "note's expansion proves it; reading 'literal': the note's display with |.| on the left "
+    "only (false); what holds with |.| is |lhs| = |rhs| (verified)",
 ]
 
 
@@ -134,8 +146,8 @@ def absolute_value_reading(seed: int = 0, witness=None) -> CheckResult:
     x, y, z = witness or absolute_value_witness(seed)
     lhs, rhs = sides(x, y, z)
     det = ["method: exact rational witness",
-           "this check is REFUTED by design: the identity holds without |.| (and with |.| on "
-           "both sides), both VERIFIED above",
+           "reading 'literal' is a variant: the identity holds without |.| (the default "
+           "reading, VERIFIED) and with |.| on both sides",
            f"x = {fmt_value(x)}, y = {fmt_value(y)}, z = {fmt_value(z)}",
            f"||x-y||^2 - ||z-y||^2 = {fmt_value(lhs)}; <x-z, x+z-2y> = {fmt_value(rhs)}"]
     if abs(lhs) == rhs:
@@ -146,7 +158,13 @@ def absolute_value_reading(seed: int = 0, witness=None) -> CheckResult:
                                expected=abs(lhs), got=rhs))
 
 
-def run(dataset=None, seed: int = 0):
-    """G.1: sympy identity (every d), exact instances, and the refuted absolute-value
-    form (``dataset`` ignored)."""
-    return [symbolic(), exact_instances(seed), absolute_value_reading(seed)]
+def run(dataset=None, seed: int = 0, reading: str | None = None):
+    """G.1 under ``reading`` (``READINGS``; default ``identity``): the sympy identity
+    (every d) and exact instances, with the literal display as a note; or, for
+    ``literal``, the display REFUTED with its witness (``dataset`` ignored).
+    Raises ``ValueError`` for an unknown reading."""
+    reading = resolve(READINGS, reading)
+    if reading == "literal":
+        return [symbolic(), absolute_value_reading(seed)]
+    return [symbolic(), exact_instances(seed),
+            note(ID, "literal", READINGS["literal"], absolute_value_reading(seed))]

@@ -6,11 +6,18 @@ adds its parser and sets ``func``; add a subcommand by adding its module to
 
 Exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive,
 4 internal error or resource limit.
+
+Fail closed on output errors: standard output is flushed before ``main`` returns,
+and an ``OSError`` while writing it (closed pipe as in ``verify c.json | head -1``,
+full disk) keeps the verdict's exit code when that is non-zero (a subcommand
+records it as ``args.verdict_exit_code`` before printing) and is exit 4
+otherwise — never 0, since the output was not delivered.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 
@@ -18,41 +25,86 @@ from proofcheck import __version__
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 
-COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report"]
+COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report", "cmd_experiment"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand of ``COMMANDS`` registered."""
-    p = argparse.ArgumentParser(prog="proofcheck", description="Exact proof checker for "
-                                "constructive theorems about transformers.")
+    p = argparse.ArgumentParser(
+        prog="proofcheck", description="Exact proof checker for constructive theorems about "
+        "transformers: builds the network with exact rational weights and checks the claim.",
+        epilog="exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive, "
+        "4 internal error or resource limit.  Start with: python -m proofcheck list")
     p.add_argument("--version", action="version", version=f"proofcheck {__version__}")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for name in COMMANDS:
         importlib.import_module(f"proofcheck.cli.{name}").register(sub)
     return p
 
 
+def _say(text: str) -> None:
+    """Print to stderr; an error on stderr itself is ignored (the exit code carries
+    the outcome)."""
+    try:
+        print(text, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """After an output error, point file descriptor 1 at /dev/null so that the
+    interpreter's final flush cannot fail again (and change the exit code)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file behind sys.stdout
+        pass
+
+
+def _output_error(args, e: OSError) -> int:
+    code = getattr(args, "verdict_exit_code", None)
+    _silence_stdout()
+    kept = code not in (None, 0)
+    _say(f"ERROR: output could not be written ({e.strerror or e}); exit code "
+         + (f"{code} of the verdict kept" if kept else f"{Verdict.ERROR.exit_code}"))
+    return code if kept else Verdict.ERROR.exit_code
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit code (SPEC §5)."""
+    from proofcheck.cli.terminal import install
+    install()
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: usage errors exit 2
-        return int(e.code or 0)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if args.cmd is None:
+        parser.print_usage(sys.stderr)
+        print("proofcheck: error: a command is expected, one of: " + ", ".join(
+            c.removeprefix("cmd_") for c in COMMANDS) + " (see python -m proofcheck --help)",
+            file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # surface a write error while the exit code can still change
+        return code
     except BadInput as e:
-        print(str(e), file=sys.stderr)
+        _say(str(e))
         return EXIT_BAD_INPUT
     except ResourceLimit as e:
-        print(f"ERROR: resource limit: {e}", file=sys.stderr)
+        _say(f"ERROR: resource limit: {e}")
         return Verdict.ERROR.exit_code
-    except BrokenPipeError:  # output piped into head & co.
-        sys.stderr.close()
-        return 0
+    except OSError as e:  # closed pipe, full disk, ...: never a pass
+        return _output_error(args, e)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say("interrupted")
         return Verdict.ERROR.exit_code
     except Exception:  # fail closed: an internal error is never a pass
-        traceback.print_exc()
-        print("ERROR: internal error (see traceback above)", file=sys.stderr)
+        try:
+            traceback.print_exc()
+        except (OSError, ValueError):
+            pass
+        _say("ERROR: internal error (see traceback above)")
         return Verdict.ERROR.exit_code

@@ -1,24 +1,33 @@
-"""``proofcheck list``: print the statement catalogue (SPEC §2)."""
+"""``proofcheck list``: print the statement catalogue (SPEC §2) with each entry's
+paper number, flag (:data:`proofcheck.catalogue.FLAGS`), status and readings."""
 from __future__ import annotations
 
 
 def register(sub) -> None:
-    q = sub.add_parser("list", help="print the statement catalogue")
+    q = sub.add_parser(
+        "list", help="print the statement catalogue",
+        description="Print every statement the tool knows (built-in and from installed "
+        "plugins): id, kind, paper number, flag, status and title.",
+        epilog="example: python -m proofcheck list")
     q.set_defaults(func=cmd_list)
 
 
 def cmd_list(args) -> int:
-    from proofcheck.catalogue import load
+    from proofcheck.catalogue import FLAGS, load
+    cat = load()
     rows = [(s.id, s.kind, s.paper, s.flag, "implemented" if s.implemented else "planned", s.title)
-            for s in load()]
-    w = [max(len(r[i]) for r in rows + [("id", "kind", "paper no.", "flag", "status", "")])
-         for i in range(5)]
+            for s in cat]
     head = ("id", "kind", "paper no.", "flag", "status", "statement")
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
     for r in [head] + rows:
         print("  ".join(x.ljust(w[i]) for i, x in enumerate(r[:5])) + "  " + r[5])
-    print("\nflags: confirmed = paper number known; assumed = project's guess "
-          "(edit proofcheck/data/catalogue.json); project/seed = not numbered in the paper")
+    print("\nflags (how the paper number is known; edit proofcheck/data/catalogue.json if you "
+          "hold the papers):")
+    for f, meaning in FLAGS.items():
+        print(f"  {f:<{max(map(len, FLAGS))}}  {meaning}")
+    with_readings = [s for s in cat if s.readings]
+    if with_readings:
+        print("\nreadings (default first; select a variant with `lemma ID --reading NAME`):")
+        for s in with_readings:
+            print(f"  {s.id}: {s.readings[0]} (default), " + ", ".join(s.readings[1:]))
     return 0
-
-
-

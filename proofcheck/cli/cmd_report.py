@@ -5,8 +5,13 @@ from proofcheck.kernel.errors import BadInput
 
 
 def register(sub) -> None:
-    q = sub.add_parser("report", help="regenerate the reports/ folder")
-    q.add_argument("--out", default="reports")
+    q = sub.add_parser(
+        "report", help="regenerate the reports/ folder",
+        description="Rebuild the committed reports folder: index (Markdown and one "
+        "self-contained HTML file), one page per statement, pictures, certificates.",
+        epilog="example: python -m proofcheck report --out /tmp/reports")
+    q.add_argument("--out", default="reports", metavar="DIR",
+                   help="the folder to write (default: reports); e.g. --out /tmp/reports")
     q.set_defaults(func=cmd_report)
 
 

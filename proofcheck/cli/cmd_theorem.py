@@ -14,18 +14,29 @@ from proofcheck.kernel.errors import BadInput
 
 
 def register(sub) -> None:
-    q = sub.add_parser("theorem", help="construct and check a theorem on a dataset")
-    q.add_argument("id")
+    q = sub.add_parser(
+        "theorem", help="construct the transformer for a dataset and check a theorem on it",
+        description="Build the network of Theorem 1.6 (hardmax) or 1.8 (softmax) for a "
+        "dataset with exact rational weights, then check exact interpolation "
+        "(1.6: exact evaluation; 1.8: a certified temperature τ).",
+        epilog="examples: python -m proofcheck theorem 1.6 --example digits | "
+        "python -m proofcheck theorem 1.8 --dataset my.json --tau 1/8 --certificate c.json")
+    q.add_argument("id", metavar="ID", help="the theorem: 1.6 (hardmax) or 1.8 (softmax); "
+                   "e.g. 1.6")
     data_options(q)
     q.add_argument("--backend", default="flint", choices=["flint", "fraction"],
-                   help="exact backend for theorem 1.6")
-    q.add_argument("--tau", help="theorem 1.8: certify this temperature (e.g. 1/8) instead of "
-                   "searching")
+                   help="exact backend for theorem 1.6: flint (fast, default) or fraction "
+                   "(the formulas read literally); e.g. --backend fraction")
+    q.add_argument("--tau", metavar="T", help="theorem 1.8: certify this temperature instead of "
+                   "searching for the largest one; an exact number, e.g. --tau 1/8")
     q.add_argument("--no-simulation", action="store_true",
-                   help="theorem 1.8: skip the mpmath simulation (tau_num)")
-    q.add_argument("--out", default="reports", help="report directory (default: reports)")
-    q.add_argument("--no-report", action="store_true", help="do not write report files")
-    q.add_argument("--certificate", metavar="FILE", help="write the certificate (SPEC §3)")
+                   help="theorem 1.8: skip the mpmath simulation that locates tau_num")
+    q.add_argument("--out", default="reports", metavar="DIR",
+                   help="folder for the run report (default: reports); e.g. --out /tmp/r")
+    q.add_argument("--no-report", action="store_true", help="write no report files")
+    q.add_argument("--certificate", metavar="FILE",
+                   help="write a sealed certificate (SPEC §3) that `verify` re-checks; "
+                   "e.g. --certificate c.json")
     q.set_defaults(func=cmd_theorem)
 
 
@@ -65,6 +76,8 @@ def cmd_theorem(args) -> int:
           f"{c['L_paper_hardmax']})")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    from proofcheck.reporting.approx import theta_line
+    print(theta_line(tc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
     if not args.no_report:
         rep = theorem_report("1.6", ds, tc, v, extra=info)
@@ -118,6 +131,8 @@ def cmd_softmax(args, ds, info) -> int:
             for b in sa[:12]) + (" ..." if len(sa) > 12 else ""))
     print(f"L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), max width "
           f"{c['max_width']}, P = {c['P']}")
+    from proofcheck.reporting.approx import theta_line
+    print(theta_line(sc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
     if not args.no_report:
         rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)

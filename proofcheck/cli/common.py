@@ -2,19 +2,36 @@
 results, progress bars, output-path checks, run headers."""
 from __future__ import annotations
 
-import sys
-
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict, combine
 
 
+def integer_arg(text: str) -> int:
+    """argparse type for whole-number options: optional sign and decimal digits only
+    (no "1_0", no spaces, at most 18 digits), so that options read numbers the way
+    datasets and certificates do.  Raises ``argparse.ArgumentTypeError`` (exit 2)."""
+    import argparse
+    import re
+    if not re.fullmatch(r"[+-]?[0-9]{1,18}", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100, got {text!r}")
+    return int(text)
+
+
 def data_options(q) -> None:
     """Add --dataset/--example/--limit/--task to a subparser."""
-    q.add_argument("--dataset", help="proofcheck-dataset/1 JSON or .npz file")
-    q.add_argument("--example", help="built-in example: digits, digits-sample")
-    q.add_argument("--limit", type=int, help="use the first K examples (after dedupe)")
-    q.add_argument("--task", default="label", choices=["label", "inpaint"],
-                   help="digits target: label token or the masked patches")
+    g = q.add_argument_group("dataset (default: the shipped digits sample)")
+    g.add_argument("--dataset", metavar="FILE",
+                   help="a proofcheck-dataset/1 JSON file or an .npz with arrays X_j, Y_j "
+                   "(SPEC §3); e.g. --dataset my.json")
+    g.add_argument("--example", metavar="NAME",
+                   help="a built-in dataset: digits (scikit-learn's 1797 images, needs the "
+                   "'data' extra) or digits-sample (shipped); e.g. --example digits")
+    g.add_argument("--limit", type=integer_arg, metavar="K",
+                   help="use the first K images of --example (after dropping duplicates); "
+                   "e.g. --limit 100")
+    g.add_argument("--task", default="label", choices=["label", "inpaint"],
+                   help="digits target: 'label' (one token label·e1, default) or 'inpaint' "
+                   "(the masked patches); e.g. --task inpaint")
 
 
 def load_data(args):
@@ -55,13 +72,10 @@ def finish(results) -> int:
     return v.exit_code
 
 
-def progress_bar(total: int):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None, lambda: None
-    bar = tqdm(total=total, desc="exact check", unit="block", delay=2.0, file=sys.stderr,
-               leave=False)
+def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):
+    """``(update, close)`` callables of a :class:`~proofcheck.cli.progress.Progress`."""
+    from proofcheck.cli.progress import Progress
+    bar = Progress(total, desc, unit)
     return (lambda b: bar.update(1)), bar.close
 
 

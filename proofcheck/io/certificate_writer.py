@@ -19,6 +19,11 @@ from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json,
 
 FORMAT = "proofcheck-certificate/1"
 
+#: the theorem constants a certificate states; the kernel re-derives each of them
+#: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
+STATED_CONSTANTS = ("N", "M", "d", "R", "L", "max_width", "P", "P_formula", "P_bound",
+                    "param_constant", "theta_sq_norm")
+
 
 def seal(cert: dict) -> dict:
     """Add the digest (SHA-256 of the canonical JSON without ``digest``)."""
@@ -34,16 +39,20 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
                                                          "tau": format_q(tau)}
     claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
     if constants:
-        claim["constants"] = {k: constants[k] for k in ("N", "M", "d", "L", "max_width", "P")}
+        claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
+                                  else format_q(constants[k]))
+                              for k in STATED_CONSTANTS if k in constants}
+        claim["constants"]["theta_sq_norm"] = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
             "bounds": bounds or [], "verdict": verdict.value, "provenance": provenance()}
     return seal(cert)
 
 
-def lemma_certificate(statement: str, results, verdict) -> dict | None:
+def lemma_certificate(statement: str, results, verdict, source: str | None = None) -> dict | None:
     """Certificate of the exact layer instances of a lemma run, or ``None`` when
-    the statement has none (symbolic / numeric checks only)."""
+    the statement has none (symbolic / numeric checks only).  ``source``: the
+    distribution name of a plugin's statement (recorded as ``claim.source``)."""
     inst = []
     for r in results:
         i = getattr(r, "instance", None)
@@ -60,7 +69,10 @@ def lemma_certificate(statement: str, results, verdict) -> dict | None:
                      **({"data": _data_json(r.data)} if r.data is not None else {})})
     if not inst:
         return None
-    cert = {"format": FORMAT, "kind": "lemma", "claim": {"statement": statement},
+    claim = {"statement": statement}
+    if source is not None:  # a plugin's statement (docs/plugins.md)
+        claim["source"] = f"plugin:{source}"
+    cert = {"format": FORMAT, "kind": "lemma", "claim": claim,
             "semantics": {"attention": "hardmax"}, "instances": inst,
             "verdict": verdict.value, "provenance": provenance()}
     return seal(cert)

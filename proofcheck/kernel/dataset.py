@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput, Inadmissible
-from proofcheck.kernel.numbers import _digits_to_int, bit_size, format_q, parse_number
+from proofcheck.kernel.numbers import bit_size, format_q, parse_number
 
 FORMAT = "proofcheck-dataset/1"
 
@@ -79,24 +79,17 @@ def _plural(k: int, word: str) -> str:
     return f"{k} {word}" + ("" if k == 1 else "s")
 
 
-def _check_name(name: str) -> None:
+def _check_name(name: str, root: str = "$") -> None:
     """Names end up in file names and report titles: printable, UTF-8, <= 120 chars."""
+    where = f"{root}.name"
     if len(name) > 120:
-        raise BadInput(f"name is {len(name)} characters long, at most 120 allowed", "$.name")
+        raise BadInput(f"name is {len(name)} characters long, at most 120 allowed", where)
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput("name is not valid Unicode text (lone surrogate)", "$.name") from None
+        raise BadInput("name is not valid Unicode text (lone surrogate)", where) from None
     if any(not ch.isprintable() for ch in name):
-        raise BadInput("name contains control characters (newline, NUL, ...)", "$.name")
-
-
-def _no_duplicate_keys(pairs):
-    keys = [k for k, _ in pairs]
-    dup = next((k for k in keys if keys.count(k) > 1), None)
-    if dup is not None:
-        raise BadInput(f"duplicate key {dup!r} in a JSON object")
-    return dict(pairs)
+        raise BadInput("name contains control characters (newline, NUL, ...)", where)
 
 
 def _type_name(v) -> str:
@@ -138,41 +131,60 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
     return tuple(out)
 
 
-def dataset_from_json(obj, source: str = "<json>") -> Dataset:
+def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
+                      schema_checked: bool = False) -> Dataset:
     """Build a ``Dataset`` from a parsed ``proofcheck-dataset/1`` JSON object.
 
-    Checks the shape only (not admissibility, except that empty sequences raise
-    ``Inadmissible``).  Unknown extra top-level keys (``source``, ``description``,
-    ...) and extra keys in pairs are ignored.  ``name`` defaults to the stem of
-    ``source``.  Raises ``BadInput`` / ``Inadmissible`` with the JSON path.
+    First validates ``obj`` against the published schema
+    (``proofcheck/schemas/proofcheck-dataset-1.schema.json``, see
+    :mod:`proofcheck.kernel.documents`) before any arithmetic; then reads the
+    numbers with the one number parser.  Checks the shape only (not admissibility,
+    except that empty sequences raise ``Inadmissible``).  Unknown extra top-level
+    keys (``source``, ``description``, ...) and extra keys in pairs are ignored.
+    ``name`` defaults to the stem of ``source``.  ``root`` is the JSON path of
+    ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
+    ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
+    value, the message is the precise one of the reader below (which names pair,
+    token and coordinate), else the schema's.  ``schema_checked=True`` skips the
+    validation for a dataset already validated as part of a stricter schema (the
+    certificate's embedded dataset).
     """
+    from proofcheck.kernel.documents import schema_error
+    err = None if schema_checked else schema_error(obj, "dataset", root)
+    if err is not None:
+        _build(obj, source, root)  # only to word the error precisely; raises
+        raise err
+    return _build(obj, source, root)
+
+
+def _build(obj, source: str, root: str) -> Dataset:
     if not isinstance(obj, dict):
-        raise BadInput(f"top-level JSON value is a {_type_name(obj)}, expected an object", "$")
+        raise BadInput(f"top-level JSON value is a {_type_name(obj)}, expected an object", root)
     fmt = obj.get("format")
     if fmt != FORMAT:
         what = "missing" if "format" not in obj else f"{fmt!r}"
-        raise BadInput(f"format is {what}, expected {FORMAT!r}", "$.format")
+        raise BadInput(f"format is {what}, expected {FORMAT!r}", f"{root}.format")
     default_name = Path(source).stem if source and not source.startswith("<") else "dataset"
     name = obj.get("name", default_name)
     if not isinstance(name, str):
-        raise BadInput(f"name is a {_type_name(name)}, expected a string", "$.name")
-    _check_name(name)
+        raise BadInput(f"name is a {_type_name(name)}, expected a string", f"{root}.name")
+    _check_name(name, root)
     d = obj.get("d")
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise BadInput(f"d must be a positive integer (got {d!r})", "$.d")
+        raise BadInput(f"d must be a positive integer (got {str(d)[:40]!s})", f"{root}.d")
     if d > 100_000:
         raise BadInput(f"d = {str(d)[:20]}{'...' if len(str(d)) > 20 else ''} is larger than "
-                       "100000, which this tool accepts", "$.d")
+                       "100000, which this tool accepts", f"{root}.d")
     pairs = obj.get("pairs")
     if not isinstance(pairs, list):
         raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + _type_name(pairs)}"
-                       ", expected a non-empty list", "$.pairs")
+                       ", expected a non-empty list", f"{root}.pairs")
     if not pairs:
-        raise BadInput("pairs is empty, expected at least one pair", "$.pairs")
+        raise BadInput("pairs is empty, expected at least one pair", f"{root}.pairs")
     float_paths: list[str] = []
     out = []
     for j, pair in enumerate(pairs):
-        ppath = f"$.pairs[{j}]"
+        ppath = f"{root}.pairs[{j}]"
         if not isinstance(pair, dict):
             raise BadInput(f"pair {j} is a {_type_name(pair)}, expected an object "
                            "with keys 'input' and 'output'", ppath)
@@ -232,20 +244,8 @@ def check_admissible(ds: Dataset) -> None:
 # --------------------------------------------------------------------- files
 
 def _load_json(path: Path) -> Dataset:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise BadInput(f"cannot read file: {e.strerror or e}", str(path)) from None
-    except UnicodeDecodeError as e:
-        raise BadInput(f"file is not UTF-8 text ({e.reason} at byte {e.start})",
-                       str(path)) from None
-    try:
-        obj = json.loads(text, parse_int=_digits_to_int, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as e:
-        raise BadInput(f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}",
-                       str(path)) from None
-    except (ValueError, RecursionError) as e:
-        raise BadInput(f"invalid JSON: {e}", str(path)) from None
+    from proofcheck.kernel.documents import read_json
+    obj = read_json(path, "file")
     if not isinstance(obj, dict):
         raise BadInput(f"top-level JSON value is a {_type_name(obj)}, expected an object",
                        str(path))

@@ -1,10 +1,21 @@
 """Exact parsing and printing of rational numbers (SPEC §3, "Numbers").
 
+This is the ONE number parser of proofcheck: dataset coordinates, every exact
+value of a certificate (parameters, tau, bounds, stated constants, lemma
+instances and their ``data``) and the ``--tau`` option all go through
+:func:`parse_number` (directly, through :func:`parse_exact` /
+:func:`parse_integer`, or through the ``proofcheck-number`` format of the JSON
+Schemas, see :mod:`proofcheck.kernel.documents`); no other code calls
+``Fraction(str)``, which would accept spellings such as ``"1_0"`` and has no
+exponent guard.  :data:`NUMBER_PATTERN` is the string grammar as a regular
+expression, the one the published schemas use.
+
 Accepted spellings (``parse_number``):
 
 * JSON integers (any size; also numpy integer scalars);
 * strings ``"p/q"`` (``"-7/3"``), integers ``"-7"``, decimals ``"0.125"``,
-  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding white space is stripped.
+  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding ASCII white space (space, tab,
+  newline, CR, form feed, vertical tab) is stripped, and allowed around ``/``.
   Decimal strings are exact: ``"0.1"`` is 1/10;
 * JSON floats (Python ``float``, numpy floating scalars): the exact binary value
   of the double, ``0.1 -> 3602879701896397/36028797018963968``; the second
@@ -32,9 +43,15 @@ from proofcheck.kernel.errors import BadInput
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000
 
-_RATIONAL = re.compile(r"([+-]?[0-9]+)\s*/\s*([0-9]+)", re.ASCII)
+_RATIONAL = re.compile(r"([+-]?[0-9]+)[ \t\n\r\f\v]*/[ \t\n\r\f\v]*([0-9]+)")
 _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", re.ASCII)
 _NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
+
+#: the accepted string spellings as one regular expression (used verbatim in
+#: proofcheck/schemas/*.json; a test keeps both in step with the parser)
+_WS = r"[ \t\n\r\f\v]*"  # ASCII white space only, in the pattern and in the parser
+NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
+                  r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)" + _WS + "$")
 
 _CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
 
@@ -70,7 +87,7 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
-    s = raw.strip()
+    s = raw.strip(" \t\n\r\f\v")
     if _NONFINITE.fullmatch(s):
         raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
     m = _RATIONAL.fullmatch(s)
@@ -128,6 +145,27 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
         raise BadInput(f"{what} is an object, expected a number", path)
     raise BadInput(f"{what} has unsupported type {type(value).__name__}, expected a number",
                    path)
+
+
+def parse_exact(value, path: str, what: str = "value") -> Fraction:
+    """Parse a value that must be exact: a JSON integer or a number string (or a
+    ``Fraction``).  JSON floats and booleans raise ``BadInput`` (a certificate
+    never carries a binary float); everything else as :func:`parse_number`."""
+    if isinstance(value, float) or (not isinstance(value, (int, str, Fraction))
+                                    and isinstance(value, numbers.Real)
+                                    and not isinstance(value, numbers.Integral)):
+        raise BadInput(f"{what} is a JSON float ({value!r}); an exact value is required "
+                       "(a JSON integer or a string such as '1/3')", path)
+    q, _ = parse_number(value, path, what)
+    return q
+
+
+def parse_integer(value, path: str, what: str = "value") -> int:
+    """Parse an exact value (see :func:`parse_exact`) that must be an integer."""
+    q = parse_exact(value, path, what)
+    if q.denominator != 1:
+        raise BadInput(f"{what} must be an integer (got {format_q(q)[:40]})", path)
+    return q.numerator
 
 
 def format_q(q: Fraction) -> str:

@@ -3,8 +3,10 @@
 Numbers are ``"p/q"`` strings; a network is ``{"d": d, "blocks": [{"ff": {...},
 "sa": {...}}]}`` with FF ``{"eta", "U": (width, d), "b": (width,), "W": (width, d)
 (column k of W as row k)}`` and SA ``{"rho", "A": {"lam", "left", "right"}, "V": ...}``.
-Parsing is strict: every number must be an exact rational string, shapes must
-match ``d``; errors raise ``BadInput`` with the JSON path.
+Parsing is strict: every number must be exact (a JSON integer or a number string,
+read by the one number parser :func:`proofcheck.kernel.numbers.parse_exact`; never
+a float or a boolean), shapes must match ``d``; errors raise ``BadInput`` with the
+JSON path.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
-from proofcheck.kernel.numbers import format_q
+from proofcheck.kernel.numbers import format_q, parse_exact
 
 
 def canonical(obj) -> bytes:
@@ -50,22 +52,13 @@ def network_to_json(net: Transformer) -> dict:
 
 
 def _num(v, path) -> Fraction:
-    if not isinstance(v, str):
-        raise BadInput(f"expected an exact rational string, got {type(v).__name__}", path)
-    try:
-        if "/" in v:
-            p, q = v.split("/")
-            r = Fraction(int(p), int(q))
-        else:
-            r = Fraction(int(v))
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"not an exact rational: {v[:40]!r}", path) from None
-    return r
+    return parse_exact(v, path)
 
 
 def _vec(v, d, path):
     if not isinstance(v, list) or len(v) != d:
-        raise BadInput(f"expected a list of {d} numbers", path)
+        got = f"{len(v)} numbers" if isinstance(v, list) else type(v).__name__
+        raise BadInput(f"expected a list of d = {d} numbers, got {got}", path)
     return tuple(_num(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 
@@ -91,15 +84,17 @@ def ff_from_json(o, d, path) -> FF:
     return FF(_num(_get(o, "eta", path), f"{path}.eta"),
               tuple(_vec(u, d, f"{path}.U[{k}]") for k, u in enumerate(U)),
               tuple(_num(x, f"{path}.b[{k}]") for k, x in enumerate(b)),
-              tuple(_vec(w, d, f"{path}.W[{k}]") for k, w in enumerate(W)), o.get("label", ""))
+              tuple(_vec(w, d, f"{path}.W[{k}]") for k, w in enumerate(W)), _label(o, "label"))
 
 
 def sa_from_json(o, d, path) -> SA:
     return SA(_num(_get(o, "rho", path), f"{path}.rho"), _fac_from(_get(o, "A", path), d, f"{path}.A"),
-              _fac_from(_get(o, "V", path), d, f"{path}.V"), o.get("label", ""))
+              _fac_from(_get(o, "V", path), d, f"{path}.V"), _label(o, "label"))
 
 
 def network_from_json(o, path="$.network") -> Transformer:
+    """The ``Transformer`` of a network JSON object (see the module docstring).
+    Raises ``BadInput`` with the JSON path of the first malformed value."""
     d = _get(o, "d", path)
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:
         raise BadInput("d must be a positive integer", f"{path}.d")
@@ -109,5 +104,10 @@ def network_from_json(o, path="$.network") -> Transformer:
     return Transformer(d, [Block(ff_from_json(_get(b, "ff", f"{path}.blocks[{i}]"), d,
                                               f"{path}.blocks[{i}].ff"),
                                  sa_from_json(_get(b, "sa", f"{path}.blocks[{i}]"), d,
-                                              f"{path}.blocks[{i}].sa"), b.get("phase", ""))
+                                              f"{path}.blocks[{i}].sa"), _label(b, "phase"))
                            for i, b in enumerate(blocks)])
+
+
+def _label(o, key) -> str:
+    v = o.get(key, "") if isinstance(o, dict) else ""
+    return v if isinstance(v, str) else str(v)

@@ -17,6 +17,7 @@ from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
 from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import fmt_value
+from proofcheck.reporting.approx import theta_json, theta_markdown
 
 
 def layer_table(net: Transformer) -> list[dict]:
@@ -63,6 +64,7 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
                     "witness": r.witness.to_json() if r.witness else None} for r in tc.results],
         "constants": tc.constants,
+        "theta_sq_norm": theta_json(tc.construction.net),
         "construction": {"u": [fmt_value(x) for x in info["u"]],
                          "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
                          "classes_after_first_tag": info["classes_after_first_tag"],
@@ -105,6 +107,8 @@ def markdown(rep: dict) -> str:
               f"| max width | {c['max_width']} | <= 4 |",
               f"| parameters P | {c['P']} | (16d+16)M + (10d+8)R + 6d + 5 = {c['P_formula']}; "
               f"<= {c['param_constant']} d M = {c['P_bound']} |",
+              f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
+              "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
               f"| largest rational in the network | {c['max_bits']} bits | |",
               f"| output multiplicity per target | {rep['multiplicities']['min']}..{rep['multiplicities']['max']} | >= 1 |",
               "", "## Layers (grouped)", "",
@@ -152,6 +156,7 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
                     "witness": r.witness.to_json() if r.witness else None} for r in sc.results],
         "constants": sc.constants,
+        "theta_sq_norm": theta_json(sc.construction.net),
         "bounds": [b.to_json() for b in cert.bounds if b.sublayer == "SA" and b.max_eps is not None],
         "straddles": sum(b.straddles for b in cert.bounds),
         "seconds": {k: round(v, 4) for k, v in sc.seconds.items()},
@@ -175,7 +180,8 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
              f"its certificate: {rep['tau_closed_certified']})",
              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)",
              f"- L = {c['L']} blocks (paper: 2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, "
-             f"P = {c['P']} parameters", ""]
+             f"P = {c['P']} parameters",
+             f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
     if png_name:
         lines += [f"![simulated error against tau]({png_name})", ""]
     lines += ["## Checks", ""]

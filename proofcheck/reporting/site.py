@@ -21,7 +21,7 @@ import shutil
 from fractions import Fraction
 from pathlib import Path
 
-from proofcheck.catalogue import load
+from proofcheck.catalogue import FLAGS, load
 from proofcheck.io.certificate_writer import (
     lemma_certificate,
     theorem_certificate,
@@ -83,7 +83,7 @@ def _trajectory(out_img, ds):
     stages.sort(key=lambda s: ["input", "after S (separated)", "after L (leaders placed)",
                                "after C (collapsed on e1)", "after I (targets)"].index(s[0]))
     return trajectory_plot(out_img / "trajectory.png", stages, st.spans,
-                           f"Theorem 1.6 pipeline on '{ds.name}' (coordinates 1-2, symlog)")
+                           f"Theorem 1.6 pipeline on '{ds.name}' (first two coordinates)")
 
 
 def regenerate(out="reports", quick: bool = False) -> int:
@@ -157,9 +157,12 @@ def regenerate(out="reports", quick: bool = False) -> int:
         link = f"[{st.id}](statements/{slug(st.id)}.md)" if st.id in pages else st.id
         title = st.title.replace("|", "\\|")
         stat = status[st.id]
-        if st.flag == "seed" and stat == "REFUTED":
-            stat += " (a reading of the note is false; the variant that holds is VERIFIED: see page)"
+        if st.readings:
+            stat += (f" (reading {st.readings[0]}; variant(s) " + ", ".join(st.readings[1:])
+                     + " refuted with a witness: see page)")
         lines.append(f"| {link} | {st.kind} | {title} | {st.paper} | {st.flag} | {stat} |")
+    lines += ["", "Flags (how the paper number is known):", ""]
+    lines += [f"- `{f}`: {meaning}" for f, meaning in FLAGS.items()]
     lines += ["", "## Constants: claimed vs measured", "",
               "| run | N | M | d | R | L measured | 2M+R+1 | paper bound | width | P | P formula | 38·d·M | verdict |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -172,13 +175,23 @@ def regenerate(out="reports", quick: bool = False) -> int:
     lines += ["", f"Theorem 1.8 on `{small.name}`: tau_cert = {f(sc.tau_cert)}, tau_num = "
               f"{f(sc.tau_num)} (simulation), tau_closed ≈ "
               f"{'n/a' if sc.tau_closed is None else f'{sc.tau_closed:.4g}'}.", "",
-              "## Lemma dependency graph", "", "![dependency graph](img/dependencies.png)", "",
+              "## Lemma dependency graph", "",
+              "![dependency graph](img/dependencies.png)", "",
+              "*What to look at: an arrow a → b means the proof of b uses a; the four "
+              "phases feed Theorem 1.6, which with softmax-gap gives 1.8; the "
+              "Takakura–Suzuki lemmas stand apart.*", "",
               "## Pictures", "",
-              "Token trajectories through the four phases (separation, leaders, collapse, "
-              "interpolation):", "", "![trajectories](img/trajectory.png)", "",
-              "Minimum certified attention gap per softmax layer:", "", "![gaps](img/gaps.png)", "",
-              "Simulated softmax error against tau (mpmath), with the certified tau:", "",
+              "![trajectories](img/trajectory.png)", "",
+              "*What to look at: the tokens of each sequence (one colour and marker each) "
+              "through the phases — separated (2), leaders placed in region P and on the "
+              "sphere (3), collapsed onto the line ℚe₁ (4), and on their targets (5).*", "",
+              "![gaps](img/gaps.png)", "",
+              "*What to look at: the smallest certified attention gap of each softmax "
+              "layer; the smallest bar limits the certified temperature.*", "",
               "![softmax error](img/softmax-error.png)", "",
+              "*What to look at: the range of τ covered by the certificate (every τ up to "
+              "tau_cert) and, where simulated, the error of the softmax network against τ.*",
+              "",
               "## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
     index = "\n".join(lines) + "\n"
     atomic_write(out / "index.md", index)

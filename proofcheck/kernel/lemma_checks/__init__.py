@@ -15,6 +15,25 @@ It checks the hypotheses on ``data``, the form of ``layer`` (kind, width, eta, r
 ranks of A and V as the lemma states) and the conclusion, comparing numbers (never
 spellings).  Malformed data raises ``BadInput`` with the JSON path.  The modules
 import only from ``proofcheck.kernel``.
+
+Arguments as ``verify`` passes them: ``data`` is the instance's raw JSON ``data``
+object (read it with :mod:`.data`: exact strings through the one number parser);
+``layer`` the parsed ``FF``/``SA`` (its kind already checked against the statement);
+``semantics`` is ``{"attention": "hardmax"}`` or ``{"attention": "softmax", "tau":
+Fraction}`` (tau > 0, parsed); ``path`` the instance's JSON path
+(``$.instances[k]``).  Under softmax, ``verify`` evaluates the stated outputs only
+for FF layers; an SA check must certify its conclusion at tau itself (or return
+REFUTED / INCONCLUSIVE).  The returned witness, if any, is printed by ``verify``.
+
+``verify`` also (a) evaluates the layer on the instance's ``inputs`` against its
+``expected`` outputs (numbers, by both backends), (b) recomputes the instance's
+verdict as the worst of (a) and ``check`` and compares it with the stated
+``verdict`` of the instance.  A statement without a module here keeps only (a) and
+its line says "conclusion not re-derived".
+
+``profile`` holds the exact piecewise-linear profile of an FF along a direction
+(shared with the sympy proofs of ``proofcheck.symbolic``); ``data`` the strict
+readers.
 """
 from __future__ import annotations
 

@@ -1,0 +1,41 @@
+"""Scalars of the FF constructions (3.1, 3.2, 3.2p, 3.3): exact rationals, or sympy
+expressions when a routine is called with symbols (``lemma ID`` then proves the
+conclusion on the returned symbolic entries, ``proofcheck.symbolic``).
+
+Rationals stay ``fractions.Fraction`` so the exact path is unchanged; anything with
+``free_symbols`` (a sympy expression) is kept as it is.  No sympy import here.
+"""
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+
+def scalar(x):
+    """``Fraction(x)`` for rationals (ints, Fractions) and numeric strings; a sympy
+    expression unchanged.  Raises ``ValueError`` for anything else (None, floats,
+    booleans, containers): the constructions are exact."""
+    if hasattr(x, "free_symbols"):
+        return x
+    if isinstance(x, (numbers.Rational, str)) and not isinstance(x, bool):
+        return Fraction(x)
+    raise ValueError(f"expected a rational number or a sympy expression, got {x!r}")
+
+
+def scalars(xs) -> tuple:
+    """Tuple of :func:`scalar` values.  Raises ``ValueError`` unless ``xs`` is a
+    list or tuple of scalars."""
+    if not isinstance(xs, (list, tuple)):
+        raise ValueError(f"expected a vector (list or tuple of scalars), got {xs!r}")
+    return tuple(scalar(x) for x in xs)
+
+
+def require(cond, message: str) -> None:
+    """Raise ``ValueError(message)`` unless ``cond`` is decidably true (a sympy
+    relation that the symbols' assumptions do not decide is rejected too)."""
+    try:
+        ok = bool(cond)
+    except TypeError:
+        raise ValueError(message + " (not decided by the symbols' assumptions)") from None
+    if not ok:
+        raise ValueError(message)

@@ -1,0 +1,106 @@
+"""Short decimal approximations of exact rationals, for terminal and report text.
+
+Parameter norms ``||theta*||^2`` of constructed networks are rationals with
+hundreds or thousands of bits; ``float()`` of such a number overflows or loses
+its exponent.  :func:`sig_digits` rounds an exact ``Fraction`` to a few
+significant decimal digits with integer arithmetic only; the exact value always
+goes into the JSON (reports, certificates) as a ``"p/q"`` string.  Used for
+``||theta*||^2`` (SPEC §2, statement ``tikhonov``).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+_LOG10_2 = 0.30102999566398120
+
+
+def _pow10(k: int) -> Fraction:
+    return Fraction(10) ** k
+
+
+def sig_digits(q, digits: int = 6) -> str:
+    """``q`` (Fraction, int or decimal string) rounded to ``digits`` significant
+    decimal digits, written like ``%g`` (``1.23457e+45``, ``61.2345``, ``0``).
+
+    Exact: the decimal exponent is found by comparing ``|q|`` with integer powers
+    of 10 and the mantissa by one integer division, rounding half away from zero.
+    Raises ``ValueError`` when ``digits < 1``.
+    """
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1 (got {digits})")
+    q = Fraction(q)
+    if q == 0:
+        return "0"
+    sign = "-" if q < 0 else ""
+    a, b = abs(q.numerator), q.denominator
+    # exponent e with 10^e <= |q| < 10^(e+1): estimate from bit lengths, then fix exactly
+    e = int((a.bit_length() - b.bit_length()) * _LOG10_2)
+    x = Fraction(a, b)
+    while _pow10(e) > x:
+        e -= 1
+    while _pow10(e + 1) <= x:
+        e += 1
+    # mantissa m = round(|q| * 10^(digits - 1 - e)), an integer in [10^(digits-1), 10^digits]
+    s = x * _pow10(digits - 1 - e)
+    m = (2 * s.numerator + s.denominator) // (2 * s.denominator)
+    if m == 10 ** digits:
+        m //= 10
+        e += 1
+    ds = str(m)
+    if -4 <= e < digits:  # fixed notation, as %g does
+        if e >= 0:
+            whole, frac = ds[:e + 1], ds[e + 1:]
+        else:
+            whole, frac = "0", "0" * (-e - 1) + ds
+        frac = frac.rstrip("0")
+        return sign + whole + ("." + frac if frac else "")
+    frac = ds[1:].rstrip("0")
+    return f"{sign}{ds[0]}{'.' + frac if frac else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+def size_text(q) -> str:
+    """``"260-bit numerator / 175-bit denominator"`` (or ``"integer of 12 bits"``)."""
+    q = Fraction(q)
+    if q.denominator == 1:
+        return f"integer of {abs(q.numerator).bit_length()} bits"
+    return (f"{abs(q.numerator).bit_length()}-bit numerator / "
+            f"{q.denominator.bit_length()}-bit denominator")
+
+
+def approx_text(q, digits: int = 6) -> str:
+    """``"≈ 1.63709e+25 (exact rational: 259-bit numerator / 175-bit denominator)"``;
+    small values (at most 40 characters of ``p/q``) are printed exactly instead."""
+    q = Fraction(q)
+    exact = str(q)
+    if len(exact) <= 40:
+        return f"= {exact}" + ("" if q.denominator == 1 else f" ≈ {sig_digits(q, digits)}")
+    return f"≈ {sig_digits(q, digits)} (exact rational: {size_text(q)})"
+
+
+THETA_CONVENTION = ("sum of squares of every stored scalar (the P counted ones: eta and rho "
+                    "of every layer, U, b, W, and A, V as their factored entries lam, left, "
+                    "right)")
+
+
+def theta_line(net) -> str:
+    """The ``||theta*||^2`` line printed next to P by ``theorem 1.6`` / ``1.8``
+    (SPEC §2, tikhonov): ``net.sq_norm()`` of the network that was checked."""
+    return (f"||theta*||^2 {approx_text(net.sq_norm())}  [sum of squares of the P stored "
+            "scalars; with J(theta*) = 0: min J + eps ||theta||^2 <= eps ||theta*||^2]")
+
+
+def theta_json(net) -> dict:
+    """``||theta*||^2`` of ``net`` for a JSON report: the exact ``"p/q"`` string, a
+    6-digit approximation, the bit sizes and the convention (SPEC §2, tikhonov)."""
+    from proofcheck.kernel.numbers import format_q
+    q = net.sq_norm()
+    return {"exact": format_q(q), "approx": sig_digits(q), "numerator_bits":
+            q.numerator.bit_length(), "denominator_bits": q.denominator.bit_length(),
+            "convention": THETA_CONVENTION}
+
+
+def theta_markdown(t: dict) -> str:
+    """One Markdown phrase for the ``theta_sq_norm`` entry of a JSON report."""
+    return (f"||θ*||² ≈ {t['approx']} (exact rational in the JSON report: "
+            f"{t['numerator_bits']}-bit numerator / {t['denominator_bits']}-bit denominator; "
+            f"{t['convention']})")
