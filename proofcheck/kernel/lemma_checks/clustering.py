@@ -1,0 +1,70 @@
+"""Kernel re-derivation of Lemma 4.1 (hyperplane clustering) and its tag variant
+from a certificate instance (SPEC §2; issue "Check what is built", item 4).
+
+Data: ``{"u": [...]}`` (Lemma 4.1: ``A = u u^T``, ``V = I``, ``rho = 0``) or
+``{"u": [...], "lambda": "..."}`` (tag: ``A = u u^T``, ``V = lambda I``,
+``rho = 1``).  Checked, comparing numbers:
+
+* hypotheses: ``u != 0``; hardmax semantics;
+* form: the layer is SA, ``rho`` and the dense ``V`` as stated (rank d unless
+  lambda = 0), the dense ``A`` equals ``u u^T`` entry by entry (rank one);
+* conclusion: by bilinearity, ``<A x_i, x_l> = p(x_i) p(x_l)`` with ``p = <u, .>``
+  for all tokens iff it holds on the basis (the d^2 entries above); hence
+  ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))``: a token with ``p > 0`` attends
+  to the p-maximal tokens, ``p < 0`` to the p-minimal ones, ``p = 0`` to all; and
+  ``rho x + V y`` is ``y`` (4.1: at most 3 images per sequence) or
+  ``x + lambda y`` (tag).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from proofcheck.kernel.lemma_checks.sa_form import (
+    Refuted,
+    dense,
+    expect_matrix,
+    expect_value,
+    field,
+    fmt_value,
+    identity,
+    number,
+    rank,
+    require_hardmax,
+    require_sa,
+    run_check,
+    vector,
+)
+from proofcheck.kernel.verdicts import Witness
+
+
+def check(statement: str, data: dict, layer, semantics: dict, path: str):
+    """``(verdict, lines, witness)`` for one Lemma 4.1 instance; ``BadInput`` for
+    malformed data (JSON path under ``path.data``)."""
+    dp = f"{path}.data"
+    u = vector(field(data, "u", dp), f"{dp}.u")
+    tag = isinstance(data, dict) and "lambda" in data
+    lam = number(data["lambda"], f"{dp}.lambda") if tag else None
+    d = len(u)
+
+    def body(lines):
+        require_hardmax(statement, semantics, path)
+        if all(x == 0 for x in u):
+            raise Refuted(Witness("hypothesis: u must be nonzero", expected="u != 0", got=u))
+        lines.append(f"hypothesis: u = {fmt_value(u)} != 0 (d = {d}); hardmax")
+        sa = require_sa(layer, d)
+        if tag:
+            expect_value("rho", sa.rho, Fraction(1))
+            expect_matrix("V", dense(sa.V, d), identity(d, lam))
+        else:
+            expect_value("rho", sa.rho, Fraction(0))
+            expect_matrix("V", dense(sa.V, d), identity(d))
+        A = dense(sa.A, d)
+        expect_matrix("A", A, [[a * b for b in u] for a in u])
+        lines.append(f"form: rho = {sa.rho}, V = " + (f"{fmt_value(lam)} I" if tag else "I")
+                     + f" (rank {rank(dense(sa.V, d))}), A = u u^T (rank {rank(A)})")
+        lines.append("conclusion: <A e_a, e_b> = u_a u_b for all a, b, so <A x_i, x_l - x_k> = "
+                     "<u,x_i>(<u,x_l> - <u,x_k>) for all tokens: p > 0 attends to the u-maximal, "
+                     "p < 0 to the u-minimal, p = 0 to all tokens; "
+                     + ("x -> x + lambda mean(argmax)" if tag else
+                        "x -> mean(argmax): at most 3 images per sequence"))
+    return run_check(body)

@@ -1,0 +1,84 @@
+"""Kernel re-derivation of Lemma 4.2 (corner collapse) from a certificate instance
+(SPEC §2; issue "Check what is built", item 4).
+
+Data: ``{"box": {"lower": [...], "upper": [...]}, "t": "..."}``: the box
+``(lower, upper]`` (lower = 0: the positive box) and the dominating token ``t 1``.
+Checked, comparing numbers:
+
+* hypotheses: ``lower = 0``, every ``upper_c > 0``, ``t >= upper_c`` for all c
+  (so ``y = t 1 - x' >= 0`` for every box token x', ``y = 0`` only for
+  ``x' = t 1``); hardmax semantics;
+* form: SA with ``rho = 0``, ``V = I``, ``A = I`` (ranks d);
+* conclusion: every row of the dense A is nonnegative and nonzero, which is
+  exactly "``<A x, y> > 0`` for every ``x > 0`` and every ``y >= 0, y != 0``",
+  i.e. ``t 1`` is the unique argmax of every query of the box; and
+  ``rho x + V (t 1) = t 1`` (the coefficient of x is 0 and ``V t1 = t1``):
+  every token of the box maps to ``t 1``.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from proofcheck.kernel.lemma_checks.sa_form import (
+    Refuted,
+    dense,
+    expect_matrix,
+    expect_value,
+    field,
+    fmt_value,
+    identity,
+    number,
+    rank,
+    require_hardmax,
+    require_sa,
+    run_check,
+    vector,
+)
+from proofcheck.kernel.verdicts import Witness
+
+
+def check(statement: str, data: dict, layer, semantics: dict, path: str):
+    """``(verdict, lines, witness)`` for one Lemma 4.2 instance; ``BadInput`` for
+    malformed data (JSON path under ``path.data``)."""
+    dp = f"{path}.data"
+    box = field(data, "box", dp)
+    lower = vector(field(box, "lower", f"{dp}.box"), f"{dp}.box.lower")
+    d = len(lower)
+    upper = vector(field(box, "upper", f"{dp}.box"), f"{dp}.box.upper", d)
+    t = number(field(data, "t", dp), f"{dp}.t")
+
+    def body(lines):
+        require_hardmax(statement, semantics, path)
+        for c in range(d):
+            if lower[c] != 0:
+                raise Refuted(Witness("hypothesis: the box must be (0, upper] (positive box)",
+                                      coordinate=c, expected=Fraction(0), got=lower[c]))
+            if upper[c] <= 0:
+                raise Refuted(Witness("hypothesis: the box is empty (upper <= 0)", coordinate=c,
+                                      expected="> 0", got=upper[c]))
+            if t < upper[c]:
+                raise Refuted(Witness("hypothesis: t must be >= every upper bound of the box "
+                                      "(t 1 above every box token)", coordinate=c,
+                                      expected=f">= {fmt_value(upper[c])}", got=t))
+        lines.append(f"hypotheses: box (0, {fmt_value(upper)}] in d = {d}, t = {fmt_value(t)} >= "
+                     "every upper bound; hardmax")
+        sa = require_sa(layer, d)
+        expect_value("rho", sa.rho, Fraction(0))
+        V, A = dense(sa.V, d), dense(sa.A, d)
+        expect_matrix("V", V, identity(d))
+        expect_matrix("A", A, identity(d))
+        lines.append(f"form: rho = 0, A = I (rank {rank(A)}), V = I (rank {rank(V)})")
+        for a, row in enumerate(A):
+            if any(x < 0 for x in row) or all(x == 0 for x in row):
+                raise Refuted(Witness("conclusion: a row of A is not nonnegative and nonzero, so "
+                                      "some box query does not prefer t 1", token=a, got=tuple(row)))
+        T = (t,) * d
+        out = sa.V.apply(T)
+        for c in range(d):
+            if out[c] != t:
+                raise Refuted(Witness("conclusion: V (t 1) != t 1", coordinate=c, expected=t,
+                                      got=out[c]))
+        lines.append("conclusion: <A x, t1 - x'> > 0 for every query x > 0 and box key x' != t1 "
+                     "(rows of A nonnegative, nonzero); rho = 0 and V t1 = t1: every box token "
+                     f"maps to {fmt_value(T)}")
+    return run_check(body)

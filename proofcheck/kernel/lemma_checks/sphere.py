@@ -1,0 +1,98 @@
+"""Kernel re-derivation of Lemma 4.3 (sphere leaders) from a certificate instance
+(SPEC §2; issue "Check what is built", item 4).
+
+Data: ``{"r": "...", "points": [[...], ...]}``: the sphere radius and its points.
+Checked, comparing numbers:
+
+* hypotheses: ``r > 0``; at least one point; every point has ``|s|^2 = r^2``
+  exactly, lies in the open negative orthant, and the points are pairwise
+  distinct; hardmax semantics;
+* form: SA with ``rho = 0``, ``V = I``, ``A = I`` (ranks d);
+* conclusion, per point s: ``<A s, s> > <A s, s'>`` for every other point s';
+  ``A s <= 0`` entrywise and ``<A s, s> > 0``, so every token z of the closed
+  opposite (positive) orthant scores ``<A s, z> <= 0 < <A s, s>``; and
+  ``rho s + V s = s``: each sphere point attends only to itself and is fixed.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.lemma_checks.sa_form import (
+    Refuted,
+    dense,
+    expect_matrix,
+    expect_value,
+    field,
+    fmt_value,
+    identity,
+    number,
+    rank,
+    require_hardmax,
+    require_sa,
+    run_check,
+    vector,
+)
+from proofcheck.kernel.model import dot
+from proofcheck.kernel.verdicts import Witness
+
+
+def check(statement: str, data: dict, layer, semantics: dict, path: str):
+    """``(verdict, lines, witness)`` for one Lemma 4.3 instance; ``BadInput`` for
+    malformed data (JSON path under ``path.data``)."""
+    dp = f"{path}.data"
+    r = number(field(data, "r", dp), f"{dp}.r")
+    raw = field(data, "points", dp)
+    if not isinstance(raw, list) or not raw:
+        raise BadInput("expected a non-empty list of points", f"{dp}.points")
+    pts = [vector(raw[0], f"{dp}.points[0]")]
+    d = len(pts[0])
+    pts += [vector(p, f"{dp}.points[{k}]", d) for k, p in enumerate(raw[1:], start=1)]
+
+    def body(lines):
+        require_hardmax(statement, semantics, path)
+        if r <= 0:
+            raise Refuted(Witness("hypothesis: the radius must be positive", expected="> 0", got=r))
+        seen = {}
+        for k, s in enumerate(pts):
+            n2 = dot(s, s)
+            if n2 != r * r:
+                raise Refuted(Witness(f"hypothesis: point {k} is not on the sphere |s| = r",
+                                      token=k, expected=r * r, got=n2))
+            c = next((c for c in range(d) if s[c] >= 0), None)
+            if c is not None:
+                raise Refuted(Witness(f"hypothesis: point {k} is not in the open negative orthant",
+                                      token=k, coordinate=c, expected="< 0", got=s[c]))
+            if s in seen:
+                raise Refuted(Witness(f"hypothesis: points {seen[s]} and {k} coincide", token=k,
+                                      got=s))
+            seen[s] = k
+        lines.append(f"hypotheses: {len(pts)} distinct points with |s|^2 = r^2 = {fmt_value(r * r)} "
+                     f"in the open negative orthant of Q^{d}; hardmax")
+        sa = require_sa(layer, d)
+        expect_value("rho", sa.rho, Fraction(0))
+        V, A = dense(sa.V, d), dense(sa.A, d)
+        expect_matrix("V", V, identity(d))
+        expect_matrix("A", A, identity(d))
+        lines.append(f"form: rho = 0, A = I (rank {rank(A)}), V = I (rank {rank(V)})")
+        for k, s in enumerate(pts):
+            As = sa.A.apply(s)
+            own = dot(As, s)
+            for k2, s2 in enumerate(pts):
+                if k2 != k and dot(As, s2) >= own:
+                    raise Refuted(Witness(f"conclusion: point {k} does not beat point {k2}",
+                                          token=k, expected=f"< {fmt_value(own)}",
+                                          got=dot(As, s2)))
+            c = next((c for c in range(d) if As[c] > 0), None)
+            if own <= 0 or c is not None:
+                raise Refuted(Witness(f"conclusion: point {k} does not beat every token of the "
+                                      "positive orthant", token=k, coordinate=c,
+                                      expected="A s <= 0 < <A s, s>", got=tuple(As)))
+            img = [sa.rho * a + b for a, b in zip(s, sa.V.apply(s))]
+            if tuple(img) != s:
+                raise Refuted(Witness(f"conclusion: point {k} is not fixed", token=k, expected=s,
+                                      got=tuple(img)))
+        lines.append("conclusion: every point scores itself strictly above every other point and "
+                     "every token of the closed positive orthant, and rho s + V s = s: sphere "
+                     "points attend only to themselves and are fixed")
+    return run_check(body)
