@@ -117,14 +117,14 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     t_gen = time.perf_counter() - t0
-    bars = {"S": Progress(f"T={ds.n_tokens} construct S (rounds)", None, "round"),
-            "L": Progress(f"T={ds.n_tokens} construct L", ds.N, "sequence")}
+    bars = {"S": Progress(None, f"T={ds.n_tokens} construct S (rounds)", "round", interval=5.0),
+            "L": Progress(ds.N, f"T={ds.n_tokens} construct L", "sequence", interval=5.0)}
     t0, c0 = time.perf_counter(), time.process_time()
     c = construct(inputs, targets, ds.d, progress=lambda ph: bars[ph].update())
     for b in bars.values():
         b.close()
     t_construct, c_construct = time.perf_counter() - t0, time.process_time() - c0
-    bar = Progress(f"T={ds.n_tokens} exact check", c.net.L, "block")
+    bar = Progress(c.net.L, f"T={ds.n_tokens} exact check", "block", interval=5.0)
     c0 = time.process_time()
     res = check_network(c.net, inputs, targets, c.claims, progress=lambda b: bar.update())
     bar.close()
@@ -141,7 +141,8 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
         from proofcheck.distributed import check_distributed
         row["dask"] = []
         for k in dask_workers:
-            sbar = Progress(f"T={ds.n_tokens} exact check on {k} Dask worker(s)", None, "shard")
+            sbar = Progress(None, f"T={ds.n_tokens} exact check on {k} Dask worker(s)", "shard",
+                            interval=5.0)
             r = check_distributed(c.net, inputs, targets, c.claims, workers=k,
                                   progress=lambda i, n: sbar.update())
             sbar.close()

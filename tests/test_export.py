@@ -27,7 +27,6 @@ from proofcheck.export.rounding import (
     FORMATS,
     FormatOverflow,
     certify_rounded,
-    get_format,
     is_representable,
     round_network,
     round_q,

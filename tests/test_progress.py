@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from proofcheck.cli.progress import Progress
+from proofcheck.progress import Progress
 
 
 def test_off_terminal_plain_lines_without_carriage_returns():

@@ -165,7 +165,7 @@ def test_report_and_plot_for_huge_tau(tmp_path, capsys):
         {"input": [["2e400", "1"], ["1", "3e400"]], "output": [["2", "2"]]}])
     out_dir = tmp_path / "rep"
     rc = main(["theorem", "1.8", "--dataset", f, "--no-simulation", "--out", str(out_dir)])
-    out = capsys.readouterr().out
+    capsys.readouterr().out
     assert rc == 0
     md = next(out_dir.glob("theorem-1.8-*.md")).read_text()
     assert "switched off" in md and "certified range" in md

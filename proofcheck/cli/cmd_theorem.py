@@ -76,10 +76,11 @@ def cmd_theorem(args) -> int:
         if "bar" not in bar_holder:
             bar_holder["bar"] = progress_bar(total)
         bar_holder["bar"][0](b)
+
     def shard_progress(k, total):
         if "shards" not in bar_holder:
             from proofcheck.progress import Progress
-            bar_holder["shards"] = Progress("exact check (Dask shards)", total, "shard")
+            bar_holder["shards"] = Progress(total, "exact check (Dask shards)", "shard")
         bar_holder["shards"].update()
     tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
                 scheduler=args.scheduler, shard_progress=shard_progress)
@@ -130,7 +131,7 @@ def cmd_softmax(args, ds, info) -> int:
     """Theorem 1.8: certify ``--tau`` or search tau_cert; every number printed
     through :func:`proofcheck.kernel.verdicts.fmt_num`."""
     from lemmas.afz.theorem_1_8 import verify
-    from proofcheck.cli.progress import bar
+    from proofcheck.progress import bar
     from proofcheck.kernel.numbers import parse_number
     from proofcheck.kernel.verdicts import fmt_num
     from proofcheck.reporting.run_report import softmax_report, write_softmax_report

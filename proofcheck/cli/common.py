@@ -73,8 +73,8 @@ def finish(results) -> int:
 
 
 def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):
-    """``(update, close)`` callables of a :class:`~proofcheck.cli.progress.Progress`."""
-    from proofcheck.cli.progress import Progress
+    """``(update, close)`` callables of a :class:`~proofcheck.progress.Progress`."""
+    from proofcheck.progress import Progress
     bar = Progress(total, desc, unit)
     return (lambda b: bar.update(1)), bar.close
 
