@@ -188,16 +188,28 @@ def layered_layout(nodes, edges):
     g.add_nodes_from(nodes)
     g.add_edges_from(edges)
     comps = sorted(nx.weakly_connected_components(g), key=lambda c: (-len(c), sorted(c)))
-    pos, routes, x0 = {}, {}, 0.0
-    for comp in comps:
-        sub = g.subgraph(comp)
-        p, r = _layered_component(sub)
-        xmin = min(x for x, _ in list(p.values()) + [q for pts in r.values() for q in pts])
-        xmax = max(x for x, _ in list(p.values()) + [q for pts in r.values() for q in pts])
-        shift = x0 - xmin
-        pos.update({n: (x + shift, y) for n, (x, y) in p.items()})
-        routes.update({e: [(x + shift, y) for x, y in pts] for e, pts in r.items()})
-        x0 += xmax - xmin + 1.3
+    pos, routes = {}, {}
+    p, r = _layered_component(g.subgraph(comps[0]))  # the largest component on the left
+    pts = list(p.values()) + [q for ps in r.values() for q in ps]
+    xmin = min(x for x, _ in pts)
+    pos.update({n: (x - xmin, y) for n, (x, y) in p.items()})
+    routes.update({e: [(x - xmin, y) for x, y in ps] for e, ps in r.items()})
+    x0 = max(x for x, _ in pts) - xmin + 1.5
+    depth = 1 - min(y for _, y in pts)
+    col_y = 0.0  # the other components stacked in columns to the right
+    for comp in comps[1:]:
+        p, r = _layered_component(g.subgraph(comp))
+        pts = list(p.values()) + [q for ps in r.values() for q in ps]
+        w = max(x for x, _ in pts) - min(x for x, _ in pts)
+        h = 1 - min(y for _, y in pts)
+        if col_y - h < -depth and col_y != 0.0:
+            x0, col_y = x0 + 1.4, 0.0
+        sx, sy = x0 - min(x for x, _ in pts), col_y
+        pos.update({n: (x + sx, y + sy) for n, (x, y) in p.items()})
+        routes.update({e: [(x + sx, y + sy) for x, y in ps] for e, ps in r.items()})
+        col_y -= h
+        if w > 0:
+            x0 += w
     return pos, routes
 
 

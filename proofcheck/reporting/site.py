@@ -36,6 +36,7 @@ DEPENDENCIES = {
     "collapse": ["4.2", "4.3"], "interpolation": ["3.3"],
     "1.6": ["separation", "leaders", "collapse", "interpolation"],
     "1.8": ["1.6", "softmax-gap"], "E.1": ["C.1"],
+    "1.8-collapse": ["collapse", "softmax-gap"], "tikhonov": ["1.6"], "resnet": ["3.2p"],
 }
 
 
@@ -154,7 +155,8 @@ def regenerate(out="reports", quick: bool = False) -> int:
              "|---|---|---|---|---|---|"]
     for st in cat:
         link = f"[{st.id}](statements/{slug(st.id)}.md)" if st.id in pages else st.id
-        title = st.title.replace("|", "\\|")
+        title = (st.title.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+                 .replace("<", "&lt;").replace(">", "&gt;"))  # Markdown table cell, literal
         stat = status[st.id]
         if st.readings:
             stat += (f" (reading {st.readings[0]}; variant(s) " + ", ".join(st.readings[1:])
