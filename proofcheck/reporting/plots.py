@@ -254,7 +254,7 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     pos, routes = layered_layout(nodes, edges)
     xs = [p[0] for p in pos.values()]
     nlev = 1 - min(p[1] for p in pos.values())
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.25 * (max(xs) - min(xs) + 2)), 1.35 * nlev + 0.8),
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.05 * (max(xs) - min(xs) + 2)), 1.2 * nlev + 0.8),
                            dpi=100)
     for (a, b), pts in routes.items():
         pts = [(pts[0][0], pts[0][1] - 0.16)] + pts[1:-1] + [(pts[-1][0], pts[-1][1] + 0.16)]
@@ -269,7 +269,7 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
         ax.add_patch(FancyArrowPatch(pts[0], pts[1], arrowstyle="-|>", mutation_scale=14,
                                      color="0.45", lw=1.2, shrinkA=0, shrinkB=0))
     for n, (x, y) in pos.items():
-        ax.text(x, y, n, ha="center", va="center", fontsize=11, zorder=3,
+        ax.text(x, y, n, ha="center", va="center", fontsize=14, zorder=3,
                 bbox={"boxstyle": "round,pad=0.35", "fc": "white", "ec": "tab:blue", "lw": 1.4})
     ax.set_xlim(min(xs) - 0.9, max(xs) + 0.9)
     ax.set_ylim(-nlev + 0.5, 0.5)

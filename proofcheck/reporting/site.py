@@ -36,7 +36,7 @@ DEPENDENCIES = {
     "collapse": ["4.2", "4.3"], "interpolation": ["3.3"],
     "1.6": ["separation", "leaders", "collapse", "interpolation"],
     "1.8": ["1.6", "softmax-gap"], "E.1": ["C.1"],
-    "1.8-collapse": ["collapse", "softmax-gap"], "tikhonov": ["1.6"], "resnet": ["3.2p"],
+    "1.8-collapse": ["collapse", "softmax-gap"], "tikhonov": ["1.6"], "resnet": ["3.2", "1.6"],
 }
 
 
