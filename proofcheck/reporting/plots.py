@@ -252,7 +252,7 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     from matplotlib.path import Path as MPath
     from matplotlib.patches import FancyArrowPatch, PathPatch
     pos, routes = layered_layout(nodes, edges)
-    xs = [p[0] for p in pos.values()]
+    xs = [p[0] for p in pos.values()] + [q[0] for pts in routes.values() for q in pts]
     nlev = 1 - min(p[1] for p in pos.values())
     fig, ax = plt.subplots(figsize=(max(7.0, 1.05 * (max(xs) - min(xs) + 2)), 1.2 * nlev + 0.8),
                            dpi=100)
