@@ -256,8 +256,8 @@ def _instance(d, ss, u, up, lam):
                            None if ok else Witness("more than 3 distinct images", sequence=j,
                                                    expected=3, got=sizes[j])))
     # the tag on the same sequences moved into the positive orthant, positive u
-    lo = min(x[c] for s in ins for x in s for c in range(d))
-    pos = [list(dict.fromkeys(tuple(v - lo + 1 for v in x) for x in s)) for s in ins]
+    from lemmas.afz.instances import into_positive_box
+    pos = [list(dict.fromkeys(s)) for s in into_positive_box(ins)]
     tres = check_layer(f"tag exact (d = {d}): x -> x + lam M(X), u = {fmt_value(up)}, "
                        f"lam = {fmt_value(lam)}", tag_sa(up, lam), pos,
                        [predicted_tag(s, up, lam) for s in pos],

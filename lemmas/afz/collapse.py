@@ -117,8 +117,8 @@ def _instance(d, ss, seed):
     from proofcheck.kernel.layercheck import check_layer
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     out = []
-    lo = min(x[c] for s in ss for x in s for c in range(d))
-    box = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+    from lemmas.afz.instances import into_positive_box
+    box = into_positive_box(ss)
     beta = max(v for s in box for x in s for v in x)
     pool = iter(negative_orthant_points(2 * len(ss), d, Fraction(5 + seed % 3)))
     ins, leaders = [], []

@@ -101,8 +101,8 @@ def _instance(d, ss, above):
     """The exact checks of Lemma 4.2 on one instance: ``t = R`` and ``t = R + above``."""
     from proofcheck.kernel.layercheck import check_layer
     out = []
-    lo = min(x[c] for s in ss for x in s for c in range(d))
-    shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+    from lemmas.afz.instances import into_positive_box
+    shifted = into_positive_box(ss)
     R = max(v for s in shifted for x in s for v in x)
     probes = box_probes(d, R)
     for name, t in (("R 1 is a token (t = R)", R), ("t > R", R + above)):

@@ -29,3 +29,11 @@ def targets(dataset):
     if dataset is None:
         return list(BUILTIN_TARGETS)
     return list(dict.fromkeys(y for p in dataset.pairs for y in p.outputs))
+
+
+def into_positive_box(seqs):
+    """The sequences (``(n_j, d)`` rationals) translated by one common vector so that
+    every coordinate is at least 1 (the positive box of Lemmas 4.2/4.3 and the tag);
+    translation keeps distinctness inside each sequence."""
+    lo = min(v for s in seqs for x in s for v in x)
+    return [[tuple(v - lo + 1 for v in x) for x in s] for s in seqs]

@@ -145,8 +145,8 @@ def _instance(d, ss, seed):
     from proofcheck.kernel.layercheck import check_layer
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     out = []
-    lo = min(x[c] for s in ss for x in s for c in range(d))
-    shifted = [[tuple(v - lo + 1 for v in x) for x in s] for s in ss]
+    from lemmas.afz.instances import into_positive_box
+    shifted = into_positive_box(ss)
     r = Fraction(3 + (seed + d) % 7, 1 + seed % 2)
     count = 2 + (seed + d) % 3
     pts = negative_orthant_points(count, d, r)
