@@ -415,12 +415,11 @@ def _reference_deviations(net, inputs, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_fast_audit_agrees_with_slow_reference(dtype):
+def test_fast_audit_agrees_with_slow_reference(dtype, digits6):
     """The audit's compact exact trajectory (changed rows only, tag offsets,
     identity sub-layers skipped) gives the same per-sub-layer deviations as the
     reference backend converted in full after every sub-layer."""
-    ds, _ = sample(limit=12)
-    b = build("1.6", ds, check=False)
+    b = digits6
     a = audit(b.net, b.inputs, b.targets, dtype)
     assert [r.max_dev for r in a.layers] == _reference_deviations(b.net, b.inputs, dtype)
 
@@ -464,13 +463,12 @@ def test_sa_exit_detector_with_exact_argmax_can_fail():
     assert got == [(2, 0, [0], [0, 1])]
 
 
-def test_flint_to_float64_is_the_nearest_float_of_every_token():
+def test_flint_to_float64_is_the_nearest_float_of_every_token(digits6):
     """``to_float64`` (tag offsets folded in, overflow to inf) against the
     Fractions of ``to_fractions`` after every sub-layer, and at 10^400."""
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.backends import get_backend
-    ds, _ = sample(limit=12)
-    b = build("1.6", ds, check=False)
+    b = digits6
     be = get_backend("flint")
     st_ = be.load(b.inputs)
     offsets_seen = 0
