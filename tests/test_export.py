@@ -384,3 +384,124 @@ def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):
     monkeypatch.delitem(sys.modules, "onnx")
     assert main(["export", "1.6", "--limit", "2", "--format", "torch", "--out", str(keep)]) in (2,)
     assert (keep / "precious.txt").read_text() == "x"
+
+
+# ------------------------------------------------- fast audit (exact side once)
+def _reference_deviations(net, inputs, dtype):
+    """Per sub-layer ``max |float - exact|`` the slow way: the reference backend's
+    exact state converted to Fractions after EVERY sub-layer, the numpy float
+    network evaluated sub-layer by sub-layer."""
+    from proofcheck.kernel.attention import HARDMAX
+    from proofcheck.kernel.backends import get_backend
+    be = get_backend("reference")
+    st_ = be.load(inputs)
+    dt = np.float64 if dtype == "float64" else np.float32
+    ev = NumpyNet(arrays(net, dtype), describe(net), dt)
+    X, mask = pad([[[float(v) for v in x] for x in s] for s in inputs], dt)
+    out = []
+    for i, blk in enumerate(net.blocks):
+        for sub in ("FF", "SA"):
+            if sub == "FF":
+                X, _ = ev.ff(i, X)
+                st_, _, _ = be.ff(blk.ff, st_)
+            else:
+                X, _, _ = ev.sa(i, X, mask)
+                st_, _, _ = be.sa(blk.sa, st_, HARDMAX)
+            E = np.array([[float(v) for v in r] for r in be.to_fractions(st_)])
+            with np.errstate(all="ignore"):
+                diff = np.abs(X[mask].astype(np.float64) - E)
+            out.append(float(np.where(np.isnan(diff), np.inf, diff).max()))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_fast_audit_agrees_with_slow_reference(dtype, digits6):
+    """The audit's compact exact trajectory (changed rows only, tag offsets,
+    identity sub-layers skipped) gives the same per-sub-layer deviations as the
+    reference backend converted in full after every sub-layer."""
+    b = digits6
+    a = audit(b.net, b.inputs, b.targets, dtype)
+    assert [r.max_dev for r in a.layers] == _reference_deviations(b.net, b.inputs, dtype)
+
+
+def test_audit_many_shares_one_exact_trajectory(digits6):
+    both = __import__("proofcheck.export.audit", fromlist=["audit_many"]).audit_many(
+        digits6.net, digits6.inputs, digits6.targets, ["float64", "float32"])
+    for r in both:
+        one = audit(digits6.net, digits6.inputs, digits6.targets, r.dtype)
+        assert [(x.max_dev, x.where, x.exits) for x in r.layers] == \
+            [(x.max_dev, x.where, x.exits) for x in one.layers]
+        assert r.first_exit == one.first_exit and r.final == one.final
+
+
+def test_region_checks_stop_after_the_first_exit(digits6):
+    a = audit(digits6.net, digits6.inputs, digits6.targets, "float32")
+    fe, cu = a.first_exit, a.checked_until
+    assert fe is not None and (cu["block"], cu["sublayer"]) == (fe["block"], fe["sublayer"])
+    k = next(i for i, r in enumerate(a.layers) if (r.block, r.sublayer) == (cu["block"],
+                                                                             cu["sublayer"]))
+    assert a.layers[k].exits >= 1 and all(r.exits == 0 for r in a.layers[k + 1:])
+    assert a.exits_total == sum(r.exits for r in a.layers[:k + 1])
+
+
+def test_sa_exit_detector_with_exact_argmax_can_fail():
+    """With the exact backend's unique attended token (tag / gather) the filter
+    is skipped; a float argmax set that differs is still an exit."""
+    from proofcheck.kernel.model import SA, Factored
+    sa = SA(Fraction(0), Factored(Fraction(1)), Factored(Fraction(1)))
+    mask = np.ones((1, 3), dtype=bool)
+    best = np.zeros((1, 3), dtype=np.int64)        # every token attends to token 0
+    C = np.zeros((1, 3, 3), dtype=bool)
+    C[0, :, 0] = True
+    got = []
+    E = np.zeros((3, 2))
+    assert _sa_exits(sa, C, E, None, mask, [(0, 3)], 2, 2.0 ** -50,
+                     lambda *a: got.append(a), best=best) == 0
+    C[0, 2, 1] = True                               # a float tie {0, 1} for token 2
+    assert _sa_exits(sa, C, E, None, mask, [(0, 3)], 2, 2.0 ** -50,
+                     lambda *a: got.append(a), best=best) == 1
+    assert got == [(2, 0, [0], [0, 1])]
+
+
+def test_flint_to_float64_is_the_nearest_float_of_every_token(digits6):
+    """``to_float64`` (tag offsets folded in, overflow to inf) against the
+    Fractions of ``to_fractions`` after every sub-layer, and at 10^400."""
+    from proofcheck.kernel.attention import HARDMAX
+    from proofcheck.kernel.backends import get_backend
+    b = digits6
+    be = get_backend("flint")
+    st_ = be.load(b.inputs)
+    offsets_seen = 0
+    for blk in b.net.blocks:
+        st_, _, _ = be.ff(blk.ff, st_)
+        st_, _, _ = be.sa(blk.sa, st_, HARDMAX)
+        offsets_seen += st_.off is not None
+        want = np.array([[float(v) for v in r] for r in be.to_fractions(st_)])
+        assert np.array_equal(be.to_float64(st_), want)
+    assert offsets_seen
+    big = be.load([[(Fraction(10) ** 400, Fraction(-(10 ** 400)), Fraction(1, 3))]])
+    assert be.to_float64(big).tolist() == [[np.inf, -np.inf, 1 / 3]]
+
+
+def test_rounded_arrays_counts_like_round_network(digits6):
+    from proofcheck.export.arch import rounded_arrays
+    for name in ("float64", "float32", "bfloat16"):
+        arr, stats = rounded_arrays(digits6.net, name)
+        _, ref = round_network(digits6.net, FORMATS[name])
+        assert (stats["total"], stats["changed"], stats["overflow"]) == \
+            (ref["total"], ref["changed"], len(ref["overflow"]))
+        assert all(np.array_equal(arr[k], v) for k, v in arrays(digits6.net, name).items())
+
+
+def test_assign_state_is_strict():
+    torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
+    from proofcheck.export import standalone_torch as stt
+    m = stt.FF(2, 1)
+    stt.assign_state(m, {"eta": torch.tensor(2.0), "U": torch.ones(1, 2), "b": torch.zeros(1),
+                         "W": torch.ones(2, 1)})
+    assert float(m.eta) == 2.0 and m.U.dtype == torch.float64
+    with pytest.raises(RuntimeError, match="missing"):
+        stt.assign_state(m, {"eta": torch.tensor(2.0)})
+    with pytest.raises(RuntimeError, match="shape"):
+        stt.assign_state(m, {"eta": torch.tensor(2.0), "U": torch.ones(2, 2),
+                             "b": torch.zeros(1), "W": torch.ones(2, 1)})

@@ -55,18 +55,42 @@ def tensor_values(net):
 def arrays(net, fmt_name: str = "float64"):
     """``{name: numpy array}`` of dtype float64 (or float32 for ``fmt_name ==
     'float32'``) holding each exact value rounded to the NEAREST value of the
-    format (:func:`proofcheck.export.rounding.to_float`; bfloat16 values are
+    format (:func:`proofcheck.export.rounding.round_q`; bfloat16 values are
     returned in float32 arrays, exactly).  Overflow gives ``+-inf``."""
+    return rounded_arrays(net, fmt_name)[0]
+
+
+def rounded_arrays(net, fmt_name: str = "float64"):
+    """``(arrays, stats)``: :func:`arrays` and, from the same single rounding
+    pass, ``stats`` = ``{"total": scalars, "changed": scalars whose value the
+    rounding changed, "overflow": scalars beyond the format's range}`` (counted
+    over the tensors of :func:`tensor_values`, i.e. every stored scalar)."""
     import numpy as np
 
-    from proofcheck.export.rounding import get_format, to_float
+    from proofcheck.export.rounding import FormatOverflow, get_format, round_q
     fmt = get_format(fmt_name)
     dt = np.float64 if fmt_name == "float64" else np.float32
+    memo = {}
+    stats = {"total": 0, "changed": 0, "overflow": 0}
+
+    def rnd(v):
+        hit = memo.get(v)
+        if hit is None:
+            try:
+                r = round_q(v, fmt)
+                hit = memo[v] = (float(r), r != v, False)
+            except FormatOverflow:
+                hit = memo[v] = (float("inf") if v > 0 else float("-inf"), True, True)
+        stats["changed"] += hit[1]
+        stats["overflow"] += hit[2]
+        return hit[0]
+
     out = {}
     for name, (shape, vals) in tensor_values(net).items():
-        a = np.array([to_float(v, fmt) for v in vals], dtype=np.float64).reshape(shape)
+        stats["total"] += len(vals)
+        a = np.array([rnd(v) for v in vals], dtype=np.float64).reshape(shape)
         out[name] = a.astype(dt)  # exact: the values are already in the format
-    return out
+    return out, stats
 
 
 def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:

@@ -72,6 +72,7 @@ class AuditResult:
     weights_rounded: int = 0
     weights_total: int = 0
     weights_overflow: int = 0
+    checked_until: dict | None = None   # region checks stopped after this sub-layer
     seconds: dict = field(default_factory=dict)
 
     @property
@@ -86,6 +87,7 @@ class AuditResult:
         return {"dtype": self.dtype, "attention": self.attention,
                 "tau": None if self.tau is None else str(self.tau),
                 "max_dev": _j(self.max_dev), "first_region_exit": self.first_exit,
+                "region_checks_stopped_after": self.checked_until,
                 "region_exits": self.exits_total, "final": self.final,
                 "inputs_rounded": self.inputs_rounded, "weights_rounded": self.weights_rounded,
                 "weights_total": self.weights_total, "weights_overflow": self.weights_overflow,
@@ -101,19 +103,31 @@ class _TorchAdapter:
         from proofcheck.export import standalone_torch as st
         self.torch = torch
         self.model = st.ProofcheckTransformer(desc, torch.bfloat16)
-        self.model.load_state_dict({k: torch.from_numpy(np.asarray(v, dtype=np.float32).copy())
-                                    .to(torch.bfloat16) for k, v in tensors.items()})
+        st.assign_state(self.model, {k: torch.from_numpy(np.asarray(v, dtype=np.float32).copy())
+                                     .to(torch.bfloat16) for k, v in tensors.items()})
         self.blocks = list(self.model.blocks)
+        # one intra-op thread: bfloat16 batched matmuls on tiny (n, n) blocks are
+        # orders of magnitude slower with several OpenMP threads on a busy machine
+        self._threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+    def close(self):
+        self.torch.set_num_threads(self._threads)
 
     def prepare(self, X, mask):
         t = self.torch
         return t.from_numpy(X.astype(np.float32)).to(t.bfloat16), t.from_numpy(mask)
 
     def ff(self, i, X):
+        """The module's ``FF.forward`` with the pre-activation computed once
+        (the same operations in the same order)."""
         f = self.blocks[i].ff
         with self.torch.no_grad():
-            Z = f.preactivation(X) if f.width else None
-            return f(X), Z
+            out = f.eta * X
+            if not f.width:
+                return out, None
+            Z = f.preactivation(X)
+            return out + self.torch.relu(Z) @ f.W.T, Z
 
     def sa(self, i, X, mask):
         a = self.blocks[i].sa
@@ -150,12 +164,8 @@ class _NumpyAdapter:
     def np64(x):
         return None if x is None else (x if x.dtype == bool else x.astype(np.float64))
 
-
-def _qfloat(q: Fraction) -> float:
-    try:
-        return q.numerator / q.denominator  # correctly rounded (CPython int true division)
-    except OverflowError:
-        return float("inf") if q > 0 else float("-inf")
+    def close(self):
+        pass
 
 
 def _dense(f, d):
@@ -166,28 +176,84 @@ def audit(net, inputs, targets, dtype: str = "float64", attention: str = "hardma
           progress=None) -> AuditResult:
     """Evaluate ``net`` (exact :class:`~proofcheck.kernel.model.Transformer`) in
     ``dtype`` and compare it sub-layer by sub-layer with the exact hardmax
-    trajectory.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``: ``(m_j, d)``
-    Fractions.  ``attention``: ``hardmax`` or ``softmax`` (then ``tau`` > 0, the
-    float network uses softmax at τ while the exact reference stays hardmax).
+    trajectory: :func:`audit_many` for one dtype."""
+    return audit_many(net, inputs, targets, [dtype], attention, tau, progress)[0]
+
+
+class _ExactRows:
+    """``rows[i]``: token ``i`` of an exact backend state as a tuple of Fractions
+    (computed on demand: the audit needs exact rows only where the float filter
+    cannot decide)."""
+
+    def __init__(self, be, state):
+        from proofcheck.kernel.backends.flint import f2q
+        self.be, self.state, self.f2q = be, state, f2q
+
+    def __getitem__(self, i):
+        return tuple(self.f2q(v) for v in self.be.row(self.state, int(i)))
+
+
+class _Side:
+    """One working precision: its evaluator, float state and result."""
+
+    def __init__(self, dtype, net, attention, tau, inputs, mask, shape):
+        from proofcheck.export.arch import describe, rounded_arrays
+        from proofcheck.export.rounding import FormatOverflow, get_format, round_q
+        self.fmt = get_format(dtype)
+        self.res = AuditResult(dtype, attention, tau)
+        tensors, stats = rounded_arrays(net, dtype)
+        self.res.weights_rounded, self.res.weights_total = stats["changed"], stats["total"]
+        self.res.weights_overflow = stats["overflow"]
+        desc = describe(net, attention, tau)
+        self.ev = _TorchAdapter(tensors, desc) if dtype == "bfloat16" else \
+            _NumpyAdapter(tensors, desc, np.float64 if dtype == "float64" else np.float32)
+        Xf = np.zeros(shape, dtype=np.float64)
+        for j, X in enumerate(inputs):
+            for t, x in enumerate(X):
+                for c, v in enumerate(x):
+                    try:
+                        r = round_q(v, self.fmt)
+                        Xf[j, t, c] = float(r)
+                    except FormatOverflow:
+                        r = None
+                        Xf[j, t, c] = np.inf if v > 0 else -np.inf
+                    if r != v:
+                        self.res.inputs_rounded += 1
+        self.xf, self.mk = self.ev.prepare(Xf, mask)
+        self.F = self.ev.np64(self.xf)[mask]
+        self.checking = True         # region checks run until the first exit
+        self.t_float = self.t_check = 0.0
+
+
+def audit_many(net, inputs, targets, dtypes=("float64",), attention: str = "hardmax", tau=None,
+               progress=None) -> list[AuditResult]:
+    """Audit ``net`` in every dtype of ``dtypes`` against ONE exact trajectory.
+
+    ``net``: exact :class:`~proofcheck.kernel.model.Transformer`; ``inputs[j]``
+    ``(n_j, d)``, ``targets[j]`` ``(m_j, d)`` Fractions; ``attention`` hardmax or
+    softmax (then ``tau`` > 0: the float network uses softmax at τ, the exact
+    reference stays hardmax).  Returns one :class:`AuditResult` per dtype.
+
+    The exact trajectory comes from the trusted flint backend, sub-layer by
+    sub-layer, in its compact form: an FF names the rows it changed (only those
+    are converted to float64), a tag names the attended top of every sequence
+    and keeps per-sequence offsets, a rank-one gather names the attended row of
+    every token; only those layers convert all tokens (``to_float64``,
+    correctly rounded).  Region checks are vectorised float64 filters with a
+    conservative error bound, exact (Fractions) for every undecided case, and
+    use the backend's exact argmax where it has one.  Once a precision's float
+    trajectory has left a region (first exit found), its region checks stop
+    (``exits`` counts the exits of the layers checked; ``checked_until`` says
+    where checking stopped); deviations are recorded for every sub-layer.
+
     Raises ``ValueError`` for an unknown dtype; ``ImportError`` when bfloat16 is
     asked without torch.  Source: issue 13; SPEC §1 semantics."""
-    from proofcheck.export.arch import arrays, describe
-    from proofcheck.export.rounding import FormatOverflow, get_format, round_q, round_network
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.backends import get_backend, spans_of
-    from proofcheck.kernel.backends.flint import f2q
-    if dtype not in DTYPES:
-        raise ValueError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
+    for dtype in dtypes:
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
     t_start = time.perf_counter()
-    fmt = get_format(dtype)
-    res = AuditResult(dtype, attention, tau)
-    _, stats = round_network(net, fmt)
-    res.weights_rounded, res.weights_total = stats["changed"], stats["total"]
-    res.weights_overflow = len(stats["overflow"])
-    desc = describe(net, attention, tau)
-    tensors = arrays(net, dtype)
-    ev = _TorchAdapter(tensors, desc) if dtype == "bfloat16" else \
-        _NumpyAdapter(tensors, desc, np.float64 if dtype == "float64" else np.float32)
     d = net.d
     spans = spans_of(len(X) for X in inputs)
     T = spans[-1][1]
@@ -200,99 +266,140 @@ def audit(net, inputs, targets, dtype: str = "float64", attention: str = "hardma
     mask = np.zeros((B, n), dtype=bool)
     for j, X in enumerate(inputs):
         mask[j, :len(X)] = True
+    lo_of = np.array([lo for lo, _ in spans], dtype=np.int64)
+    sides = [_Side(dt, net, attention, tau, inputs, mask, (B, n, d)) for dt in dtypes]
 
-    # float inputs, rounded to the format
-    Xf = np.zeros((B, n, d), dtype=np.float64)
-    for j, X in enumerate(inputs):
-        for t, x in enumerate(X):
-            for c, v in enumerate(x):
-                try:
-                    r = round_q(v, fmt)
-                    Xf[j, t, c] = float(r)
-                except FormatOverflow:
-                    r = None
-                    Xf[j, t, c] = np.inf if v > 0 else -np.inf
-                if r != v:
-                    res.inputs_rounded += 1
-    xf, mk = ev.prepare(Xf, mask)
+    try:
+        be = get_backend("flint")
+        state = be.load(inputs)
+        E = be.to_float64(state)     # nearest float64 of the exact layer input
+        eps = 2.0 ** -50             # float64 filter: generous relative error allowance
+        t_exact = 0.0
 
-    # exact side
-    be = get_backend("flint")
-    state = be.load(inputs)
-    ex = [tuple(Fraction(v) for v in x) for X in inputs for x in X]
-    E = np.array([[_qfloat(v) for v in x] for x in ex], dtype=np.float64)
-    eps = 2.0 ** -50  # float64 filter: generous relative error allowance
+        def recorder(side, bi, sub):
+            def rec(row, what, exact_val, float_val):
+                side.pending.append((row, {"block": bi, "sublayer": sub,
+                                           "sequence": int(seq_of[row]), "token": int(tok_of[row]),
+                                           **what, "exact": exact_val, "float": float_val}))
+            return rec
 
-    def exact_update(new, touched):
-        if touched is None:
-            rows = be.to_fractions(new)
-            ex[:] = rows
-            E[:] = [[_qfloat(v) for v in x] for x in rows]
-            return
-        for i in touched:
-            r = tuple(f2q(v) for v in be.row(new, i))
-            ex[i] = r
-            E[i] = [_qfloat(v) for v in r]
+        def _loc(where):
+            return None if where is None else (int(seq_of[where[0]]), int(tok_of[where[0]]),
+                                               int(where[1]))
 
-    def record_exit(bi, sub, row, what, exact_val, float_val):
-        pending.append((row, {"block": bi, "sublayer": sub, "sequence": int(seq_of[row]),
-                              "token": int(tok_of[row]), **what,
-                              "exact": exact_val, "float": float_val}))
+        max_abs = float(np.max(np.abs(E))) if E.size else 0.0
+        for bi, blk in enumerate(net.blocks, start=1):
+            for sub in ("FF", "SA"):
+                layer = blk.ff if sub == "FF" else blk.sa
+                if layer.is_identity and (sub == "SA" or layer.width == 0):
+                    # exactly the identity in every precision too (the float evaluators
+                    # skip a width-0 FF with eta = 1 and an SA with rho = 1, V = 0)
+                    for s in sides:   # neither F nor E changes
+                        p = s.res.layers[-1] if s.res.layers else None
+                        if p is None:
+                            md, where, nonfin = _dev(s.F, E)
+                            p = LayerRow(0, "", "", md, _loc(where), max_abs, 0, nonfin)
+                        s.res.layers.append(LayerRow(bi, sub, layer.label, p.max_dev, p.where,
+                                                     max_abs, 0, p.nonfinite))
+                    continue
+                # float sub-layer (every precision)
+                outs = []
+                for s in sides:
+                    t0 = time.perf_counter()
+                    if sub == "FF":
+                        new, Z = s.ev.ff(bi - 1, s.xf)
+                        outs.append((new, Z, None))
+                    else:
+                        new, C, _ = s.ev.sa(bi - 1, s.xf, s.mk)
+                        outs.append((new, None, C))
+                    s.t_float += time.perf_counter() - t0
+                # exact sub-layer; FF checks first (the flint FF updates rows in place)
+                t0 = time.perf_counter()
+                if sub == "FF":
+                    exrows = _ExactRows(be, state)
+                    for s, (_, Z, _) in zip(sides, outs):
+                        s.pending, s.exits = [], 0
+                        if Z is not None and s.checking:
+                            tc = time.perf_counter()
+                            rec = recorder(s, bi, "FF")
+                            s.exits = _ff_exits(layer, s.ev.np64(Z)[mask], E, exrows, eps,
+                                                lambda row, k, z, zh, rec=rec: rec(
+                                                    row, {"unit": int(k), "coordinate": None},
+                                                    str(z), float(zh)))
+                            s.t_check += time.perf_counter() - tc
+                    new_state, touched, _ = be.ff(layer, state)
+                else:
+                    new_state, touched, _ = be.sa(layer, state, HARDMAX)
+                    best = None                       # exact unique attended token, if known
+                    if new_state is not state and new_state.tag is not None:
+                        tops = np.asarray(new_state.tag[0], dtype=np.int64)
+                        best = (tops - lo_of)[:, None] * np.ones((1, n), dtype=np.int64)
+                    elif new_state is not state and new_state.shift is not None:
+                        src = np.asarray(new_state.shift[0], dtype=np.int64)
+                        best = np.zeros((B, n), dtype=np.int64)
+                        best[mask] = src - lo_of[seq_of]
+                    exrows = _ExactRows(be, state)
+                    for s, (_, _, C) in zip(sides, outs):
+                        s.pending, s.exits = [], 0
+                        if C is not None and s.checking:
+                            tc = time.perf_counter()
+                            rec = recorder(s, bi, "SA")
+                            s.exits = _sa_exits(layer, s.ev.np64(C), E, exrows, mask, spans, d, eps,
+                                                lambda row, key, ex_set, fl_set, rec=rec: rec(
+                                                    row, {"key": key, "coordinate": None},
+                                                    ex_set, fl_set), best=best)
+                            s.t_check += time.perf_counter() - tc
+                if touched is None:
+                    E = be.to_float64(new_state)
+                elif touched:
+                    idx = np.asarray(touched, dtype=np.int64)
+                    E[idx] = [[_float(v) for v in be.row(new_state, int(i))] for i in idx]
+                state = new_state
+                max_abs = float(np.max(np.abs(E))) if E.size else 0.0
+                t_exact += time.perf_counter() - t0
+                for s, (new, _, _) in zip(sides, outs):
+                    s.xf = new
+                    s.F = s.ev.np64(new)[mask]
+                    md, where, nonfin = _dev(s.F, E)
+                    s.res.layers.append(LayerRow(bi, sub, layer.label, md, _loc(where), max_abs,
+                                                 s.exits, nonfin))
+                    s.res.exits_total += s.exits
+                    if s.pending:
+                        s.res.first_exit = min(s.pending, key=lambda p: p[0])[1]
+                        s.checking = False
+                        s.res.checked_until = {"block": bi, "sublayer": sub}
+            if progress:
+                progress(bi, net.L)
+    finally:
+        for s in sides:
+            s.ev.close()
+    for s in sides:
+        s.res.final = _final(s.F, targets, spans, s.fmt)
+        s.res.seconds = {"float": s.t_float, "exact (shared)": t_exact,
+                         "region checks": s.t_check, "total (shared)": time.perf_counter() - t_start}
+    return [s.res for s in sides]
 
-    t_float = t_exact = t_check = 0.0
-    for bi, blk in enumerate(net.blocks, start=1):
-        i = bi - 1
-        for sub in ("FF", "SA"):
-            layer = blk.ff if sub == "FF" else blk.sa
-            t0 = time.perf_counter()
-            if sub == "FF":
-                xf_new, Z = ev.ff(i, xf)
-                C = None
-            else:
-                xf_new, C, _ = ev.sa(i, xf, mk)
-                Z = None
-            F = ev.np64(xf_new)[mask]
-            t1 = time.perf_counter()
-            t_float += t1 - t0
-            # region checks on the layer's INPUT (E, ex still hold it)
-            exits, pending = 0, []
-            if Z is not None:
-                exits = _ff_exits(layer, ev.np64(Z)[mask], E, ex, eps,
-                                  lambda row, k, z, zh: record_exit(
-                                      bi, "FF", row, {"unit": int(k), "coordinate": None},
-                                      str(z), float(zh)))
-            if C is not None:
-                exits = _sa_exits(layer, ev.np64(C), E, ex, mask, spans, d, eps,
-                                  lambda row, key, ex_set, fl_set: record_exit(
-                                      bi, "SA", row, {"key": key, "coordinate": None},
-                                      ex_set, fl_set))
-            res.exits_total += exits
-            if pending and res.first_exit is None:
-                res.first_exit = min(pending, key=lambda p: p[0])[1]
-            t2 = time.perf_counter()
-            t_check += t2 - t1
-            # exact sub-layer
-            new, touched, _ = (be.ff(layer, state) if sub == "FF" else
-                               be.sa(layer, state, HARDMAX))
-            exact_update(new, touched)
-            state = new
-            t_exact += time.perf_counter() - t2
-            with np.errstate(all="ignore"):
-                diff = np.abs(F - E)
-            nonfin = int((~np.isfinite(F)).sum())
-            diff = np.where(np.isnan(diff), np.inf, diff)
-            k = int(np.argmax(diff)) if diff.size else 0
-            md = float(diff.flat[k]) if diff.size else 0.0
-            where = (int(seq_of[k // d]), int(tok_of[k // d]), int(k % d)) if md > 0 else None
-            res.layers.append(LayerRow(bi, sub, layer.label, md, where,
-                                       float(np.max(np.abs(E))) if E.size else 0.0, exits, nonfin))
-            xf = xf_new
-        if progress:
-            progress(bi, net.L)
-    res.final = _final(ev.np64(xf)[mask], ex, targets, spans, fmt)
-    res.seconds = {"float": t_float, "exact": t_exact, "region checks": t_check,
-                   "total": time.perf_counter() - t_start}
-    return res
+
+def _float(v) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
+def _dev(F, E):
+    """``(max |F - E|, (row, coordinate) or None, number of non-finite F)``;
+    NaN counts as an infinite deviation."""
+    if not F.size:
+        return 0.0, None, 0
+    with np.errstate(all="ignore"):
+        diff = np.abs(F - E)
+    nonfin = int((~np.isfinite(F)).sum())
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    k = int(np.argmax(diff))
+    md = float(diff.flat[k])
+    d = F.shape[1]
+    return md, ((k // d, k % d) if md > 0 else None), nonfin
 
 
 def _ff_exits(ff, Zf, E, ex, eps, report) -> int:
@@ -326,8 +433,26 @@ def _ff_exits(ff, Zf, E, ex, eps, report) -> int:
     return count
 
 
-def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report) -> int:
-    """Count query tokens whose float argmax set differs from the exact one."""
+def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
+    """Count query tokens whose float argmax set differs from the exact one.
+
+    ``Cf`` ``(B, n, n)`` float argmax sets; ``E`` ``(T, d)`` float64 copies of
+    the exact layer input and ``ex[i]`` its exact rows (Fractions, read only
+    where the filter cannot decide); ``best`` ``(B, n)`` ints or None: the exact
+    unique attended token (sequence-local) when the exact backend knows it (a
+    tag or a rank-one gather), which replaces the filter.  ``report(row, key,
+    exact set, float set)`` is called for the first exit and every exactly
+    decided one."""
+    if best is not None:
+        Cq = np.zeros_like(Cf)
+        np.put_along_axis(Cq, best[..., None], True, -1)
+        differs = mask & np.any(Cq != Cf, axis=-1)
+        count = int(differs.sum())
+        if count:
+            j, t = np.argwhere(differs)[0]
+            report(spans[j][0] + int(t), int(best[j, t]), [int(best[j, t])],
+                   [int(x) for x in np.nonzero(Cf[j, t, :spans[j][1] - spans[j][0]])[0]])
+        return count
     A = np.array(_dense(sa.A, d), dtype=np.float64)
     B, n = mask.shape
     Ep = np.zeros((B, n, d))
@@ -366,7 +491,7 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report) -> int:
     return count
 
 
-def _final(F, ex, targets, spans, fmt) -> dict:
+def _final(F, targets, spans, fmt) -> dict:
     """Compare the float outputs ``F`` ``(T, d)`` with the targets."""
     from proofcheck.export.rounding import to_float
     pairs_equal = pairs_round = 0
@@ -396,26 +521,37 @@ def _final(F, ex, targets, spans, fmt) -> dict:
 
 
 def deviation_plot(path, results, title: str):
-    """PNG of the largest deviation after each block (log scale) for one or more
-    audits (``results``: list of :class:`AuditResult`), first region exit marked."""
+    """PNG of log10 of the largest deviation after each block against the block
+    (log scale: the float trajectories of long networks leave early; log10 on
+    a linear axis because deviations reach 1e300) for one or more audits
+    (``results``: list of :class:`AuditResult`).  Zero deviations are not drawn
+    (log scale); the first block whose deviation is infinite or NaN is marked
+    with an x on the top edge and a dotted line, the first region exit with a
+    dashed line."""
     from proofcheck.reporting.plots import _plt, _save
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.0, 4.0), dpi=100)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
+    marks = []
     for r in results:
         pts = r.per_block()
         xs = [b for b, _ in pts]
-        ys = [v if np.isfinite(v) else np.nan for _, v in pts]
-        ys = [max(v, 1e-300) if v == v else np.nan for v in ys]
-        line, = ax.semilogy(xs, ys, label=f"{r.dtype}: max |float - exact|")
-        inf_x = [b for b, v in pts if not np.isfinite(v)]
-        if inf_x:
-            ax.plot(inf_x, [ax.get_ylim()[1]] * len(inf_x), "x", color=line.get_color(),
-                    label=f"{r.dtype}: inf/NaN")
+        ys = [np.log10(v) if (np.isfinite(v) and v > 0) else np.nan for _, v in pts]
+        line, = ax.semilogx(xs, ys, label=f"{r.dtype}: max |float - exact|")
+        first_inf = next((b for b, v in pts if not np.isfinite(v)), None)
+        marks.append((r, line.get_color(), first_inf))
+    ax.autoscale_view()
+    top = ax.get_ylim()[1]
+    for r, color, first_inf in marks:
+        if first_inf is not None:
+            ax.axvline(first_inf, color=color, ls=":", lw=1)
+            ax.plot([first_inf], [top], "x", color=color, clip_on=False,
+                    label=f"{r.dtype}: inf/NaN from block {first_inf}")
         if r.first_exit:
-            ax.axvline(r.first_exit["block"], color=line.get_color(), ls="--", lw=1,
+            ax.axvline(r.first_exit["block"], color=color, ls="--", lw=1,
                        label=f"{r.dtype}: first region exit (block {r.first_exit['block']})")
-    ax.set_xlabel("block")
-    ax.set_ylabel("largest deviation (max norm)")
+    ax.set_ylim(top=top)
+    ax.set_xlabel("block (log scale)")
+    ax.set_ylabel("log10 largest deviation (max norm)")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=7)
     return _save(fig, path)

@@ -68,18 +68,18 @@ def round_q(q, fmt: FloatFormat) -> Fraction:
 
     Raises :class:`FormatOverflow` when the rounded magnitude exceeds
     ``fmt.max_finite`` (IEEE: the result would be infinite)."""
-    q = Fraction(q)
-    if q == 0:
+    q = q if type(q) is Fraction else Fraction(q)
+    n, d = q.numerator, q.denominator
+    if n == 0:
         return Fraction(0)
-    sign = -1 if q < 0 else 1
-    a = abs(q)
-    n, d = a.numerator, a.denominator
-    # e = floor(log2 a)
+    negative = n < 0
+    n = -n if negative else n
+    # e = floor(log2 |q|)
     e = n.bit_length() - d.bit_length()
     if (n << max(0, -e)) < (d << max(0, e)):
         e -= 1
     e = max(e, fmt.emin)                      # subnormal range: fixed quantum
-    shift = fmt.precision - 1 - e             # a * 2^shift has < 2^precision integer part
+    shift = fmt.precision - 1 - e             # |q| * 2^shift has < 2^precision integer part
     if shift >= 0:
         num, den = n << shift, d
     else:
@@ -87,11 +87,16 @@ def round_q(q, fmt: FloatFormat) -> Fraction:
     m, rem = divmod(num, den)
     if 2 * rem > den or (2 * rem == den and m & 1):
         m += 1
-    r = Fraction(m) / Fraction(2) ** shift if shift >= 0 else Fraction(m * 2 ** (-shift))
-    if r > fmt.max_finite:
-        raise FormatOverflow(f"{'-' if sign < 0 else ''}{_approx(a)} overflows {fmt.name} "
+    if m == 0:
+        return Fraction(0)
+    # the value m * 2^-shift has exponent bit_length(m) - 1 - shift; beyond emax
+    # it exceeds the largest finite value (m < 2^precision after rounding up to
+    # a power of two just moves to the next binade)
+    if m.bit_length() - 1 - shift > fmt.emax:
+        raise FormatOverflow(f"{'-' if negative else ''}{_approx(abs(q))} overflows {fmt.name} "
                              f"(largest finite {_approx(fmt.max_finite)})")
-    return sign * r
+    r = Fraction(m, 1 << shift) if shift >= 0 else Fraction(m << (-shift))
+    return -r if negative else r
 
 
 def is_representable(q, fmt: FloatFormat) -> bool:

@@ -117,6 +117,24 @@ class ProofcheckTransformer(nn.Module):
         return x
 
 
+def assign_state(model, state_dict):
+    """``model.load_state_dict(state_dict, strict=True)`` without its per-module
+    prefix scan, which is quadratic in the number of blocks (minutes for the
+    7,648 sub-layers of full digits).  Raises ``RuntimeError`` on missing or
+    unexpected keys and on a shape mismatch; values are cast to each
+    parameter's dtype."""
+    params = dict(model.named_parameters())
+    missing, unexpected = set(params) - set(state_dict), set(state_dict) - set(params)
+    if missing or unexpected:
+        raise RuntimeError(f"state dict mismatch: missing {sorted(missing)[:5]}, "
+                           f"unexpected {sorted(unexpected)[:5]}")
+    for k, v in state_dict.items():
+        p = params[k]
+        if tuple(p.shape) != tuple(v.shape):
+            raise RuntimeError(f"{k}: shape {tuple(v.shape)}, expected {tuple(p.shape)}")
+        p.data = v.to(p.dtype)
+
+
 def load(directory, dtype=torch.float64):
     """``(model, metadata)`` from an export directory (``architecture.json`` and
     ``state_dict.pt``); the stored values are cast to ``dtype``."""
@@ -124,5 +142,5 @@ def load(directory, dtype=torch.float64):
         desc = json.load(f)
     model = ProofcheckTransformer(desc, dtype)
     sd = torch.load(os.path.join(directory, "state_dict.pt"), weights_only=True)
-    model.load_state_dict({k: v.to(dtype) for k, v in sd.items()})
+    assign_state(model, sd)
     return model.eval(), desc.get("metadata", {})

@@ -93,6 +93,14 @@ def _floats(xs):
     return f
 
 
+def _float_or_inf(x: fmpq) -> float:
+    """Nearest float64 of ``x``, ``+-inf`` when it is beyond the float64 range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
 def _in_range(tt, lo, hi):
     """Rows i with ``lo <= tt[i] <= hi`` (exact), candidates pre-filtered in float64."""
     f = _floats(tt)
@@ -360,6 +368,19 @@ class FlintBackend:
             return tuple(X[i, c] for c in range(state.d))
         j, off = self._meta(state)["seq"][i], state.off
         return tuple(X[i, c] + off[j, c] for c in range(state.d))
+
+    def to_float64(self, state: State) -> np.ndarray:
+        """``(n, d)`` float64 array: every token coordinate rounded to the NEAREST
+        float64 (python-flint's ``float(fmpq)`` is CPython's correctly rounded
+        ``int / int``), ``+-inf`` beyond the float64 range.  For audits and
+        pre-filters only: no verdict may rest on these copies."""
+        state = self._materialize(state)
+        e = state.X.entries()
+        try:
+            f = np.fromiter(map(float, e), dtype=np.float64, count=len(e))
+        except OverflowError:
+            f = np.array([_float_or_inf(x) for x in e], dtype=np.float64)
+        return f.reshape(state.n, state.d)
 
     def to_fractions(self, state: State) -> list[tuple[Fraction, ...]]:
         state = self._materialize(state)
