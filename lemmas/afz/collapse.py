@@ -33,13 +33,17 @@ def choose_k(leader_points, forbidden, d: int):
     ``RuntimeError`` if the bounded search ends without success."""
     forbidden = set(forbidden)
     pts = [tuple(x) for x in leader_points]
+    rational = all(type(v) in (Fraction, int) for x in pts for v in x)
     seen = {}
     for i, x in enumerate(pts):
-        if x in seen:
-            raise ValueError(f"collapse: leaders {seen[x]} and {i} coincide "
+        # rationals by their exact (numerator, denominator) keys: hashing a tuple of
+        # Fractions costs a modular inverse per coordinate (a million leaders)
+        key = tuple([v for c in x for v in (c.numerator, c.denominator)]) if rational else x
+        if key in seen:
+            raise ValueError(f"collapse: leaders {seen[key]} and {i} coincide "
                              f"(({', '.join(str(v) for v in x)})); "
                              "no k separates their kappas")
-        seen[x] = i
+        seen[key] = i
         if all(v == 0 for v in x[1:]) and x[0] in forbidden:
             raise ValueError(f"collapse: leader {i} is {x[0]} e_1 and {x[0]} is a forbidden "
                              "value: its kappa equals it for every k = (1, c, ...)")

@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - installed with hypothesis
     SortedList = None
 
 from lemmas.afz.hat import plateau_ff
-from lemmas.afz.sphere import negative_orthant_points
+from lemmas.afz.sphere import iter_negative_orthant_points
 from proofcheck.kernel.claims import Moves
 from proofcheck.kernel.model import FF, dot
 
@@ -59,7 +59,7 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
     base = Fraction(floor(beta)) + margin
     t = [base + spacing * j for j in range(len(spans))]
     n_sphere = sum(m) - len(m)
-    pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])
+    pool = iter_negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else iter([])
     proj = rows.projections() if fast else [dot(u, x) for x in rows]  # row -> <u, x>
     # the sorted projections are kept as python-flint fmpq (exact, compared in C:
     # a Fraction comparison costs microseconds, and a million tokens make tens of

@@ -37,15 +37,20 @@ def negative_orthant_points(count: int, d: int, r):
     images of ``v = (-a, -eps, ..., -eps)`` with ``a`` in (1/8, 7/8),
     ``eps = 1/(2d)``, so ``|v| < 1``).  Deterministic; generic in ``r``.
     Raises ``ValueError`` if ``d < 2``."""
+    return list(iter_negative_orthant_points(count, d, r))
+
+
+def iter_negative_orthant_points(count: int, d: int, r):
+    """The points of :func:`negative_orthant_points`, in the same order, computed
+    one at a time (phase L draws only as many as it needs).  Raises
+    ``ValueError`` if ``d < 2`` (at the first draw)."""
     if d < 2:
         raise ValueError("sphere points in the negative orthant need d >= 2")
-    pts = []
     eps = Fraction(1, 2 * d)
     for k in range(1, count + 1):
         a = Fraction(k, count + 1) * Fraction(3, 4) + Fraction(1, 8)  # in (1/8, 7/8)
         v = (-a,) + (-eps,) * (d - 2)
-        pts.append(sphere_point(v, r))
-    return pts
+        yield sphere_point(v, r)
 
 
 def sphere_sa() -> SA:

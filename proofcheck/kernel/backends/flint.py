@@ -209,19 +209,22 @@ class _Pieces:
         if k in self.cache:
             return self.cache[k]
         cs, b, d = self.cs, self.b, self.d
+        smp = self._sample(k)
+        active = [i for i in range(self.ff.width) if cs[i] * smp + b[i] > 0]
+        if not active and self.eta == 1:  # no unit active: the identity
+            self.cache[k] = None
+            return None
         if self.units is None:
             self.units = []
             for i, col in enumerate(self.ff.W):
                 Wk = [q2f(x) for x in col]
                 self.units.append(([cs[i] * x for x in Wk], [b[i] * x for x in Wk]))
-        smp = self._sample(k)
         zero = fmpq(0)
         g, h = [zero] * d, [zero] * d
-        for i in range(self.ff.width):
-            if cs[i] * smp + b[i] > 0:
-                gk, hk = self.units[i]
-                g = [x + y for x, y in zip(g, gk)]
-                h = [x + y for x, y in zip(h, hk)]
+        for i in active:
+            gk, hk = self.units[i]
+            g = [x + y for x, y in zip(g, gk)]
+            h = [x + y for x, y in zip(h, hk)]
         ident = self.eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
         m = self.cache[k] = None if ident else (g, h)
         return m
@@ -451,7 +454,9 @@ class FlintBackend:
         X = state.X
         if state.index is None:
             state.index = {}
-        key = tuple(w)
+        # exact key of the direction: (numerator, denominator) per coordinate (a
+        # tuple of Fractions would be hashed coordinate by coordinate, per layer)
+        key = tuple([v for x in w for v in (x.numerator, x.denominator)])
         ix = state.index.get(key)
         if ix == "seen":
             ix = state.index[key] = _Index(w, X)
