@@ -275,7 +275,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scale-hard", type=int, nargs="*",
                     help="token counts of generated datasets whose sequences all share "
                     "their top token (top_share 1: R = N - 1, the O(R T) separation "
-                    "case; default 4000, none with --quick or with --scale alone)")
+                    "case; default 8000 32000, none with --quick or with --scale alone)")
     ap.add_argument("--dask", action="store_true",
                     help="also check the largest scale dataset on 1 and 2 Dask workers")
     ap.add_argument("--child-scale", type=int, help=argparse.SUPPRESS)
@@ -300,7 +300,7 @@ def main(argv=None) -> int:
     scale_sizes = a.scale if a.scale is not None else ([] if a.quick or only_scale else
                                                        [10 ** 4, 10 ** 5, 10 ** 6])
     hard_sizes = a.scale_hard if a.scale_hard is not None else (
-        [] if a.quick or only_scale else [4000])
+        [] if a.quick or only_scale else [8000, 32000])
 
     def scale_child(T, dask, top_share=0.0):
         cmd = [sys.executable, "-m", "bench", "--child-scale", str(T)]

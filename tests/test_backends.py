@@ -278,3 +278,20 @@ def test_ff_pieces_on_demand_inner_identity_and_mutation():
     a, touched = _run("ff", bad, seqs, "flint")
     assert a == _run("ff", bad, seqs, "fraction")[0]
     assert a[0] == seqs[0][0] and a[2] != seqs[0][2]
+
+
+def test_gram_prefilter_blocks_and_long_sequences(monkeypatch):
+    """Many sequences split over several float64 blocks give the reference's
+    outputs; a sequence too long for one block turns the filter off."""
+    from proofcheck.kernel.backends.flint import FlintBackend
+    F = Fraction
+    seqs = [[(F(i + 1), F(j % 3)), (F(j), F(i - 2)), (F(1), F(1))] for i in range(4)
+            for j in range(5)]
+    monkeypatch.setattr(FlintBackend, "GRAM_FLOATS", 20)  # 2 sequences of 3 per block
+    be = FlintBackend()
+    assert be._gram_attended(be.load(seqs)) is not None
+    layer = SA(F(1, 2), Factored(F(2)), Factored(F(1), ((F(1), F(0)),), ((F(0), F(1)),)))
+    assert _run("sa", layer, seqs, "flint")[0] == _run("sa", layer, seqs, "fraction")[0]
+    long_seq = [[(F(i), F(1)) for i in range(1, 6)]]  # 25 entries > 20
+    assert be._gram_attended(be.load(long_seq)) is None
+    assert _run("sa", layer, long_seq, "flint")[0] == _run("sa", layer, long_seq, "fraction")[0]

@@ -579,7 +579,7 @@ class FlintBackend:
         return State(Xn, state.spans, d, meta=state.meta), None, None
 
     # ------------------------------------------------- hardmax, A = lam I
-    GRAM_CHUNK = 4096  # sequences per float64 block (memory ~ chunk n^2 floats)
+    GRAM_FLOATS = 1 << 21  # float64 Gram entries per block (16 MB per array)
 
     def _gram_attended(self, state: State):
         """Per row i the rows l of its sequence maximising ``<x_i, x_l>`` (the hardmax
@@ -594,7 +594,8 @@ class FlintBackend:
         comparisons themselves.  Row l can be the maximum only if
         ``G_il + E_il >= max_l' (G_il' - E_il')``; a row with one such candidate
         attends to it, the others are decided by exact dot products over their
-        candidates."""
+        candidates.  Sequences are processed in blocks of at most ``GRAM_FLOATS``
+        Gram entries; a sequence longer than its square root turns the filter off."""
         n, d = state.n, state.d
         if d > 64 or n == 0:
             return None
@@ -611,10 +612,13 @@ class FlintBackend:
         for lo, hi in state.spans:
             by_len.setdefault(hi - lo, []).append(lo)
         att = [None] * n
+        if max(by_len) ** 2 > self.GRAM_FLOATS:  # a very long sequence: dense path
+            return None
         for m, los in by_len.items():
             los = np.asarray(los, dtype=np.int64)
-            for c0 in range(0, len(los), self.GRAM_CHUNK):
-                rows = los[c0:c0 + self.GRAM_CHUNK, None] + np.arange(m)[None, :]  # (k, m)
+            chunk = max(1, self.GRAM_FLOATS // (m * m))
+            for c0 in range(0, len(los), chunk):
+                rows = los[c0:c0 + chunk, None] + np.arange(m)[None, :]  # (k, m)
                 Fg, Ag = F[rows], A[rows]                                          # (k, m, d)
                 G = np.einsum("kic,klc->kil", Fg, Fg)
                 E = np.einsum("kic,klc->kil", Ag, Ag) * 2.0 ** -40
