@@ -26,9 +26,15 @@ def sphere_point(v, r) -> tuple:
     """Inverse stereographic projection of ``v`` (``(d-1,)``) onto the sphere of
     radius ``r`` in Q^d; exact, ``|result|^2 = r^2``.  Generic in the scalars."""
     v, r = vector(v), scalar(r)
-    n2 = sum((x * x for x in v), Fraction(0))
+    sq: dict = {}  # id -> (x, x^2): a coordinate object repeated in v is squared once
+    for x in v:
+        if id(x) not in sq:
+            sq[id(x)] = (x, x * x)
+    n2 = sum((sq[id(x)][1] for x in v), Fraction(0))
     den = 1 + n2
-    return tuple(r * 2 * x / den for x in v) + (r * (n2 - 1) / den,)
+    c = r * 2 / den
+    img = {k: c * x for k, (x, _) in sq.items()}  # the same value r 2 x / den
+    return tuple(img[id(x)] for x in v) + (r * (n2 - 1) / den,)
 
 
 def negative_orthant_points(count: int, d: int, r):
