@@ -8,12 +8,16 @@ log-log slopes.
     python -m bench                  # digits T ~10^3..3*10^4, then the scale rows
     python -m bench --quick          # tiny smoke run (CI)
     python -m bench --scale 10000 100000 1000000 --dask   # generated datasets only
+    python -m bench --scale-hard 4000 --out /tmp/hard.json  # R = N - 1 rows only
     python -m bench --readme         # print the README tables from bench/results.json
 
 Scale rows (``--scale T ...``): digits-like generated datasets
 (:func:`proofcheck.io.generate.digits_like`, T/16 sequences of 16 tokens, 1-3
 targets each), construction + exact check, wall and CPU seconds, peak RSS, R, and
-the log-log slopes of time and memory against T.  ``--dask`` adds the exact check
+the log-log slopes of time and memory against T, and per-phase seconds of the
+construction and of the check (S, L, C, I).  ``--scale-hard T ...`` adds rows
+whose sequences all share their top token (``top_share = 1``: R = N - 1, the
+case where phase S costs O(R T)); they are not in the slopes.  ``--dask`` adds the exact check
 of the largest scale dataset sharded over 1 and 2 local Dask workers.  Progress
 for every phase goes to stderr (a bar on a terminal, else a line every few s).
 """
@@ -100,10 +104,11 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
+def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float = 0.0) -> dict:
     """One generated digits-like dataset of about ``tokens`` tokens (run in a child
     process): construct + exact check with progress per phase; optionally the
-    exact check again sharded over ``dask_workers`` local Dask workers each."""
+    exact check again sharded over ``dask_workers`` local Dask workers each.
+    ``top_share``: see :func:`proofcheck.io.generate.digits_like` (1: R = N - 1)."""
     import resource
 
     from lemmas.afz.theorem_1_6 import construct
@@ -113,21 +118,38 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
     from proofcheck.progress import Progress
     n_seq = max(1, tokens // 16)
     t0, c0 = time.perf_counter(), time.process_time()
-    ds = digits_like(n_seq, seed=seed)
+    ds = digits_like(n_seq, seed=seed, top_share=top_share)
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     t_gen = time.perf_counter() - t0
-    bars = {"S": Progress(None, f"T={ds.n_tokens} construct S (rounds)", "round", interval=5.0),
-            "L": Progress(ds.N, f"T={ds.n_tokens} construct L", "sequence", interval=5.0)}
+    tag = f"T={ds.n_tokens}" + (f" top-share {top_share:g}" if top_share else "")
+    bars = {"S": Progress(None, f"{tag} construct S (rounds)", "round", interval=5.0),
+            "L": Progress(ds.N, f"{tag} construct L", "sequence", interval=5.0),
+            "C": Progress(1, f"{tag} construct C", "layer", interval=5.0),
+            "I": Progress(ds.M, f"{tag} construct I", "snap", interval=5.0)}
     t0, c0 = time.perf_counter(), time.process_time()
     c = construct(inputs, targets, ds.d, progress=lambda ph: bars[ph].update())
     for b in bars.values():
         b.close()
     t_construct, c_construct = time.perf_counter() - t0, time.process_time() - c0
-    bar = Progress(c.net.L, f"T={ds.n_tokens} exact check", "block", interval=5.0)
+    # the exact check: one bar per phase of blocks (S, L, C, I), a block per step
+    cbars, check_phase_s, last = {}, {}, [time.perf_counter(), None]
+
+    def check_progress(b):
+        ph = c.net.blocks[b - 1].phase.split("+")[-1]
+        if ph not in cbars:
+            if last[1] is not None:
+                cbars[last[1]].close()
+            lo, hi = c.phases[ph]
+            cbars[ph] = Progress(hi - lo + 1, f"{tag} exact check {ph}", "block", interval=5.0)
+        now = time.perf_counter()
+        check_phase_s[ph] = check_phase_s.get(ph, 0.0) + now - last[0]
+        last[0], last[1] = now, ph
+        cbars[ph].update()
     c0 = time.process_time()
-    res = check_network(c.net, inputs, targets, c.claims, progress=lambda b: bar.update())
-    bar.close()
+    res = check_network(c.net, inputs, targets, c.claims, progress=check_progress)
+    for b in cbars.values():
+        b.close()
     c_exact = time.process_time() - c0
     assert res.verdict == Verdict.VERIFIED, res.witness
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -136,7 +158,8 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
            "construct_plus_check_s": t_construct + res.seconds,
            "construct_cpu_s": c_construct, "exact_check_cpu_s": c_exact,
            "construct_plus_check_cpu_s": c_construct + c_exact,
-           "max_bits": c.net.max_bits(), "peak_rss_mb": rss}
+           "max_bits": c.net.max_bits(), "peak_rss_mb": rss, "top_share": top_share,
+           "construct_phase_s": c.seconds, "exact_check_phase_s": check_phase_s}
     if dask_workers:
         from proofcheck.distributed import check_distributed
         row["dask"] = []
@@ -193,6 +216,17 @@ def render_readme(res: dict) -> str:
             for T, d in dk:
                 sp = base.get(T, float("nan")) / d["exact_check_s"]
                 out.append(f"| {T} | {d['workers']} | {d['exact_check_s']:.1f} | {sp:.2f} |")
+    hard = res.get("scale_hard") or []
+    if hard:
+        out += ["", "Scale, R close to N (generated digits-like datasets whose sequences all "
+                "share their top token, top_share 1):", "",
+                "| T (tokens) | N | M | R | L | construct s | exact check s | total s | "
+                "total CPU s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in hard:
+            out.append(f"| {r['T']} | {r['N']} | {r['M']} | {r['R']} | {r['L']} | "
+                       f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
+                       f"{r['construct_plus_check_s']:.1f} | "
+                       f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
     soft = res.get("softmax") or []
     if soft:
         cols = [("images", "images", "{}"), ("T", "T", "{}"), ("L", "L", "{}"), ("R", "R", "{}"),
@@ -238,10 +272,15 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=int, nargs="*",
                     help="token counts of generated digits-like datasets (default "
                     "10^4 10^5 10^6; none with --quick)")
+    ap.add_argument("--scale-hard", type=int, nargs="*",
+                    help="token counts of generated datasets whose sequences all share "
+                    "their top token (top_share 1: R = N - 1, the O(R T) separation "
+                    "case; default 8000 32000, none with --quick or with --scale alone)")
     ap.add_argument("--dask", action="store_true",
                     help="also check the largest scale dataset on 1 and 2 Dask workers")
     ap.add_argument("--child-scale", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-dask", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child-top-share", type=float, default=0.0, help=argparse.SUPPRESS)
     ap.add_argument("--readme", action="store_true",
                     help="print the README timing tables rendered from the results JSON")
     a = ap.parse_args(argv)
@@ -249,37 +288,56 @@ def main(argv=None) -> int:
         print(json.dumps(measure(a.child, a.reference, a.child_tokens, a.child_targets)))
         return 0
     if a.child_scale is not None:
-        print(json.dumps(measure_scale(a.child_scale, (1, 2) if a.child_dask else ())))
+        print(json.dumps(measure_scale(a.child_scale, (1, 2) if a.child_dask else (),
+                                       top_share=a.child_top_share)))
         return 0
     if a.out is None:
         a.out = "bench/results-quick.json" if a.quick else "bench/results.json"
     if a.readme:
         sys.stdout.write(render_readme(json.loads(Path(a.out).read_text())))
         return 0
-    only_scale = a.scale is not None and a.images is None
-    scale_sizes = a.scale if a.scale is not None else ([] if a.quick else
+    only_scale = (a.scale is not None or a.scale_hard is not None) and a.images is None
+    scale_sizes = a.scale if a.scale is not None else ([] if a.quick or only_scale else
                                                        [10 ** 4, 10 ** 5, 10 ** 6])
-    def scale_child(T, dask):
+    hard_sizes = a.scale_hard if a.scale_hard is not None else (
+        [] if a.quick or only_scale else [8000, 32000])
+
+    def scale_child(T, dask, top_share=0.0):
         cmd = [sys.executable, "-m", "bench", "--child-scale", str(T)]
         cmd += ["--child-dask"] if dask else []
+        cmd += ["--child-top-share", str(top_share)] if top_share else []
         out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True,
                              cwd=Path(__file__).resolve().parents[1])
         if out.returncode != 0:
             return None
         return json.loads(out.stdout.strip().splitlines()[-1])
 
+    def show(r, family):
+        print(f"{family} T={r['T']:8d} N={r['N']:6d} R={r['R']:5d} L={r['L']:7d}  construct "
+              f"{r['construct_s']:7.1f} s  check {r['exact_check_s']:7.1f} s  (CPU "
+              f"{r['construct_plus_check_cpu_s']:7.1f} s)  peak {r['peak_rss_mb']:6.0f} MB"
+              + "".join(f"  dask x{d['workers']} {d['exact_check_s']:.1f} s"
+                        for d in r.get("dask", [])), flush=True)
+
     def run_scale(res):
+        hard = []
+        for T in hard_sizes:  # R = N - 1: the separation-bound family
+            r = scale_child(T, False, 1.0)
+            if r is None:
+                return 4
+            hard.append(r)
+            show(r, "scale R~N")
+        if hard:
+            res["scale_hard"] = hard
         rows = []
         for i, T in enumerate(scale_sizes):
             r = scale_child(T, a.dask and i == len(scale_sizes) - 1)
             if r is None:
                 return 4
             rows.append(r)
-            print(f"scale T={r['T']:8d} N={r['N']:6d} R={r['R']:5d} L={r['L']:7d}  construct "
-                  f"{r['construct_s']:7.1f} s  check {r['exact_check_s']:7.1f} s  (CPU "
-                  f"{r['construct_plus_check_cpu_s']:7.1f} s)  peak {r['peak_rss_mb']:6.0f} MB"
-                  + "".join(f"  dask x{d['workers']} {d['exact_check_s']:.1f} s"
-                            for d in r.get("dask", [])), flush=True)
+            show(r, "scale")
+        if not rows:
+            return 0
         res["scale"] = rows
         if len(rows) >= 2:
             T = [r["T"] for r in rows]
@@ -359,7 +417,7 @@ def main(argv=None) -> int:
     print("log-log slopes: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
     res = {"machine": {"python": platform.python_version(), "platform": platform.platform()},
            "rows": rows, "fixed_L_sweep": fixed_L, "fixed_T_sweep": fixed_T, "slopes": summary}
-    if scale_sizes and run_scale(res):
+    if (scale_sizes or hard_sizes) and run_scale(res):
         return 4
     softmax_rows(res)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)

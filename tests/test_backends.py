@@ -177,3 +177,121 @@ def test_offset_path_is_taken_and_a_wrong_tag_claim_is_refuted():
         assert (w.block, w.sublayer, w.sequence, w.token, w.coordinate) == (1, "SA", 0, 0, 0)
         assert w.got == F(7)
         assert w.expected == (F(10) if bad.lam == 3 else F(3))
+
+
+# ---- hardmax with A = lam I (the collapse layer): float64 Gram pre-filter -------
+
+@st.composite
+def gram_cases(draw):
+    """SA layers with ``A = lam I``, ``lam > 0`` on sequences with repeated tokens
+    (exact ties) and near-ties far below float64 resolution."""
+    d = draw(st.integers(2, 4))
+    seqs = draw(sequences(d, 1, 4))
+    if draw(st.booleans()):  # a near-tie: x and x (1 + 2^-70) in one sequence
+        x = draw(vecs(d))
+        seqs.append([x, tuple(v * (1 + Fraction(1, 2 ** 70)) for v in x), tuple(-v for v in x)])
+    lam = draw(st.fractions(min_value=Fraction(1, 3), max_value=3, max_denominator=3))
+    return SA(draw(small), Factored(lam), draw(factored(d))), seqs
+
+
+@settings(max_examples=150, deadline=None)
+@given(gram_cases())
+def test_gram_prefilter_agrees_with_reference(case):
+    from proofcheck.kernel.backends.flint import FlintBackend
+    layer, seqs = case
+    be = FlintBackend()
+    assert be._gram_attended(be.load(seqs)) is not None  # the filter applies here
+    assert _run("sa", layer, seqs, "flint")[0] == _run("sa", layer, seqs, "fraction")[0]
+
+
+def test_gram_prefilter_decides_near_ties_exactly_and_falls_back_out_of_range():
+    """Scores equal in float64 but not exactly: the exact dot products decide; a
+    tie is averaged; a token beyond 2^400 turns the filter off (dense path)."""
+    from proofcheck.kernel.backends.flint import FlintBackend
+    F = Fraction
+    eps = F(1, 2 ** 80)
+    seqs = [[(F(1), F(1)), (F(1) + eps, F(1)), (F(1), F(1) + eps)],   # rows 0-2
+            [(F(2), F(0)), (F(0), F(2)), (F(1), F(1))]]               # rows 3-5
+    be = FlintBackend()
+    att = be._gram_attended(be.load(seqs))
+    assert att[0] == [1, 2] and att[1] == [1] and att[2] == [2]
+    assert att[3] == [3] and att[4] == [4] and att[5] == [3, 4, 5]
+    layer = SA(F(0), Factored(F(1)), Factored(F(1)))
+    assert _run("sa", layer, seqs, "flint")[0] == _run("sa", layer, seqs, "fraction")[0]
+    huge = [[(F(2) ** 401, F(1)), (F(1), F(1))]]
+    assert be._gram_attended(be.load(huge)) is None
+    assert _run("sa", layer, huge, "flint")[0] == _run("sa", layer, huge, "fraction")[0]
+
+
+def test_mutated_collapse_is_refuted_with_the_reference_witness():
+    """Theorem 1.6 network with a wrong collapse value map (k changed in the layer,
+    not in the claim): both backends REFUTE at the same block / sub-layer /
+    sequence / token / coordinate with the same values."""
+    from dataclasses import replace
+
+    from lemmas.afz.theorem_1_6 import construct
+    from proofcheck.io.generate import random_dataset
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.model import Transformer
+    ds = random_dataset(5, d=3, N=5, style="mixed")
+    inputs = [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    c = construct(inputs, targets, ds.d)
+    bi = c.phases["C"][0]
+    blk = c.net.blocks[bi - 1]
+    V = blk.sa.V
+    bad_k = tuple(x + (i == 1) for i, x in enumerate(V.right[0]))
+    blocks = list(c.net.blocks)
+    blocks[bi - 1] = replace(blk, sa=replace(blk.sa, V=Factored(V.lam, V.left, (bad_k,))))
+    net = Transformer(c.net.d, blocks)
+    ws = []
+    for backend in ("flint", "fraction"):
+        r = check_network(net, inputs, targets, c.claims, backend=backend)
+        assert r.verdict.value == "REFUTED"
+        w = r.witness
+        ws.append((w.block, w.sublayer, w.sequence, w.token, w.coordinate, w.expected, w.got))
+    assert ws[0] == ws[1] and ws[0][:2] == (bi, "SA")
+    assert check_network(c.net, inputs, targets, c.claims).verdict.value == "VERIFIED"
+
+
+def test_ff_pieces_on_demand_inner_identity_and_mutation():
+    """Bounded rank-one FFs whose pieces are computed on demand: two trapezoids
+    with an identity piece between them, and units that cancel everywhere (an FF
+    that is the identity without zero weights) agree with the reference; one
+    weight changed moves exactly the rows the reference moves."""
+    F = Fraction
+    w = (F(1), F(0))
+    col = (F(1), F(2))
+    neg = tuple(-x for x in col)
+    two = FF(F(1), (w,) * 8, tuple(F(-k) for k in (0, 1, 2, 3, 5, 6, 7, 8)),
+             (col, neg, neg, col) * 2)
+    cancel = FF(F(1), (w, w), (F(0), F(0)), (col, neg))
+    seqs = [[(F(x), F(y)) for x, y in ((-1, 0), (F(1, 2), 3), (4, 1), (F(11, 2), 0),
+                                       (F(13, 2), 2), (9, 9))]]
+    for layer in (two, cancel):
+        a, touched = _run("ff", layer, seqs, "flint")
+        assert a == _run("ff", layer, seqs, "fraction")[0]
+    assert a == seqs[0] and not touched  # `cancel` moves nothing
+    a, _ = _run("ff", two, seqs, "flint")
+    assert a[2] == seqs[0][2] and a[0] == seqs[0][0] and a[1] != seqs[0][1]
+    bad = FF(F(1), (w, w), (F(0), F(0)), (col, (F(-1), F(-1))))  # no longer cancels
+    a, touched = _run("ff", bad, seqs, "flint")
+    assert a == _run("ff", bad, seqs, "fraction")[0]
+    assert a[0] == seqs[0][0] and a[2] != seqs[0][2]
+
+
+def test_gram_prefilter_blocks_and_long_sequences(monkeypatch):
+    """Many sequences split over several float64 blocks give the reference's
+    outputs; a sequence too long for one block turns the filter off."""
+    from proofcheck.kernel.backends.flint import FlintBackend
+    F = Fraction
+    seqs = [[(F(i + 1), F(j % 3)), (F(j), F(i - 2)), (F(1), F(1))] for i in range(4)
+            for j in range(5)]
+    monkeypatch.setattr(FlintBackend, "GRAM_FLOATS", 20)  # 2 sequences of 3 per block
+    be = FlintBackend()
+    assert be._gram_attended(be.load(seqs)) is not None
+    layer = SA(F(1, 2), Factored(F(2)), Factored(F(1), ((F(1), F(0)),), ((F(0), F(1)),)))
+    assert _run("sa", layer, seqs, "flint")[0] == _run("sa", layer, seqs, "fraction")[0]
+    long_seq = [[(F(i), F(1)) for i in range(1, 6)]]  # 25 entries > 20
+    assert be._gram_attended(be.load(long_seq)) is None
+    assert _run("sa", layer, long_seq, "flint")[0] == _run("sa", layer, long_seq, "fraction")[0]

@@ -68,3 +68,21 @@ def test_readme_tables_equal_bench_results():
                            "paste the output of `python -m bench --readme`")
     expected = render_readme(json.loads((ROOT / "bench" / "results.json").read_text()))
     assert m.group(0) == expected
+
+
+def test_bench_scale_hard_row_has_R_N_minus_1(tmp_path):
+    """A tiny R ~ N row (every sequence shares its top token): R = N - 1, per-phase
+    seconds recorded, rendered in its own README table."""
+    from bench.__main__ import main, render_readme
+    out = tmp_path / "hard.json"
+    assert main(["--scale-hard", "320", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert "scale" not in res
+    (r,) = res["scale_hard"]
+    assert r["T"] == 320 and r["R"] == r["N"] - 1 and r["top_share"] == 1.0
+    assert set(r["exact_check_phase_s"]) == {"S", "L", "C", "I"}
+    assert set(r["construct_phase_s"]) == {"S", "L", "C", "I"}
+    line = (f"| 320 | {r['N']} | {r['M']} | {r['R']} | {r['L']} | {r['construct_s']:.1f} | "
+            f"{r['exact_check_s']:.1f} | {r['construct_plus_check_s']:.1f} | "
+            f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+    assert line in render_readme(res).splitlines()

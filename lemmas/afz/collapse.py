@@ -33,13 +33,17 @@ def choose_k(leader_points, forbidden, d: int):
     ``RuntimeError`` if the bounded search ends without success."""
     forbidden = set(forbidden)
     pts = [tuple(x) for x in leader_points]
+    rational = all(type(v) in (Fraction, int) for x in pts for v in x)
     seen = {}
     for i, x in enumerate(pts):
-        if x in seen:
-            raise ValueError(f"collapse: leaders {seen[x]} and {i} coincide "
+        # rationals by their exact (numerator, denominator) keys: hashing a tuple of
+        # Fractions costs a modular inverse per coordinate (a million leaders)
+        key = tuple([v for c in x for v in (c.numerator, c.denominator)]) if rational else x
+        if key in seen:
+            raise ValueError(f"collapse: leaders {seen[key]} and {i} coincide "
                              f"(({', '.join(str(v) for v in x)})); "
                              "no k separates their kappas")
-        seen[x] = i
+        seen[key] = i
         if all(v == 0 for v in x[1:]) and x[0] in forbidden:
             raise ValueError(f"collapse: leader {i} is {x[0]} e_1 and {x[0]} is a forbidden "
                              "value: its kappa equals it for every k = (1, c, ...)")
@@ -48,10 +52,23 @@ def choose_k(leader_points, forbidden, d: int):
     for c in range(1, limit + 1):
         k = tuple(Fraction(c) ** i for i in range(d))
         kappas = [dot(k, x) for x in pts]
-        if len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas):
+        if _distinct_and_allowed(kappas, forbidden):
             return k, kappas
     raise RuntimeError(f"collapse: no c in 1..{limit} separates the kappas (impossible for "
                        "distinct leaders; report this)")
+
+
+def _distinct_and_allowed(kappas, forbidden) -> bool:
+    """Kappas pairwise distinct and outside ``forbidden``.  Rationals are compared by
+    their lowest-terms (numerator, denominator) pairs (equal pairs iff equal values,
+    and several times faster to hash than a Fraction); anything else (sympy) by
+    value."""
+    if all(type(v) in (Fraction, int) for v in kappas) and \
+            all(type(v) in (Fraction, int) for v in forbidden):
+        keys = {(v.numerator, v.denominator) for v in kappas}
+        return len(keys) == len(kappas) and \
+            not any((v.numerator, v.denominator) in keys for v in forbidden)
+    return len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas)
 
 
 def collapse_sa(k) -> SA:

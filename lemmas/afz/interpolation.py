@@ -10,29 +10,38 @@ from __future__ import annotations
 from bisect import bisect_left
 from fractions import Fraction
 
+from flint import fmpq
+
 from lemmas.afz.snap import snap_ff
 from proofcheck.kernel.claims import Moves
 
 ID = "interpolation"
 
 
-def snaps(kappas, targets, attending, d: int, float_format=None):
+def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
     ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
-    :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width)."""
+    :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width).
+    ``progress()`` (optional) once per snap."""
     if float_format is not None:
         from lemmas.afz.options import check_targets
         check_targets(targets, float_format)
-    vals = sorted(set(kappas) | {y[0] for y in targets})
+    # the distinct values, sorted as python-flint fmpq (exact; compared in C, a
+    # Fraction comparison costs microseconds); keys (numerator, denominator)
+    vals = sorted({(v.numerator, v.denominator): fmpq(v.numerator, v.denominator)
+                   for v in list(kappas) + [y[0] for y in targets]}.values())
     ffs, claims, deltas = [], [], []
     for kap, y, rows in zip(kappas, targets, attending):
-        i = bisect_left(vals, kap)
-        near = [abs(vals[k] - kap) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
-        delta = (min(near) if near else Fraction(1)) / 4
+        fk = fmpq(kap.numerator, kap.denominator)
+        i = bisect_left(vals, fk)
+        near = [abs(vals[k] - fk) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
+        delta = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 4
         centre = kap
         if float_format is not None:
             from lemmas.afz.options import float_safe_snap
             centre, delta = float_safe_snap(kap, delta, float_format)
+        if progress:
+            progress()
         ffs.append(snap_ff(0, d, centre, delta, y))
         claims.append(Moves({r: tuple(y) for r in rows}))
         deltas.append(delta)

@@ -26,9 +26,15 @@ def sphere_point(v, r) -> tuple:
     """Inverse stereographic projection of ``v`` (``(d-1,)``) onto the sphere of
     radius ``r`` in Q^d; exact, ``|result|^2 = r^2``.  Generic in the scalars."""
     v, r = vector(v), scalar(r)
-    n2 = sum((x * x for x in v), Fraction(0))
+    sq: dict = {}  # id -> (x, x^2): a coordinate object repeated in v is squared once
+    for x in v:
+        if id(x) not in sq:
+            sq[id(x)] = (x, x * x)
+    n2 = sum((sq[id(x)][1] for x in v), Fraction(0))
     den = 1 + n2
-    return tuple(r * 2 * x / den for x in v) + (r * (n2 - 1) / den,)
+    c = r * 2 / den
+    img = {k: c * x for k, (x, _) in sq.items()}  # the same value r 2 x / den
+    return tuple(img[id(x)] for x in v) + (r * (n2 - 1) / den,)
 
 
 def negative_orthant_points(count: int, d: int, r):
@@ -37,15 +43,20 @@ def negative_orthant_points(count: int, d: int, r):
     images of ``v = (-a, -eps, ..., -eps)`` with ``a`` in (1/8, 7/8),
     ``eps = 1/(2d)``, so ``|v| < 1``).  Deterministic; generic in ``r``.
     Raises ``ValueError`` if ``d < 2``."""
+    return list(iter_negative_orthant_points(count, d, r))
+
+
+def iter_negative_orthant_points(count: int, d: int, r):
+    """The points of :func:`negative_orthant_points`, in the same order, computed
+    one at a time (phase L draws only as many as it needs).  Raises
+    ``ValueError`` if ``d < 2`` (at the first draw)."""
     if d < 2:
         raise ValueError("sphere points in the negative orthant need d >= 2")
-    pts = []
     eps = Fraction(1, 2 * d)
     for k in range(1, count + 1):
         a = Fraction(k, count + 1) * Fraction(3, 4) + Fraction(1, 8)  # in (1/8, 7/8)
         v = (-a,) + (-eps,) * (d - 2)
-        pts.append(sphere_point(v, r))
-    return pts
+        yield sphere_point(v, r)
 
 
 def sphere_sa() -> SA:

@@ -54,8 +54,9 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
               spacing=Fraction(1), options=None, progress=None) -> Construction:
     """Build the Theorem 1.6 network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
     ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated).
-    ``progress(phase)`` (optional) is called after each separation round ("S")
-    and each sequence's leaders ("L")."""
+    ``progress(phase)`` (optional) is called after each separation round ("S"),
+    each sequence's leaders ("L"), once for the collapse ("C") and once per snap
+    ("I")."""
     secs = {}
     t0 = time.perf_counter()
     fmt = options.float_format if options else None
@@ -79,6 +80,8 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
     csa = collapse_sa(k)
     cclaim = collapse_claim(k, spans, lead.leader_rows)
     secs["C"] = time.perf_counter() - t0
+    if progress:
+        progress("C")
 
     t0 = time.perf_counter()
     attending = []
@@ -87,7 +90,8 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
         attending.append([i for i in range(lo, hi) if i not in ls or i == lr[0]])
         attending += [[row] for row in lr[1:]]
     sffs, sclaims, deltas = snaps(kappas, leader_targets, attending, d,
-                                  float_format=fmt)
+                                  float_format=fmt,
+                                  progress=(lambda: progress("I")) if progress else None)
     secs["I"] = time.perf_counter() - t0
 
     blocks, claims = list(sep.blocks), list(sep.claims)

@@ -210,7 +210,9 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
                 else:
                     patches.append(rng.choices(pools[k], weights)[0])
             x = tuple(tok(p, pos) for p, pos in zip(patches, positions))
-            key = frozenset(x)
+            # the integer (patch, position) keys: equal iff the tokens are equal, and
+            # hashed far faster than tuples of Fractions (a million tokens)
+            key = frozenset(p + pos for p, pos in zip(patches, positions))
             if key not in seen:
                 seen.add(key)
                 break
@@ -225,27 +227,57 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
 
 def main(argv=None) -> int:
     """``python -m proofcheck.io.generate``: write a large digits-like dataset
-    (``proofcheck-dataset/1`` JSON) and print N, T, M."""
+    (``proofcheck-dataset/1`` JSON) and print N, T, M (and R with ``--report-R``)."""
     import argparse
     import json
     from pathlib import Path
 
     from proofcheck.kernel.dataset import dataset_to_json
-    ap = argparse.ArgumentParser(prog="python -m proofcheck.io.generate")
-    ap.add_argument("--sequences", type=int, default=62500)
-    ap.add_argument("--tokens", type=int, default=16)
-    ap.add_argument("--targets", default="1-3", help="m_min-m_max targets per sequence")
+    ap = argparse.ArgumentParser(
+        prog="python -m proofcheck.io.generate",
+        description="Write a large admissible dataset shaped like the digits example "
+        "(d = 6; tokens = 2x2 patch + position; sequences share their dim background "
+        "patches; several targets per sequence).  R, the number of separation rounds of "
+        "Theorem 1.6, drives the cost of phase S and is set by --top-share: 0 gives "
+        "distinct tops (R = 0 or close), s in (0, 1] makes a fraction s of the sequences "
+        "share one top token, so R is about s N (1: R = N - 1).",
+        epilog="examples: python -m proofcheck.io.generate --sequences 62500 --out /tmp/1e6.json"
+        " | python -m proofcheck.io.generate --sequences 500 --top-share 1 --report-R "
+        "--out /tmp/hard.json")
+    ap.add_argument("--sequences", type=int, default=62500, help="N (default 62500: 10^6 "
+                    "tokens with 16 tokens per sequence)")
+    ap.add_argument("--tokens", type=int, default=16, help="tokens per sequence, 2..16")
+    ap.add_argument("--targets", default="1-3", help="m_min-m_max targets per sequence "
+                    "(default 1-3)")
     ap.add_argument("--top-share", type=float, default=0.0,
-                    help="fraction of sequences sharing one top token (1: R = N - 1)")
+                    help="fraction s of sequences sharing one top token: R ~ s N "
+                    "(0: R ~ 0, default; 1: R = N - 1)")
+    ap.add_argument("--common", type=int, default=6,
+                    help="dim patches per position shared by the sequences (default 6)")
+    ap.add_argument("--fresh", type=float, default=0.3,
+                    help="probability of a fresh random dim patch (default 0.3)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--report-R", action="store_true",
+                    help="also run phase S of the Theorem 1.6 construction and print R "
+                    "(takes O(R T) time)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     lo, _, hi = a.targets.partition("-")
     ds = digits_like(a.sequences, a.seed, a.tokens, (int(lo), int(hi or lo)),
-                     top_share=a.top_share)
+                     common=a.common, fresh=a.fresh, top_share=a.top_share)
     Path(a.out).write_text(json.dumps(dataset_to_json(ds)))
-    print(f"{a.out}: N = {ds.N}, T = {ds.n_tokens}, M = {ds.M}, d = {ds.d}")
+    line = f"{a.out}: N = {ds.N}, T = {ds.n_tokens}, M = {ds.M}, d = {ds.d}"
+    if a.report_R:
+        line += f", R = {separation_rounds(ds)}"
+    print(line)
     return 0
+
+
+def separation_rounds(ds: Dataset) -> int:
+    """R of the Theorem 1.6 construction on ``ds`` (phase S only; imported lazily
+    from ``lemmas``, which is not part of the kernel)."""
+    from lemmas.afz.separation import separate
+    return separate([list(p.inputs) for p in ds.pairs], ds.d).R
 
 
 if __name__ == "__main__":

@@ -58,7 +58,14 @@ class Moves:
     _bound: dict = field(default=None, repr=False)
 
     def bind(self, num):
-        self._bound = {i: tuple(num(x) for x in v) for i, v in self.targets.items()}
+        conv: dict = {}  # id(point) -> converted point: rows sent to one point (a snap's
+        bound = {}       # whole sequence) share it; the dict keeps the points alive
+        for i, v in self.targets.items():
+            c = conv.get(id(v))
+            if c is None:
+                c = conv[id(v)] = tuple(num(x) for x in v)
+            bound[i] = c
+        self._bound = bound
         return self
 
     def rows(self):
@@ -169,23 +176,30 @@ class Collapse:
     kind = "collapse"
     _k: tuple = field(default=None, repr=False)
     _zero: object = field(default=None, repr=False)
+    _memo: dict = field(default=None, repr=False, compare=False)
 
     def bind(self, num):
         self._k = tuple(num(x) for x in self.k)
         self._zero = num(Fraction(0))
+        self._memo = {}  # leader row -> expected point, for this comparison only
         return self
 
     def rows(self):
         return None
 
     def expected(self, i, old):
-        x = old(self.leader[i])
+        lead = self.leader[i]
+        out = self._memo.get(lead)
+        if out is not None:  # every row attending this leader gets the same point
+            return out
+        x = old(lead)
         kappa = self._zero
         for a, b in zip(self._k, x):
             kappa = kappa + a * b
         out = [self._zero] * len(x)
         out[self.axis] = kappa
-        return tuple(out)
+        out = self._memo[lead] = tuple(out)
+        return out
 
     def restrict(self, r0, r1, j0, j1, memo=None):
         return Collapse(self.k, [_local(t, r0, r1) for t in self.leader[r0:r1]], self.axis)

@@ -170,23 +170,72 @@ def affine_pieces(ff: FF, r1):
     kinks ``-b_k / c_k`` of ``t = <w, x>`` and, per piece (before the first kink,
     between kinks, after the last), ``None`` when the layer is the identity there,
     else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists)."""
+    w, kinks, pieces = lazy_pieces(ff, r1)
+    return w, kinks, [pieces[k] for k in range(len(pieces))]
+
+
+def lazy_pieces(ff: FF, r1):
+    """:func:`affine_pieces` with the pieces computed on first access
+    (``pieces[k]``, cached): the FF fast path only needs the two outer pieces and
+    those holding a row (usually one of five for a hat)."""
     w, cs = r1
-    eta = q2f(ff.eta)
-    W = [[q2f(x) for x in col] for col in ff.W]
     b = [q2f(x) for x in ff.b]
     cs = [q2f(c) for c in cs]
-    d = len(w)
     kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-    samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
-               + [kinks[-1] + 1]) if kinks else [fmpq(0)]
-    maps = []
-    for smp in samples:
-        act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
-        g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-        h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-        ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
-        maps.append(None if ident else (g, h))
-    return w, kinks, maps
+    return w, kinks, _Pieces(ff, cs, b, kinks, len(w))
+
+
+class _Pieces:
+    """The affine maps of :func:`affine_pieces`, one per piece, on demand.  Unit k
+    contributes ``(c_k W_k) t + b_k W_k`` on the pieces where it is active (decided
+    exactly at a sample point of the piece); each product is formed once."""
+
+    def __init__(self, ff, cs, b, kinks, d):
+        self.ff, self.cs, self.b, self.kinks, self.d = ff, cs, b, kinks, d
+        self.eta = q2f(ff.eta)
+        self.cache = {}
+        self.units = None
+
+    def __len__(self):
+        return len(self.kinks) + 1
+
+    def _sample(self, k):
+        kn = self.kinks
+        if not kn:
+            return fmpq(0)
+        if k == 0:
+            return kn[0] - 1
+        if k == len(kn):
+            return kn[-1] + 1
+        return (kn[k - 1] + kn[k]) / 2
+
+    def __getitem__(self, k):
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        if k in self.cache:
+            return self.cache[k]
+        cs, b, d = self.cs, self.b, self.d
+        smp = self._sample(k)
+        active = [i for i in range(self.ff.width) if cs[i] * smp + b[i] > 0]
+        if not active and self.eta == 1:  # no unit active: the identity
+            self.cache[k] = None
+            return None
+        if self.units is None:
+            self.units = []
+            for i, col in enumerate(self.ff.W):
+                Wk = [q2f(x) for x in col]
+                self.units.append(([cs[i] * x for x in Wk], [b[i] * x for x in Wk]))
+        zero = fmpq(0)
+        g, h = [zero] * d, [zero] * d
+        for i in active:
+            gk, hk = self.units[i]
+            g = [x + y for x, y in zip(g, gk)]
+            h = [x + y for x, y in zip(h, hk)]
+        ident = self.eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
+        m = self.cache[k] = None if ident else (g, h)
+        return m
 
 
 class _Dir:
@@ -395,11 +444,13 @@ class FlintBackend:
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
             return self._ff_dense(ff, self._materialize(state)), None, None
-        w, kinks, maps = affine_pieces(ff, r1)
+        w, kinks, maps = lazy_pieces(ff, r1)
         d = state.d
-        if all(m is None for m in maps):
-            return state, [], None
         bounded = maps[0] is None and maps[-1] is None
+        if bounded and not kinks:  # a single piece, the identity
+            return state, [], None
+        # (a bounded layer whose inner pieces are all the identity moves no row: the
+        # loops below find none to change; its pieces are only computed on demand)
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
@@ -424,7 +475,9 @@ class FlintBackend:
         X = state.X
         if state.index is None:
             state.index = {}
-        key = tuple(w)
+        # exact key of the direction: (numerator, denominator) per coordinate (a
+        # tuple of Fractions would be hashed coordinate by coordinate, per layer)
+        key = tuple([v for x in w for v in (x.numerator, x.denominator)])
         ix = state.index.get(key)
         if ix == "seen":
             ix = state.index[key] = _Index(w, X)
@@ -486,6 +539,10 @@ class FlintBackend:
             if new is not None:
                 return new, None, None
         state = self._materialize(state)
+        if (getattr(rule, "name", "") == "hardmax" and not sa.A.left and sa.A.lam > 0):
+            new = self._sa_gram(sa, state)
+            if new is not None:
+                return new, None, None
         V = _BoundFactored(sa.V)
         rho = q2f(sa.rho)
         d = state.d
@@ -541,6 +598,95 @@ class FlintBackend:
                 out.append(v if rho == 0 else [rho * xi + vi for xi, vi in zip(rows[i], v)])
         Xn = fmpq_mat(state.n, d, [x for r in out for x in r])
         return State(Xn, state.spans, d, meta=state.meta), None, None
+
+    # ------------------------------------------------- hardmax, A = lam I
+    GRAM_FLOATS = 1 << 21  # float64 Gram entries per block (16 MB per array)
+
+    def _gram_attended(self, state: State):
+        """Per row i the rows l of its sequence maximising ``<x_i, x_l>`` (the hardmax
+        argmax set when ``A = lam I``, ``lam > 0``), or ``None`` when the float64
+        pre-filter does not apply (then the caller evaluates densely).
+
+        Filter: with every nonzero ``|x|`` in ``[2^-400, 2^400]`` (no overflow or
+        underflow in a product) and ``d <= 64``, the float64 Gram entry ``G_il``
+        differs from the exact ``<x_i, x_l>`` by at most ``(d + 3) 2^-53 B_il`` with
+        ``B_il = sum_c |x_ic| |x_lc|`` (conversion, products, any summation order),
+        which is below ``E_il = 2^-40 B_il`` with room for the rounding of the
+        comparisons themselves.  Row l can be the maximum only if
+        ``G_il + E_il >= max_l' (G_il' - E_il')``; a row with one such candidate
+        attends to it, the others are decided by exact dot products over their
+        candidates.  Sequences are processed in blocks of at most ``GRAM_FLOATS``
+        Gram entries; a sequence longer than its square root turns the filter off."""
+        n, d = state.n, state.d
+        if d > 64 or n == 0:
+            return None
+        e = state.X.entries()
+        F = _floats(e)
+        if F is None:
+            return None
+        a = np.abs(F)
+        if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
+            return None
+        F = F.reshape(n, d)
+        A = a.reshape(n, d)
+        by_len: dict = {}
+        for lo, hi in state.spans:
+            by_len.setdefault(hi - lo, []).append(lo)
+        att = [None] * n
+        if max(by_len) ** 2 > self.GRAM_FLOATS:  # a very long sequence: dense path
+            return None
+        for m, los in by_len.items():
+            los = np.asarray(los, dtype=np.int64)
+            chunk = max(1, self.GRAM_FLOATS // (m * m))
+            for c0 in range(0, len(los), chunk):
+                rows = los[c0:c0 + chunk, None] + np.arange(m)[None, :]  # (k, m)
+                Fg, Ag = F[rows], A[rows]                                          # (k, m, d)
+                G = np.einsum("kic,klc->kil", Fg, Fg)
+                E = np.einsum("kic,klc->kil", Ag, Ag) * 2.0 ** -40
+                floor_ = (G - E).max(axis=2, keepdims=True)
+                cand = (G + E) >= floor_
+                ncand = cand.sum(axis=2)
+                best = G.argmax(axis=2)
+                for k, i in zip(*np.nonzero(ncand == 1)):
+                    att[int(rows[k, i])] = [int(rows[k, best[k, i]])]
+                for k, i in zip(*np.nonzero(ncand != 1)):
+                    r = int(rows[k, i])
+                    ls = [int(rows[k, l]) for l in np.nonzero(cand[k, i])[0]]
+                    xi = e[r * d:(r + 1) * d]
+                    sc = [sum((x * y for x, y in zip(xi, e[l * d:(l + 1) * d])), fmpq(0))
+                          for l in ls]
+                    top = max(sc)
+                    att[r] = [l for l, v in zip(ls, sc) if v == top]
+        return att
+
+    def _sa_gram(self, sa: SA, state: State):
+        """Hardmax SA with ``A = lam I`` (``lam > 0``, so the argmax sets are those
+        of ``<x_i, x_l>``): ``rho x_i + V mean(x_C_i)``, with V applied once per
+        distinct attended row (exact ``fmpq_mat`` products); ``None`` when the
+        filter of :meth:`_gram_attended` does not apply."""
+        att = self._gram_attended(state)
+        if att is None:
+            return None
+        d, e = state.d, state.X.entries()
+        Vt = fmpq_mat([[q2f(x) for x in r] for r in sa.V.dense(d)]).transpose()
+        single = sorted({c[0] for c in att if len(c) == 1})
+        where = {r: k for k, r in enumerate(single)}
+        VY = (fmpq_mat(len(single), d, [x for r in single for x in e[r * d:(r + 1) * d]])
+              * Vt).entries() if single else []
+        V = _BoundFactored(sa.V)
+        g = []
+        for C in att:
+            if len(C) == 1:
+                k = where[C[0]]
+                g += VY[k * d:(k + 1) * d]
+            else:
+                w = fmpq(1, len(C))
+                mean = [sum((e[l * d + c] for l in C), fmpq(0)) * w for c in range(d)]
+                g += V.apply(mean)
+        out = fmpq_mat(state.n, d, g)
+        if sa.rho != 0:
+            out = out + state.X * q2f(sa.rho)
+        return State(out, state.spans, d, meta=state.meta)
 
     @staticmethod
     def _unique_attended(p, q, spans):
