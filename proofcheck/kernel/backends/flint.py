@@ -246,24 +246,26 @@ class _Offsets:
     last rebased), ``t[j]`` (its top row then), ``yb[j]`` (its top token then) and
     ``xb[j]`` (that token's base row then), so that
     ``off_j = yb[j] * C[n] / C[k[j]] - xb[j]`` with ``C[m] = f_1 ... f_m`` and ``n``
-    the tags so far.  Before a tag, a sequence is rebased when its top row differs
-    from ``t[j]`` (a tag in another direction) or when its rows changed: the FF on
-    base + offset (the only in-place writer while offsets are pending) records
-    those sequences in ``changed``.
+    the tags so far.  Before a tag, a sequence is rebased when its rows changed
+    (the FF on base + offset, the only in-place writer while offsets are pending,
+    records those sequences in ``changed``) or, for a tag in another direction
+    than ``a`` (the previous tag's), when its top row differs from ``t[j]`` (in
+    the same direction unchanged rows keep their top).
     Exact fmpq throughout; ``proj_floats`` gives float64 copies for PRE-FILTERING
     with the magnitudes a rigorous margin needs."""
 
-    def __init__(self, C, n, k, t, yb, xb, karr):
-        self.C, self.n = C, n          # C: shared, append-only; this view uses C[:n + 1]
+    def __init__(self, a, C, n, k, t, yb, xb, karr):
+        self.a, self.C, self.n = a, C, n  # C: shared, append-only; this view uses C[:n + 1]
         self.k, self.t, self.yb, self.xb, self.karr = k, t, yb, xb, karr
         self.changed = set()
         self._F, self._off, self._proj = {}, {}, {}
 
     @classmethod
-    def first(cls, f, tops, X, d):
-        """Offsets after one tag with factor ``f`` on offset-free rows with tops ``tops``."""
+    def first(cls, a, f, tops, X, d):
+        """Offsets after one tag (direction key ``a``, factor ``f``) on offset-free
+        rows with tops ``tops``."""
         xb = [tuple(X[t, c] for c in range(d)) for t in tops]
-        return cls([fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
+        return cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
                    np.zeros(len(tops), np.int64))
 
     def F(self, k):
@@ -316,7 +318,7 @@ class _Offsets:
             return None, None
         return a - wxf, aa + np.abs(wxf)
 
-    def tagged(self, f, tops, X, d):
+    def tagged(self, a, f, tops, X, d):
         """The offsets after one more tag with factor ``f`` (tops ``tops``): the
         sequences whose top row is not ``t[j]`` or whose rows changed are rebased
         first, every other entry is shared."""
@@ -326,14 +328,14 @@ class _Offsets:
             C = C[:n + 1]
         C.append(C[n] * f)
         rebase = set(self.changed)
-        if tops != self.t:
+        if a != self.a and tops != self.t:
             rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
         k, yb, xb, karr = list(self.k), list(self.yb), list(self.xb), self.karr.copy()
         for j in rebase:
             o = self.off(j)
             x = tuple(X[tops[j], c] for c in range(d))
             k[j], xb[j], yb[j], karr[j] = n, x, tuple(a + b for a, b in zip(x, o)), n
-        new = _Offsets(C, n + 1, k, list(tops), yb, xb, karr)
+        new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr)
         for key, (fw, wy, wx, wyf, wxf) in self._proj.items():  # carry the projections
             wy, wx = list(wy), list(wx)
             wyf = None if wyf is None else wyf.copy()
@@ -382,9 +384,10 @@ class FlintBackend:
         if state.off is None:
             return state
         d = state.d
-        offs = [state.off.off(j) for j in range(len(state.spans))]
-        seq = self._meta(state)["seq"]
-        G = fmpq_mat(state.n, d, [offs[j][c] for j in seq for c in range(d)])
+        ent = []
+        for j, (lo, hi) in enumerate(state.spans):
+            ent.extend(state.off.off(j) * (hi - lo))
+        G = fmpq_mat(state.n, d, ent)
         return State(state.X + G, state.spans, d, meta=state.meta)
 
     def _tag(self, sa: SA, state: State):
@@ -409,7 +412,7 @@ class FlintBackend:
         if V is None:
             if not all(m > 0 for m in db.mn):
                 return None
-            off = _Offsets.first(f, da.top, X, d)
+            off = _Offsets.first(tuple(a), f, da.top, X, d)
         else:
             pof, mag = V.proj_floats(b)
             if pof is not None:
@@ -420,7 +423,7 @@ class FlintBackend:
             proj = V.projector(b)
             if not all(db.mn[j] + proj(j) > 0 for j in unsure):
                 return None
-            off = V.tagged(f, da.top, X, d)
+            off = V.tagged(tuple(a), f, da.top, X, d)
         new = State(X, spans, d, index={}, off=off, meta=state.meta)
         new.tag = (list(da.top), sa.V.lam)
         return new
@@ -444,9 +447,13 @@ class FlintBackend:
             cand = range(state.n)
         X, d = state.X, state.d
         touched, before = [], {}
+        pj = {}  # <w, off_j> of the candidates' sequences
         for i in cand:
             j = seq[i]
-            ti = dw.pb[i] + proj(j)
+            p = pj.get(j)
+            if p is None:
+                p = pj[j] = proj(j)
+            ti = dw.pb[i] + p
             if ti < lo or ti > hi:
                 continue
             mp = maps[bisect_left(kinks, ti)]
@@ -469,9 +476,10 @@ class FlintBackend:
         return fmpq(q.numerator, q.denominator)  # Fraction or int
 
     def load(self, sequences) -> State:
-        rows = [[fmpq(x.numerator, x.denominator) for x in t] for s in sequences for t in s]
-        d = len(rows[0]) if rows else 0
-        X = fmpq_mat(len(rows), d, [x for r in rows for x in r])
+        d = next((len(t) for s in sequences for t in s), 0)
+        ent = [x.numerator if x.denominator == 1 else fmpq(x.numerator, x.denominator)
+               for s in sequences for t in s for x in t]  # fmpq_mat takes ints as they are
+        X = fmpq_mat(sum(len(s) for s in sequences), d, ent)
         return State(X, spans_of(len(s) for s in sequences), d)
 
     def row(self, state: State, i: int) -> tuple:
