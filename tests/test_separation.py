@@ -15,7 +15,12 @@ import separation_reference as reference
 from hypothesis import given, settings
 
 from lemmas.afz.separation import separate
-from proofcheck.io.generate import STYLES, admissible_datasets, digits_like, random_dataset
+from proofcheck.io.generate import (
+    STYLES,
+    admissible_datasets,
+    digits_like,
+    random_dataset,
+)
 from proofcheck.kernel.checker import check_network
 from proofcheck.kernel.claims import SequenceShift
 from proofcheck.kernel.model import Factored, Transformer

@@ -36,6 +36,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from math import gcd
 from operator import add, mul
 
@@ -154,8 +155,8 @@ class _Class:
     is ``tb F``, the offset ``tb F - btop`` and the coordinate offset
     ``yb F - xtop``."""
 
-    __slots__ = ("seqs", "pts", "h", "top", "bs", "btop", "width", "xtop", "k", "tb", "yb",
-                 "_set", "off", "voff")
+    __slots__ = ("_set", "bs", "btop", "h", "k", "off", "pts", "seqs", "tb", "top", "voff",
+                 "width", "xtop", "yb")
 
     def members(self):
         if self._set is None:
@@ -252,7 +253,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
         for j in K.seqs:
             top_row[j] = starts[j] + pos[j][K.top]
     srt = sorted(top_now(K) for K in classes)
-    gap = min((b - a for a, b in zip(srt, srt[1:])), default=None)  # min gap of tops
+    gap = min((b - a for a, b in pairwise(srt)), default=None)  # min gap of tops
     kmax = max(classes, key=top_now)        # the class with the largest top
     # narrow classes: sorted by top, intervals [top - width, top] pairwise disjoint
     nar, ntop, nw = [], [], []

@@ -58,7 +58,14 @@ class Moves:
     _bound: dict = field(default=None, repr=False)
 
     def bind(self, num):
-        self._bound = {i: tuple(num(x) for x in v) for i, v in self.targets.items()}
+        conv: dict = {}  # id(point) -> converted point: rows sent to one point (a snap's
+        bound = {}       # whole sequence) share it; the dict keeps the points alive
+        for i, v in self.targets.items():
+            c = conv.get(id(v))
+            if c is None:
+                c = conv[id(v)] = tuple(num(x) for x in v)
+            bound[i] = c
+        self._bound = bound
         return self
 
     def rows(self):
