@@ -48,23 +48,10 @@ def choose_k(leader_points, forbidden, d: int):
     for c in range(1, limit + 1):
         k = tuple(Fraction(c) ** i for i in range(d))
         kappas = [dot(k, x) for x in pts]
-        if _distinct_and_allowed(kappas, forbidden):
+        if len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas):
             return k, kappas
     raise RuntimeError(f"collapse: no c in 1..{limit} separates the kappas (impossible for "
                        "distinct leaders; report this)")
-
-
-def _distinct_and_allowed(kappas, forbidden) -> bool:
-    """Kappas pairwise distinct and outside ``forbidden``.  Rationals are compared by
-    their lowest-terms (numerator, denominator) pairs (equal pairs iff equal values,
-    and several times faster to hash than a Fraction); anything else (sympy) by
-    value."""
-    if all(type(v) in (Fraction, int) for v in kappas) and \
-            all(type(v) in (Fraction, int) for v in forbidden):
-        keys = {(v.numerator, v.denominator) for v in kappas}
-        return len(keys) == len(kappas) and \
-            not any((v.numerator, v.denominator) in keys for v in forbidden)
-    return len(set(kappas)) == len(kappas) and not forbidden.intersection(kappas)
 
 
 def collapse_sa(k) -> SA:

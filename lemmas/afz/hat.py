@@ -52,10 +52,9 @@ def plateau_ff(w, t_p, delta1, delta2, shift, label="plateau hat (3.2p)") -> FF:
     require(d1 < d2, "plateau hat: need 0 < delta1 < delta2")
     s = d2 - d1
     kinks = (t_p - d2, t_p - d1, t_p + d1, t_p + d2)
-    up = tuple(x / s for x in shift)       # columns (1, -1, -1, 1) / s times shift
-    down = tuple(-x for x in up)
+    coef = (1 / s, -1 / s, -1 / s, 1 / s)
     return FF(Fraction(1), U=(w,) * 4, b=tuple(-k for k in kinks),
-              W=(up, down, down, up), label=label)
+              W=tuple(tuple(c * x for x in shift) for c in coef), label=label)
 
 
 def separating_direction(S, p):

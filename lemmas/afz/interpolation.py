@@ -10,8 +10,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from fractions import Fraction
 
-from flint import fmpq
-
 from lemmas.afz.snap import snap_ff
 from proofcheck.kernel.claims import Moves
 
@@ -25,16 +23,12 @@ def snaps(kappas, targets, attending, d: int, float_format=None):
     if float_format is not None:
         from lemmas.afz.options import check_targets
         check_targets(targets, float_format)
-    # the distinct values, sorted as python-flint fmpq (exact; compared in C, a
-    # Fraction comparison costs microseconds); keys (numerator, denominator)
-    vals = sorted({(v.numerator, v.denominator): fmpq(v.numerator, v.denominator)
-                   for v in list(kappas) + [y[0] for y in targets]}.values())
+    vals = sorted(set(kappas) | {y[0] for y in targets})
     ffs, claims, deltas = [], [], []
     for kap, y, rows in zip(kappas, targets, attending):
-        fk = fmpq(kap.numerator, kap.denominator)
-        i = bisect_left(vals, fk)
-        near = [abs(vals[k] - fk) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
-        delta = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 4
+        i = bisect_left(vals, kap)
+        near = [abs(vals[k] - kap) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
+        delta = (min(near) if near else Fraction(1)) / 4
         centre = kap
         if float_format is not None:
             from lemmas.afz.options import float_safe_snap

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
 
-from flint import fmpq
-
 try:
     from sortedcontainers import SortedList
 except ImportError:  # pragma: no cover - installed with hypothesis
@@ -60,24 +58,18 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
     t = [base + spacing * j for j in range(len(spans))]
     n_sphere = sum(m) - len(m)
     pool = iter(negative_orthant_points(2 * n_sphere + 4, d, r) if n_sphere else [])
-    proj = rows.projections() if fast else [dot(u, x) for x in rows]  # row -> <u, x>
-    # the sorted projections are kept as python-flint fmpq (exact, compared in C:
-    # a Fraction comparison costs microseconds, and a million tokens make tens of
-    # millions of them); every value handed to the layers is a Fraction again
-    fproj = [fmpq(x.numerator, x.denominator) for x in proj]
-    pi = sorted(fproj)
+    pi = sorted(rows.projections() if fast else (dot(u, x) for x in rows))
     if SortedList is not None:  # O(log T) updates (a million tokens)
         pi = SortedList(pi)
-    used = {(x.numerator, x.denominator) for x in proj}  # every projection so far
+    used = set(pi)
     ffs, claims, leader_rows, positions = [], [], [], {}
-    su = sum(u)  # <u, t 1> = t sum(u)
 
-    def move(row, q, tq):
+    def move(row, q):
         p = rows[row]
-        tp, ftp = proj[row], fproj[row]
-        i = pi.bisect_left(ftp) if SortedList is not None else bisect_left(pi, ftp)
-        near = [abs(pi[k] - ftp) for k in (i - 1, i + 1) if 0 <= k < len(pi)]
-        d2 = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 2
+        tp = dot(u, p)
+        i = pi.bisect_left(tp) if SortedList is not None else bisect_left(pi, tp)
+        near = [abs(pi[k] - tp) for k in (i - 1, i + 1) if 0 <= k < len(pi)]
+        d2 = (min(near) if near else Fraction(1)) / 2
         c, d1 = tp, d2 / 2
         if float_format is not None:
             from lemmas.afz.options import float_safe_hat
@@ -86,26 +78,24 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
                               label="leader (3.2p)"))
         claims.append(Moves({row: q}))
         pi.pop(i)
-        ftq = fmpq(tq.numerator, tq.denominator)
-        proj[row], fproj[row] = tq, ftq
+        tq = dot(u, q)
         if SortedList is not None:
-            pi.add(ftq)
+            pi.add(tq)
         else:
-            insort(pi, ftq)
-        used.add((tq.numerator, tq.denominator))
+            insort(pi, tq)
+        used.add(tq)
         positions[row] = q
 
     for j, (lo, hi) in enumerate(spans):
         if progress:
             progress()
         leader_rows.append(list(range(lo, lo + m[j])))
-        move(lo, (t[j],) * d, t[j] * su)
+        move(lo, (t[j],) * d)
         for row in range(lo + 1, lo + m[j]):
             for q in pool:
-                tq = dot(u, q)
-                if (tq.numerator, tq.denominator) not in used:
+                if dot(u, q) not in used:
                     break
             else:
                 raise AssertionError("sphere point pool exhausted")
-            move(row, q, tq)
+            move(row, q)
     return Leaders(ffs, claims, leader_rows, positions, t, Fraction(r), beta)

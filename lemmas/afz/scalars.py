@@ -15,8 +15,6 @@ def scalar(x):
     """``Fraction(x)`` for rationals (ints, Fractions) and numeric strings; a sympy
     expression unchanged.  Raises ``ValueError`` for anything else (None, floats,
     booleans, containers): the constructions are exact."""
-    if type(x) is Fraction:  # the common case, without the ABC checks below
-        return x
     if hasattr(x, "free_symbols"):
         return x
     if isinstance(x, (numbers.Rational, str)) and not isinstance(x, bool):

@@ -31,25 +31,17 @@ def snap_ff(axis: int, d: int, kappa, delta, y, label="snap (3.3)") -> FF:
     if not 0 <= axis < d or len(y) != d:
         raise ValueError("snap: need 0 <= axis < d and y of length d")
     require(delta > 0, "snap: need delta > 0")
-    e = _axis(axis, d)
+    e = tuple(Fraction(int(i == axis)) for i in range(d))
     k1, k2, k3, k4 = kappa - 2 * delta, kappa - delta, kappa + delta, kappa + 2 * delta
-    # G(t) = y - t e_axis on the plateau; off the axis coordinate e_i = 0, so the
-    # values G2 = G(k2), G3 = G(k3) differ from y only there (written out, no
-    # products by 0 or 1: the same entries as the generic formula, fewer operations)
-    G2 = tuple(yi - k2 if i == axis else yi for i, yi in enumerate(y))  # value at k2
-    G3 = tuple(yi - k3 if i == axis else yi for i, yi in enumerate(y))  # value at k3
+    G2 = tuple(yi - k2 * ei for yi, ei in zip(y, e))  # value at k2
+    G3 = tuple(yi - k3 * ei for yi, ei in zip(y, e))  # value at k3
     s1 = tuple(g / delta for g in G2)                 # slope on (k1, k2)
     s2 = tuple(-ei for ei in e)                       # slope on the plateau
     s3 = tuple(-g / delta for g in G3)                # slope on (k3, k4)
-    W = (s1, tuple(b - a for a, b in zip(s1, s2)), tuple(b - a for a, b in zip(s2, s3)),
-         tuple(-a for a in s3))                       # slope changes (zero outside)
+    zero = (Fraction(0),) * d
+    slopes = (zero, s1, s2, s3, zero)
+    W = tuple(tuple(b - a for a, b in zip(slopes[m], slopes[m + 1])) for m in range(4))
     return FF(Fraction(1), U=(e,) * 4, b=(-k1, -k2, -k3, -k4), W=W, label=label)
-
-
-@functools.lru_cache(maxsize=64)
-def _axis(axis: int, d: int):
-    """``e_axis`` in Q^d (one tuple per (axis, d), shared by every snap)."""
-    return tuple(Fraction(int(i == axis)) for i in range(d))
 
 
 def symbolic(d: int = 3, axis: int = 0):

@@ -58,14 +58,7 @@ class Moves:
     _bound: dict = field(default=None, repr=False)
 
     def bind(self, num):
-        conv: dict = {}  # id(point) -> converted point: rows sent to one point (a snap's
-        bound = {}       # whole sequence) share it; the dict keeps the points alive
-        for i, v in self.targets.items():
-            c = conv.get(id(v))
-            if c is None:
-                c = conv[id(v)] = tuple(num(x) for x in v)
-            bound[i] = c
-        self._bound = bound
+        self._bound = {i: tuple(num(x) for x in v) for i, v in self.targets.items()}
         return self
 
     def rows(self):

@@ -165,69 +165,23 @@ def affine_pieces(ff: FF, r1):
     kinks ``-b_k / c_k`` of ``t = <w, x>`` and, per piece (before the first kink,
     between kinks, after the last), ``None`` when the layer is the identity there,
     else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists)."""
-    w, kinks, pieces = lazy_pieces(ff, r1)
-    return w, kinks, [pieces[k] for k in range(len(pieces))]
-
-
-def lazy_pieces(ff: FF, r1):
-    """:func:`affine_pieces` with the pieces computed on first access
-    (``pieces[k]``, cached): the FF fast path only needs the two outer pieces and
-    those holding a row (usually one of five for a hat)."""
     w, cs = r1
+    eta = q2f(ff.eta)
+    W = [[q2f(x) for x in col] for col in ff.W]
     b = [q2f(x) for x in ff.b]
     cs = [q2f(c) for c in cs]
+    d = len(w)
     kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-    return w, kinks, _Pieces(ff, cs, b, kinks, len(w))
-
-
-class _Pieces:
-    """The affine maps of :func:`affine_pieces`, one per piece, on demand.  Unit k
-    contributes ``(c_k W_k) t + b_k W_k`` on the pieces where it is active (decided
-    exactly at a sample point of the piece); each product is formed once."""
-
-    def __init__(self, ff, cs, b, kinks, d):
-        self.ff, self.cs, self.b, self.kinks, self.d = ff, cs, b, kinks, d
-        self.eta = q2f(ff.eta)
-        self.cache = {}
-        self.units = None
-
-    def __len__(self):
-        return len(self.kinks) + 1
-
-    def _sample(self, k):
-        kn = self.kinks
-        if not kn:
-            return fmpq(0)
-        if k == 0:
-            return kn[0] - 1
-        if k == len(kn):
-            return kn[-1] + 1
-        return (kn[k - 1] + kn[k]) / 2
-
-    def __getitem__(self, k):
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        if k in self.cache:
-            return self.cache[k]
-        cs, b, d = self.cs, self.b, self.d
-        if self.units is None:
-            self.units = []
-            for i, col in enumerate(self.ff.W):
-                Wk = [q2f(x) for x in col]
-                self.units.append(([cs[i] * x for x in Wk], [b[i] * x for x in Wk]))
-        smp = self._sample(k)
-        zero = fmpq(0)
-        g, h = [zero] * d, [zero] * d
-        for i in range(self.ff.width):
-            if cs[i] * smp + b[i] > 0:
-                gk, hk = self.units[i]
-                g = [x + y for x, y in zip(g, gk)]
-                h = [x + y for x, y in zip(h, hk)]
-        ident = self.eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
-        m = self.cache[k] = None if ident else (g, h)
-        return m
+    samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
+               + [kinks[-1] + 1]) if kinks else [fmpq(0)]
+    maps = []
+    for smp in samples:
+        act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
+        g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
+        maps.append(None if ident else (g, h))
+    return w, kinks, maps
 
 
 class _Dir:
@@ -548,13 +502,11 @@ class FlintBackend:
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
             return self._ff_dense(ff, self._materialize(state)), None, None
-        w, kinks, maps = lazy_pieces(ff, r1)
+        w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
-        bounded = maps[0] is None and maps[-1] is None
-        if bounded and not kinks:  # a single piece, the identity
+        if all(m is None for m in maps):
             return state, [], None
-        # (a bounded layer whose inner pieces are all the identity moves no row: the
-        # loops below find none to change; its pieces are only computed on demand)
+        bounded = maps[0] is None and maps[-1] is None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
