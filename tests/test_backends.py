@@ -295,3 +295,31 @@ def test_gram_prefilter_blocks_and_long_sequences(monkeypatch):
     long_seq = [[(F(i), F(1)) for i in range(1, 6)]]  # 25 entries > 20
     assert be._gram_attended(be.load(long_seq)) is None
     assert _run("sa", layer, long_seq, "flint")[0] == _run("sa", layer, long_seq, "fraction")[0]
+
+
+def test_lazy_offsets_rebase_when_a_tag_changes_direction():
+    """Two offset tags in a row in different directions, no row changed between
+    them: the second tag's tops differ from the first's, so the lazy offsets must
+    rebase those sequences (a regression found by the chain test above); outputs
+    equal the reference and the state stays on the offset path."""
+    from lemmas.afz.clustering import tag_sa
+    from proofcheck.kernel.backends.flint import FlintBackend, _Offsets
+    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.model import Transformer
+    F = Fraction
+    seqs = [[(F(1), F(3)), (F(2), F(1))], [(F(3), F(1)), (F(1), F(2)), (F(2), F(2))]]
+    u, e = (F(1), F(2)), (F(1), F(0))  # tops by u: rows 0, 3; by e: rows 1, 2
+    blocks = [Block(FF(F(1)), tag_sa(u, F(2))), Block(FF(F(1)), tag_sa(e, F(1, 3))),
+              Block(FF(F(1)), tag_sa(u, F(1)))]
+    be = FlintBackend()
+    st_ = be.load(seqs)
+    tops = []
+    for blk in blocks:
+        st_, _, _ = be.sa(blk.sa, st_, HARDMAX)
+        assert isinstance(st_.off, _Offsets)
+        tops.append(st_.tag[0])
+    assert tops[0] != tops[1]
+    net = Transformer(2, blocks)
+    a = check_network(net, seqs, None, None, backend="flint")
+    b = check_network(net, seqs, None, None, backend="fraction")
+    assert a.outputs == b.outputs

@@ -78,9 +78,14 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
             # the backend computed X_new = 1 X + lam X[src] with exactly the claimed
             # attended rows and factor: the claim's formula, term for term
             return None
-        if hasattr(backend, "gather_axpy") and \
+        if hasattr(backend, "gather_axpy") and getattr(old_state, "off", None) is None \
+                and getattr(new_state, "off", None) is None and \
                 backend.gather_axpy(old_state, src, 1, claim.lam) == new_state.X:
-            return None
+            return None  # (with pending offsets X holds base rows only: compare rows)
+    if claim.kind == "translate" and hasattr(backend, "translated") and \
+            getattr(old_state, "off", None) is None and getattr(new_state, "off", None) is None \
+            and backend.translated(old_state, claim.c) == new_state.X:
+        return None  # every row moved by exactly c (one exact matrix comparison)
     if touched is None or cr is None:
         rows = range(new_state.n)
     else:

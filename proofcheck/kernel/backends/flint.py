@@ -13,12 +13,15 @@ no value:
 * a *tag* (hardmax, ``A = a b^T``, ``V = lam I``, ``rho = 1``) in which every
   sequence j has a unique a-maximal token ``t_j`` and every ``<b, x_i> > 0`` adds
   the same vector ``lam x_{t_j}`` to every token of sequence j: it is kept as a
-  per-sequence offset (token i of sequence j is ``X[i] + off[j]``), O(N) work
-  instead of O(T).  Offsets do not change the order of projections inside a
-  sequence, so the tops and the signs are decided exactly from per-sequence
-  maxima / minima of the base projections plus the offset's projection.  The FF
-  that follows evaluates ``base + offset`` on the rows its support may hold;
-  before anything else the offsets are folded into ``X`` (``_materialize``).
+  per-sequence offset (token i of sequence j is ``X[i] + off[j]``).  Offsets do
+  not change the order of projections inside a sequence, so the tops and the
+  signs are decided exactly from per-sequence maxima / minima of the base
+  projections plus the offset's projection.  A run of such tags is kept lazily
+  (:class:`_Offsets`: the top token of a sequence only grows by ``1 + lam`` while
+  its rows do not change), so a tag costs O(sequences whose rows changed) exact
+  operations plus O(N) float64 pre-filtering.  The FF that follows evaluates
+  ``base + offset`` on the rows its support may hold; before anything else the
+  offsets are folded into ``X`` (``_materialize``).
 
 Tests cross-check every shortcut against the reference backend.
 """
@@ -289,6 +292,128 @@ class _Dir:
         self.dirty.add(s)
 
 
+class _Offsets:
+    """Per-sequence offsets of a run of offset tags, kept lazily (one object per
+    state; a tag returns a new one and leaves this one valid).
+
+    Tag m (factor ``f_m = 1 + lam_m``) adds ``lam_m y_j`` to every token of sequence
+    j, where ``y_j = X[t_j] + off_j`` is its unique top token: while the top row
+    ``t_j`` and its base row ``X[t_j]`` stay the same, ``y_j`` only grows by the
+    factor ``f_m``.  Stored per sequence: ``k[j]`` (the number of tags when it was
+    last rebased), ``t[j]`` (its top row then), ``yb[j]`` (its top token then) and
+    ``xb[j]`` (that token's base row then), so that
+    ``off_j = yb[j] * C[n] / C[k[j]] - xb[j]`` with ``C[m] = f_1 ... f_m`` and ``n``
+    the tags so far.  Before a tag, a sequence is rebased when its rows changed
+    (the FF on base + offset, the only in-place writer while offsets are pending,
+    records those sequences in ``changed``) or, for a tag in another direction
+    than ``a`` (the previous tag's), when its top row differs from ``t[j]`` (in
+    the same direction unchanged rows keep their top).
+    Exact fmpq throughout; ``proj_floats`` gives float64 copies for PRE-FILTERING
+    with the magnitudes a rigorous margin needs."""
+
+    def __init__(self, a, C, n, k, t, yb, xb, karr):
+        self.a, self.C, self.n = a, C, n  # C: shared, append-only; this view uses C[:n + 1]
+        self.k, self.t, self.yb, self.xb, self.karr = k, t, yb, xb, karr
+        self.changed = set()
+        self._F, self._off, self._proj = {}, {}, {}
+
+    @classmethod
+    def first(cls, a, f, tops, X, d):
+        """Offsets after one tag (direction key ``a``, factor ``f``) on offset-free
+        rows with tops ``tops``."""
+        xb = [tuple(X[t, c] for c in range(d)) for t in tops]
+        return cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
+                   np.zeros(len(tops), np.int64))
+
+    def F(self, k):
+        """``C[n] / C[k]`` (exact)."""
+        v = self._F.get(k)
+        if v is None:
+            v = self._F[k] = self.C[self.n] / self.C[k]
+        return v
+
+    def off(self, j):
+        """Exact offset of sequence j (a d-tuple of fmpq)."""
+        o = self._off.get(j)
+        if o is None:
+            F = self.F(self.k[j])
+            o = self._off[j] = tuple(y * F - x for y, x in zip(self.yb[j], self.xb[j]))
+        return o
+
+    def _dir(self, w):
+        """``(<w, yb_j>, <w, xb_j>)`` per sequence, exact and float64 (or None)."""
+        key = tuple(w)
+        P = self._proj.get(key)
+        if P is None:
+            fw = [q2f(x) for x in w]
+            wy = [sum((a * b for a, b in zip(fw, y)), fmpq(0)) for y in self.yb]
+            wx = [sum((a * b for a, b in zip(fw, x)), fmpq(0)) for x in self.xb]
+            P = self._proj[key] = (fw, wy, wx, _floats(wy), _floats(wx))
+        return P
+
+    def proj(self, w, j):
+        """Exact ``<w, off_j>``."""
+        return self.projector(w)(j)
+
+    def projector(self, w):
+        """``j -> <w, off_j>`` (exact; one cache look-up for many sequences)."""
+        _, wy, wx, _, _ = self._dir(w)
+        k, F = self.k, self.F
+        return lambda j: F(k[j]) * wy[j] - wx[j]
+
+    def proj_floats(self, w):
+        """``(p, mag)``: float64 arrays with ``|p_j - <w, off_j>| <= 2^-48 mag_j``
+        (every factor is a correctly rounded copy within [2^-900, 2^900], products
+        checked to stay in that range), or ``(None, None)``."""
+        _, _, _, wyf, wxf = self._dir(w)
+        Ff = _floats([self.F(k) for k in range(self.n + 1)])
+        if wyf is None or wxf is None or Ff is None:
+            return None, None
+        a = Ff[self.karr] * wyf
+        aa = np.abs(a)
+        if (aa > 2.0 ** 900).any() or ((aa > 0) & (aa < 2.0 ** -900)).any():
+            return None, None
+        return a - wxf, aa + np.abs(wxf)
+
+    def tagged(self, a, f, tops, X, d):
+        """The offsets after one more tag with factor ``f`` (tops ``tops``): the
+        sequences whose top row is not ``t[j]`` or whose rows changed are rebased
+        first, every other entry is shared."""
+        n = self.n
+        C = self.C
+        if len(C) != n + 1:  # another state already extended C: branch off a copy
+            C = C[:n + 1]
+        C.append(C[n] * f)
+        rebase = set(self.changed)
+        if a != self.a and tops != self.t:
+            rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
+        k, yb, xb, karr = list(self.k), list(self.yb), list(self.xb), self.karr.copy()
+        for j in rebase:
+            o = self.off(j)
+            x = tuple(X[tops[j], c] for c in range(d))
+            k[j], xb[j], yb[j], karr[j] = n, x, tuple(a + b for a, b in zip(x, o)), n
+        new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr)
+        for key, (fw, wy, wx, wyf, wxf) in self._proj.items():  # carry the projections
+            wy, wx = list(wy), list(wx)
+            wyf = None if wyf is None else wyf.copy()
+            wxf = None if wxf is None else wxf.copy()
+            for j in rebase:
+                wy[j] = sum((a * b for a, b in zip(fw, yb[j])), fmpq(0))
+                wx[j] = sum((a * b for a, b in zip(fw, xb[j])), fmpq(0))
+            if rebase and (wyf is not None or wxf is not None):
+                js = sorted(rebase)
+                fy, fx = _floats([wy[j] for j in js]), _floats([wx[j] for j in js])
+                wyf = None if wyf is None or fy is None else _put(wyf, js, fy)
+                wxf = None if wxf is None or fx is None else _put(wxf, js, fx)
+            new._proj[key] = (fw, wy, wx, wyf, wxf)
+        return new
+
+
+def _put(arr, idx, vals):
+    arr[idx] = vals
+    return arr
+
+
 class FlintBackend:
     name = "flint"
 
@@ -311,31 +436,26 @@ class FlintBackend:
             dr = meta["dirs"][key] = _Dir(w, state.X, state.spans, state.d)
         return dr
 
-    @staticmethod
-    def _po(state: State, dr: _Dir, key):
-        """Exact ``<w, off[j]>`` per sequence and float copies (or ``None``)."""
-        cache = state.index if isinstance(state.index, dict) else None
-        if cache is not None and ("po", key) in cache:
-            return cache[("po", key)]
-        po = (state.off * fmpq_mat(len(dr.w), 1, dr.w)).entries()
-        res = (po, _floats(po))
-        if cache is not None:
-            cache[("po", key)] = res
-        return res
-
     def _materialize(self, state: State) -> State:
         """The same tokens with the offsets folded into ``X`` (a new state)."""
         if state.off is None:
             return state
         d = state.d
-        oe = state.off.entries()
-        seq = self._meta(state)["seq"]
-        G = fmpq_mat(state.n, d, [oe[j * d + c] for j in seq for c in range(d)])
+        ent = []
+        for j, (lo, hi) in enumerate(state.spans):
+            ent.extend(state.off.off(j) * (hi - lo))
+        G = fmpq_mat(state.n, d, ent)
         return State(state.X + G, state.spans, d, meta=state.meta)
 
     def _tag(self, sa: SA, state: State):
         """Offset tag, or ``None`` when its conditions do not hold (see module doc)."""
-        if not state.spans or any(hi <= lo for lo, hi in state.spans):
+        meta = self._meta(state)
+        if "nonempty" not in meta:
+            meta["nonempty"] = bool(state.spans) and all(hi > lo for lo, hi in state.spans)
+        if not meta["nonempty"]:
+            return None
+        f = q2f(1 + sa.V.lam)
+        if f == 0:  # the top token would vanish: no lazy growth
             return None
         a, b = sa.A.left[0], sa.A.right[0]
         da = self._dir(state, a)
@@ -343,25 +463,25 @@ class FlintBackend:
         X, spans, d = state.X, state.spans, state.d
         da.refresh(X, spans, d)
         db.refresh(X, spans, d)
-        if any(t is None for t in da.top):
+        if None in da.top:
             return None
-        if state.off is None:
+        V = state.off
+        if V is None:
             if not all(m > 0 for m in db.mn):
                 return None
-            off = fmpq_mat(len(spans), d)
+            off = _Offsets.first(tuple(a), f, da.top, X, d)
         else:
-            po, pof = self._po(state, db, tuple(b))
+            pof, mag = V.proj_floats(b)
             if pof is not None:
                 s_ = db.mnf + pof
-                unsure = np.nonzero(~(s_ > REL * (np.abs(db.mnf) + np.abs(pof))))[0].tolist()
+                unsure = np.nonzero(~(s_ > REL * (np.abs(db.mnf) + mag)))[0].tolist()
             else:
                 unsure = range(len(spans))
-            if not all(db.mn[j] + po[j] > 0 for j in unsure):
+            proj = V.projector(b)
+            if not all(db.mn[j] + proj(j) > 0 for j in unsure):
                 return None
-            off = state.off
-        lam = q2f(sa.V.lam)
-        new_off = off + (da.xt + off) * lam
-        new = State(X, spans, d, index={}, off=new_off, meta=state.meta)
+            off = V.tagged(tuple(a), f, da.top, X, d)
+        new = State(X, spans, d, index={}, off=off, meta=state.meta)
         new.tag = (list(da.top), sa.V.lam)
         return new
 
@@ -369,34 +489,41 @@ class FlintBackend:
         """Bounded-support rank-one FF on ``X[i] + off[j]``, updating ``X`` in place."""
         meta = self._meta(state)
         dw = self._dir(state, w)
-        key = tuple(w)
-        po, pof = self._po(state, dw, key)
+        V = state.off
+        pof, mag = V.proj_floats(w)
+        proj = V.projector(w)
         seq = meta["seq"]
         lo, hi = kinks[0], kinks[-1]
         fl = _floats([lo, hi])
         if dw.bf is not None and pof is not None and fl is not None:
-            p = pof[meta["seqa"]]
-            tf = dw.bf + p
-            m = REL * (np.abs(dw.bf) + np.abs(p) + abs(fl[0]) + abs(fl[1]))
+            sa_ = meta["seqa"]
+            tf = dw.bf + pof[sa_]
+            m = REL * (np.abs(dw.bf) + mag[sa_] + abs(fl[0]) + abs(fl[1]))
             cand = np.nonzero((tf >= fl[0] - m) & (tf <= fl[1] + m))[0].tolist()
         else:
             cand = range(state.n)
-        X, OFF, d = state.X, state.off, state.d
+        X, d = state.X, state.d
         touched, before = [], {}
+        pj = {}  # <w, off_j> of the candidates' sequences
         for i in cand:
             j = seq[i]
-            ti = dw.pb[i] + po[j]
+            p = pj.get(j)
+            if p is None:
+                p = pj[j] = proj(j)
+            ti = dw.pb[i] + p
             if ti < lo or ti > hi:
                 continue
             mp = maps[bisect_left(kinks, ti)]
             if mp is None:
                 continue
             g, h = mp
-            old = tuple(X[i, c] + OFF[j, c] for c in range(d))
+            off = V.off(j)
+            old = tuple(X[i, c] + off[c] for c in range(d))
             for c in range(d):
-                X[i, c] = eta * old[c] + g[c] * ti + h[c] - OFF[j, c]
+                X[i, c] = eta * old[c] + g[c] * ti + h[c] - off[c]
             before[i] = old
             touched.append(i)
+            V.changed.add(j)
         for i in touched:
             for dr in meta["dirs"].values():
                 dr.update(i, seq[i], X, d)
@@ -406,17 +533,18 @@ class FlintBackend:
         return fmpq(q.numerator, q.denominator)  # Fraction or int
 
     def load(self, sequences) -> State:
-        rows = [[fmpq(x.numerator, x.denominator) for x in t] for s in sequences for t in s]
-        d = len(rows[0]) if rows else 0
-        X = fmpq_mat(len(rows), d, [x for r in rows for x in r])
+        d = next((len(t) for s in sequences for t in s), 0)
+        ent = [x.numerator if x.denominator == 1 else fmpq(x.numerator, x.denominator)
+               for s in sequences for t in s for x in t]  # fmpq_mat takes ints as they are
+        X = fmpq_mat(sum(len(s) for s in sequences), d, ent)
         return State(X, spans_of(len(s) for s in sequences), d)
 
     def row(self, state: State, i: int) -> tuple:
         X = state.X
         if state.off is None:
             return tuple(X[i, c] for c in range(state.d))
-        j, off = self._meta(state)["seq"][i], state.off
-        return tuple(X[i, c] + off[j, c] for c in range(state.d))
+        off = state.off.off(self._meta(state)["seq"][i])
+        return tuple(X[i, c] + off[c] for c in range(state.d))
 
     def to_float64(self, state: State) -> np.ndarray:
         """``(n, d)`` float64 array: every token coordinate rounded to the NEAREST
@@ -529,6 +657,12 @@ class FlintBackend:
         G = fmpq_mat(state.n, d, [x for r in src_rows for x in e[r * d:(r + 1) * d]])
         X = state.X if rho == 1 else state.X * q2f(Fraction(rho))
         return X + (G if lam == 1 else G * q2f(Fraction(lam)))
+
+    def translated(self, state: State, c):
+        """``X + 1 c^T`` (exact) for a state without offsets: the claim of a
+        translation, compared with the evaluated rows as one matrix."""
+        row = [q2f(x) for x in c]
+        return state.X + fmpq_mat(state.n, state.d, row * state.n)
 
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
