@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.model import dot
+from proofcheck.kernel.model import ParameterError, dot
 from proofcheck.kernel.verdicts import CheckResult, Verdict
 
 
@@ -28,16 +28,25 @@ def is_symbolic(x) -> bool:
 
 def scalar(x):
     """``x`` as a ``Fraction`` (ints, strings, Fractions) or unchanged if it is a
-    sympy expression.  Raises ``ValueError``/``TypeError`` like ``Fraction``."""
+    sympy expression.  Raises :class:`ParameterError` (a ``ValueError`` and a
+    ``TypeError``) for anything ``Fraction`` refuses (None, containers, bad strings)."""
     if isinstance(x, Fraction):
         return x
     if is_symbolic(x):
         return x
-    return Fraction(x)
+    try:
+        return Fraction(x)
+    except (TypeError, ValueError):
+        raise ParameterError(f"scalar: x must be a rational number or a sympy expression, "
+                             f"got {x!r}"[:200], "scalar", "x") from None
 
 
 def vector(xs) -> tuple:
-    """Tuple of :func:`scalar` values."""
+    """Tuple of :func:`scalar` values.  Raises :class:`ParameterError` unless ``xs``
+    is a list or tuple of scalars."""
+    if not isinstance(xs, (list, tuple)):
+        raise ParameterError(f"vector: xs must be a list or tuple of scalars, got {xs!r}"[:200],
+                             "vector", "xs")
     return tuple(scalar(x) for x in xs)
 
 

@@ -80,7 +80,8 @@ def test_constructions_reject_violated_hypotheses():
         (lambda: snap.snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
     ]
     from lemmas.afz.scalars import scalar, scalars
-    R, V = "expected a rational number or a sympy expression, got ", "expected a vector (list or tuple of scalars), got "
+    R = "scalar: x must be a rational number or a sympy expression, got "
+    V = "scalars: xs must be a vector (list or tuple of scalars), got "
     bad_calls += [
         (lambda: scalar(None), R + "None"),
         (lambda: scalar(0.5), R + "0.5"),

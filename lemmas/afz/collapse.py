@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.claims import Collapse
-from proofcheck.kernel.model import SA, Factored, dot
+from proofcheck.kernel.model import SA, Factored, ParameterError, dot
 from proofcheck.symbolic_sa import guarded, vector
 
 ID = "collapse"
@@ -28,7 +28,8 @@ def choose_k(leader_points, forbidden, d: int):
     Every coincidence is a polynomial equation of degree <= d - 1 in c, nonzero
     when the leaders are distinct and no leader is ``f e_1`` with f forbidden; so
     among the first ``(d - 1) (M(M-1)/2 + M |forbidden|) + 1`` values of c one
-    works and the search is bounded by that.  Raises ``ValueError`` naming the
+    works and the search is bounded by that.  Raises ``ParameterError`` (a
+    ``ValueError``) naming the
     leader(s) when the hypotheses fail (no k of this form exists) and
     ``RuntimeError`` if the bounded search ends without success."""
     forbidden = set(forbidden)
@@ -40,12 +41,12 @@ def choose_k(leader_points, forbidden, d: int):
         # Fractions costs a modular inverse per coordinate (a million leaders)
         key = tuple([v for c in x for v in (c.numerator, c.denominator)]) if rational else x
         if key in seen:
-            raise ValueError(f"collapse: leaders {seen[key]} and {i} coincide "
+            raise ParameterError(f"collapse: leaders {seen[key]} and {i} coincide "
                              f"(({', '.join(str(v) for v in x)})); "
                              "no k separates their kappas")
         seen[key] = i
         if all(v == 0 for v in x[1:]) and x[0] in forbidden:
-            raise ValueError(f"collapse: leader {i} is {x[0]} e_1 and {x[0]} is a forbidden "
+            raise ParameterError(f"collapse: leader {i} is {x[0]} e_1 and {x[0]} is a forbidden "
                              "value: its kappa equals it for every k = (1, c, ...)")
     M = len(pts)
     limit = (d - 1) * (M * (M - 1) // 2 + M * len(forbidden)) + 1

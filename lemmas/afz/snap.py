@@ -18,18 +18,18 @@ import functools
 from fractions import Fraction
 
 from lemmas.afz.scalars import require, scalar, scalars
-from proofcheck.kernel.model import FF
+from proofcheck.kernel.model import FF, ParameterError
 
 ID = "3.3"
 
 
 def snap_ff(axis: int, d: int, kappa, delta, y, label="snap (3.3)") -> FF:
     """Width-4 FF snapping ``[kappa - delta, kappa + delta] e_axis`` onto ``y``
-    (``(d,)``); scalars are rationals or sympy expressions.  Raises ``ValueError``
-    if ``delta <= 0`` (or undecided), ``axis`` is out of range or ``y`` is not of length d."""
+    (``(d,)``); scalars are rationals or sympy expressions.  Raises ``ParameterError``
+    (a ``ValueError``) if ``delta <= 0`` (or undecided), ``axis`` is out of range or ``y`` is not of length d."""
     kappa, delta, y = scalar(kappa), scalar(delta), scalars(y)
     if not 0 <= axis < d or len(y) != d:
-        raise ValueError("snap: need 0 <= axis < d and y of length d")
+        raise ParameterError("snap: need 0 <= axis < d and y of length d")
     require(delta > 0, "snap: need delta > 0")
     e = _axis(axis, d)
     k1, k2, k3, k4 = kappa - 2 * delta, kappa - delta, kappa + delta, kappa + 2 * delta

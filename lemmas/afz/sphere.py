@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.model import SA, Factored
+from proofcheck.kernel.model import SA, Factored, ParameterError
 from proofcheck.symbolic_sa import guarded, kernel_recheck, scalar, vector
 
 ID = "4.3"
@@ -42,16 +42,16 @@ def negative_orthant_points(count: int, d: int, r):
     orthant of Q^d (``d >= 2``), spread along a curve of the cap (stereographic
     images of ``v = (-a, -eps, ..., -eps)`` with ``a`` in (1/8, 7/8),
     ``eps = 1/(2d)``, so ``|v| < 1``).  Deterministic; generic in ``r``.
-    Raises ``ValueError`` if ``d < 2``."""
+    Raises ``ParameterError`` (a ``ValueError``) if ``d < 2``."""
     return list(iter_negative_orthant_points(count, d, r))
 
 
 def iter_negative_orthant_points(count: int, d: int, r):
     """The points of :func:`negative_orthant_points`, in the same order, computed
     one at a time (phase L draws only as many as it needs).  Raises
-    ``ValueError`` if ``d < 2`` (at the first draw)."""
+    ``ParameterError`` (a ``ValueError``) if ``d < 2`` (at the first draw)."""
     if d < 2:
-        raise ValueError("sphere points in the negative orthant need d >= 2")
+        raise ParameterError("sphere points in the negative orthant need d >= 2")
     eps = Fraction(1, 2 * d)
     for k in range(1, count + 1):
         a = Fraction(k, count + 1) * Fraction(3, 4) + Fraction(1, 8)  # in (1/8, 7/8)

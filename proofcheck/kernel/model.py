@@ -10,6 +10,7 @@ This module is part of the trusted kernel: it imports nothing from ``lemmas``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain as _chain
 from fractions import Fraction
 from typing import Sequence
 
@@ -17,15 +18,114 @@ Q = Fraction
 Vec = tuple[Fraction, ...]
 
 
+class ParameterError(ValueError, TypeError):
+    """A routine rejects its own input: ``"<routine>: <parameter> must be
+    <expected>, got <value>"``.  Both a ``ValueError`` and a ``TypeError`` (callers
+    catching either keep working); ``routine`` and ``parameter`` name the culprit."""
+
+    def __init__(self, message: str, routine: str | None = None, parameter: str | None = None):
+        super().__init__(message)
+        self.routine, self.parameter = routine, parameter
+
+
+def _short(x) -> str:
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _reject(routine: str, parameter: str, expected: str, got) -> ParameterError:
+    return ParameterError(f"{routine}: {parameter} must be {expected}, got {_short(got)}",
+                          routine, parameter)
+
+
+# Scalars are generic (Fraction, int, sympy expressions, python-flint fmpq, ...):
+# a type is accepted if it has arithmetic and is not None, a bool, a string or a
+# container.  Decided once per type (cached), so a check costs one dict lookup.
+_NOT_SCALAR = (type(None), bool, str, bytes, tuple, list, dict, set, frozenset)
+_SCALAR_TYPE: dict[type, bool] = {}
+_ROW_TYPES = frozenset((tuple, list))
+
+
+def _scalar_type(t: type) -> bool:
+    ok = _SCALAR_TYPE.get(t)
+    if ok is None:
+        ok = (not issubclass(t, _NOT_SCALAR) and hasattr(t, "__add__")
+              and hasattr(t, "__mul__") and not hasattr(t, "__iter__"))
+        _SCALAR_TYPE[t] = ok
+    return ok
+
+
+def _check_scalar(routine: str, parameter: str, x) -> None:
+    if not (_SCALAR_TYPE.get(type(x)) or _scalar_type(type(x))):
+        raise _reject(routine, parameter, "a scalar (rational or symbolic)", x)
+
+
+def _check_vector(routine: str, parameter: str, v, d: int | None) -> int:
+    """``v`` is a tuple/list of scalars (of length ``d`` if given); returns its length.
+    The entry check is one ``set(map(type, v))`` and a cached lookup per type."""
+    if type(v) is tuple and (d is None or len(v) == d) and all(
+            _SCALAR_TYPE.get(t) or _scalar_type(t) for t in set(map(type, v))):
+        return len(v)
+    if not isinstance(v, (tuple, list)):
+        raise _reject(routine, parameter, "a vector (tuple of scalars)" +
+                      (f" of length d = {d}" if d is not None else ""), v)
+    if d is not None and len(v) != d:
+        raise _reject(routine, parameter, f"a vector of length d = {d}", v)
+    for t in set(map(type, v)):
+        if not _scalar_type(t):
+            raise _reject(routine, parameter, "a vector of scalars (rational or symbolic)", v)
+    return len(v)
+
+
+def _check_rows(routine: str, parameter: str, rows, width: int | None, d: int | None,
+                ref: str = "") -> int | None:
+    """``rows``: a tuple of ``width`` vectors of one common length; returns that
+    length (``d``), or ``d`` unchanged when there are no rows.  Fast path: a few
+    C-level passes (lengths, row types, entry types); the slow per-row walk runs
+    only to word the error."""
+    if isinstance(rows, (tuple, list)) and (width is None or len(rows) == width):
+        if not rows:
+            return d
+        if _ROW_TYPES.issuperset(map(type, rows)):
+            lens = set(map(len, rows))
+            if len(lens) == 1 and (d is None or d in lens):
+                if all(_SCALAR_TYPE.get(t) or _scalar_type(t) for t in set(map(type, _chain(*rows)))):
+                    return lens.pop()
+    if not isinstance(rows, (tuple, list)):
+        raise _reject(routine, parameter, "a tuple of vectors", rows)
+    if width is not None and len(rows) != width:
+        raise _reject(routine, parameter, f"{width} vectors (as many as {ref})", rows)
+    for k, r in enumerate(rows):
+        d = _check_vector(routine, f"{parameter}[{k}]", r, d)
+    return d
+
+
 def vec(xs) -> Vec:
-    """Tuple of Fractions from any iterable of ints/Fractions/strings."""
-    return tuple(Fraction(x) for x in xs)
+    """Tuple of Fractions from any iterable of ints/Fractions/strings.  Raises
+    :class:`ParameterError` if ``xs`` is not an iterable of such numbers."""
+    try:
+        return tuple(Fraction(x) for x in xs)
+    except (TypeError, ValueError):
+        raise _reject("vec", "xs", "an iterable of rationals (ints, Fractions, numeric strings)",
+                      xs) from None
 
 
 def dot(x: Sequence, y: Sequence):
+    """``sum_i x_i y_i`` (generic scalars).  Raises :class:`ParameterError` unless
+    ``x`` and ``y`` are iterables of the same length.  (The checks cost nothing on
+    valid input: they are the ``except`` clauses of what runs anyway.)"""
     s = 0
-    for a, b in zip(x, y, strict=True):
-        s += a * b
+    try:
+        pairs = zip(x, y, strict=True)
+    except TypeError:
+        raise _reject("dot", "x, y", "two vectors", (x, y)) from None
+    try:
+        for a, b in pairs:
+            s += a * b
+    except ValueError as e:
+        if "zip()" not in str(e):
+            raise
+        raise _reject("dot", "x, y", "two vectors of the same length", (x, y)) from None
     return s
 
 
@@ -41,8 +141,17 @@ class Factored:
     right: tuple[Vec, ...] = ()
 
     def __post_init__(self):
-        if len(self.left) != len(self.right):
-            raise ValueError("Factored: left and right factor counts differ")
+        """Validates at entry (:class:`ParameterError`): ``lam`` a scalar, ``left``
+        and ``right`` tuples of the same number of vectors, all of one length d."""
+        L, R = self.left, self.right
+        if (type(L) is tuple and type(R) is tuple and len(L) == len(R)  # fast path: one pass
+                and _ROW_TYPES.issuperset(map(type, L)) and _ROW_TYPES.issuperset(map(type, R))
+                and len(set(map(len, L)) | set(map(len, R))) <= 1
+                and all(_SCALAR_TYPE.get(t) for t in set(map(type, _chain((self.lam,), *L, *R))))):
+            return
+        _check_scalar("Factored", "lam", self.lam)
+        d = _check_rows("Factored", "left", self.left, None, None)
+        _check_rows("Factored", "right", self.right, len(self.left), d, "left")
 
     def apply(self, x: Sequence) -> list:
         """``M x`` for a vector ``x`` of length d (generic number type)."""
@@ -108,8 +217,26 @@ class FF:
     label: str = ""
 
     def __post_init__(self):
-        if not (len(self.U) == len(self.b) == len(self.W)):
-            raise ValueError("FF: U, b, W must have the same width")
+        """Validates at entry (:class:`ParameterError` naming the parameter): ``eta``
+        a scalar; ``U`` a tuple of ``width`` vectors of one length d; ``b`` ``width``
+        scalars; ``W`` ``width`` vectors of length d.  Cost: O(width) plus one type
+        lookup per distinct entry type (measured in docs/mutation.md)."""
+        U, b, W = self.U, self.b, self.W
+        if (type(U) is tuple and type(b) is tuple and type(W) is tuple  # fast path: one pass
+                and len(U) == len(b) == len(W) and type(self.label) is str
+                and _ROW_TYPES.issuperset(map(type, U)) and _ROW_TYPES.issuperset(map(type, W))
+                and len(set(map(len, U)) | set(map(len, W))) <= 1
+                and all(_SCALAR_TYPE.get(t) for t in set(map(type, _chain((self.eta,), b, *U, *W))))):
+            return
+        _check_scalar("FF", "eta", self.eta)
+        d = _check_rows("FF", "U", self.U, None, None)
+        width = len(self.U)
+        _check_vector("FF", "b", self.b, None)
+        if len(self.b) != width:
+            raise _reject("FF", "b", f"{width} scalars (the width of U)", self.b)
+        _check_rows("FF", "W", self.W, width, d, "U has rows")
+        if type(self.label) is not str:
+            raise _reject("FF", "label", "a string (the lemma instance's name)", self.label)
 
     @property
     def width(self) -> int:
@@ -140,6 +267,21 @@ class SA:
     V: Factored
     label: str = ""
 
+    def __post_init__(self):
+        """Validates at entry (:class:`ParameterError`): ``rho`` a scalar, ``A`` and
+        ``V`` :class:`Factored` whose factors have one common length."""
+        _check_scalar("SA", "rho", self.rho)
+        dims = set()
+        for name in ("A", "V"):
+            f = getattr(self, name)
+            if not isinstance(f, Factored):
+                raise _reject("SA", name, "a Factored matrix (lam I + sum_r left_r right_r^T)", f)
+            dims.update(len(a) for a in f.left)
+        if len(dims) > 1:
+            raise _reject("SA", "A, V", "factors of one common length d", sorted(dims))
+        if type(self.label) is not str:
+            raise _reject("SA", "label", "a string (the lemma instance's name)", self.label)
+
     @property
     def is_identity(self) -> bool:
         return self.rho == 1 and self.V.is_zero
@@ -163,6 +305,12 @@ class Block:
     ff: FF
     sa: SA
     phase: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.ff, FF):
+            raise _reject("Block", "ff", "an FF layer", self.ff)
+        if not isinstance(self.sa, SA):
+            raise _reject("Block", "sa", "an SA layer", self.sa)
 
 
 @dataclass
