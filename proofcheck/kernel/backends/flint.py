@@ -161,24 +161,89 @@ def affine_pieces(ff: FF, r1):
     """Linear pieces of an FF layer whose ``U = c w^T`` (``r1 = (w, c)``): the sorted
     kinks ``-b_k / c_k`` of ``t = <w, x>`` and, per piece (before the first kink,
     between kinks, after the last), ``None`` when the layer is the identity there,
-    else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists)."""
+    else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists).
+    ``maps`` is a :class:`_Pieces`: each piece is computed when first read, so a
+    layer whose support holds none of the rows costs its kinks and outer pieces."""
     w, cs = r1
-    eta = q2f(ff.eta)
-    W = [[q2f(x) for x in col] for col in ff.W]
-    b = [q2f(x) for x in ff.b]
-    cs = [q2f(c) for c in cs]
-    d = len(w)
-    kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-    samples = ([kinks[0] - 1] + [(x + y) / 2 for x, y in zip(kinks, kinks[1:])]
-               + [kinks[-1] + 1]) if kinks else [fmpq(0)]
-    maps = []
-    for smp in samples:
-        act = [k for k in range(ff.width) if cs[k] * smp + b[k] > 0]
-        g = [sum((cs[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-        h = [sum((b[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-        ident = eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
-        maps.append(None if ident else (g, h))
-    return w, kinks, maps
+    ks = sorted(-bk if ck == 1 else -bk / ck for bk, ck in zip(ff.b, cs) if ck != 0)
+    kinks = [q2f(k) for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # distinct
+    return w, kinks, _Pieces(ff, cs, kinks, len(w))
+
+
+def _identity_piece(ff: FF, cs, act, d) -> bool:
+    """``eta = 1`` and ``sum_{k in act} c_k W_k = 0`` and ``sum_{k in act} b_k W_k = 0``
+    for the Fractions of ``ff`` (``cs``: the ``c_k`` of ``U = c w^T``), decided
+    exactly in Python integers: per coordinate, the numerator of each sum over the
+    product of its denominators (no gcd, no fmpq conversion, which is slow for
+    big numerators)."""
+    if ff.eta != 1:
+        return False
+    b, W = ff.b, ff.W
+    cols = [(cs[k].numerator, cs[k].denominator, b[k].numerator, b[k].denominator, W[k])
+            for k in act]
+    for i in range(d):
+        P1, Q1, P2, Q2 = 0, 1, 0, 1
+        for cn, cd, bn, bd, col in cols:
+            v = col[i]
+            vn = v.numerator
+            if vn:
+                vd = v.denominator
+                q = cd * vd
+                P1, Q1 = P1 * q + cn * vn * Q1, Q1 * q
+                q = bd * vd
+                P2, Q2 = P2 * q + bn * vn * Q2, Q2 * q
+        if P1 or P2:
+            return False
+    return True
+
+
+class _Pieces:
+    """The maps of :func:`affine_pieces` (a read-only sequence, ``len = kinks + 1``).
+    On each piece the set of active ReLUs ``c_k t + b_k > 0`` is constant (the
+    kinks are the only places where one switches).  Before the first kink ReLU k
+    is active iff ``c_k < 0`` (or ``c_k = 0 < b_k``), after the last iff
+    ``c_k > 0`` (or ``c_k = 0 < b_k``); an inner piece is decided at the midpoint
+    of its kinks, the single piece of a layer without kinks at ``t = 0``.  The
+    piece is the identity iff ``eta = 1`` and ``sum_active c_k W_k = 0`` and
+    ``sum_active b_k W_k = 0`` (:func:`_identity_piece`); otherwise ``(g, h)`` are
+    those two sums as fmpq lists."""
+
+    def __init__(self, ff: FF, cs, kinks, d):
+        self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
+        self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
+
+    def __len__(self):
+        return len(self.maps)
+
+    def __iter__(self):
+        return (self[p] for p in range(len(self.maps)))
+
+    def __getitem__(self, p):
+        if p < 0:
+            p += len(self.maps)
+        m = self.maps[p]  # IndexError past the end, like a list
+        if m is not False:
+            return m
+        ff, kinks, cs, d = self.ff, self.kinks, self.cs, self.d
+        b = ff.b
+        if kinks and p == 0:
+            act = [k for k, c in enumerate(cs) if c < 0 or (c == 0 and b[k] > 0)]
+        elif kinks and p == len(kinks):
+            act = [k for k, c in enumerate(cs) if c > 0 or (c == 0 and b[k] > 0)]
+        else:
+            smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
+            act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
+        if _identity_piece(ff, cs, act, d):
+            m = None
+        else:
+            W = {k: [q2f(x) for x in ff.W[k]] for k in act}
+            cq = {k: q2f(cs[k]) for k in act}
+            bq = {k: q2f(b[k]) for k in act}
+            g = [sum((cq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+            h = [sum((bq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+            m = (g, h)
+        self.maps[p] = m
+        return m
 
 
 class _Dir:
@@ -376,9 +441,11 @@ class FlintBackend:
             return self._ff_dense(ff, self._materialize(state)), None, None
         w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
-        if all(m is None for m in maps):
-            return state, [], None
         bounded = maps[0] is None and maps[-1] is None
+        # a bounded layer without offsets reads only the pieces its rows fall in
+        # (none when its support holds no row: then it touches nothing)
+        if (not bounded or state.off is not None) and all(m is None for m in maps):
+            return state, [], None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
