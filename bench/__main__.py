@@ -151,6 +151,7 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0) -> dict:
             # exact_check_s: the whole call (cluster start, serialize, broadcast,
             # shards, merge); the parts are in stats (worker_timing: per shard)
             row["dask"].append({"workers": k, "exact_check_s": r.seconds,
+                                "after_start_s": r.seconds - st.get("cluster_s", 0.0),
                                 "stats": {a: v for a, v in st.items()}})
     return row
 

@@ -38,6 +38,7 @@ import io
 import math
 import pickle
 import time
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import Callable
 
@@ -99,7 +100,7 @@ def _fraction(p: int, q: int) -> Fraction:
 
 
 def _reduce_fraction(x: Fraction):
-    return _fraction, (x.numerator, x.denominator)
+    return _fraction, (x._numerator, x._denominator)  # the slots: no property calls
 
 
 class _Pickler(pickle.Pickler):
@@ -225,7 +226,8 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     the two).  ``shards``: number of shards (default one per worker).
     ``progress(done, total)`` after each shard; ``on_shard_done(client, k)`` is a
     test hook; ``stats`` (a dict, optional) receives the wall seconds of each
-    client phase (``cluster_s``, ``serialize_s``, ``broadcast_s``, ``shards_s``)
+    client phase (``cluster_s``: start or connect; ``serialize_s``, in a thread
+    during the start; ``broadcast_s``; ``shards_s``)
     and the workers' own ``timing`` per shard.  Raises ``ImportError`` without
     dask (the ``dist`` extra); every failure during the run gives verdict ERROR.
     Outputs are not gathered (``outputs`` stays empty); multiplicities are.
@@ -236,22 +238,35 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
 
     stats = {} if stats is None else stats
     t0 = time.perf_counter()
+
+    def serialize():
+        t = time.perf_counter()
+        blob = dumps_problem(net, claims, inputs, targets)
+        stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
+        return blob
+
+    # the client serialises the problem in a thread while the worker processes start
+    pool = ThreadPoolExecutor(1)
+    blob_job = pool.submit(serialize)
+    pool.shutdown(wait=False)
     cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
+    try:
+        if scheduler is None:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)
+    except BaseException:
+        blob_job.cancel()
+        raise
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
         results: list = [None] * len(bounds)
         stats["cluster_s"] = time.perf_counter() - t0
         try:
-            t1 = time.perf_counter()
-            blob = dumps_problem(net, claims, inputs, targets)
-            stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t1, len(blob)
+            blob = blob_job.result()
             t1 = time.perf_counter()
             blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
             del blob
