@@ -234,6 +234,7 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     """
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers / scheduler")
+    import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
     stats = {} if stats is None else stats
@@ -252,8 +253,11 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     cluster = None
     try:
         if scheduler is None:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            # no statistical profiler in the workers: it samples the running task's
+            # stack every 10 ms, a cost that grows with the wall time of a shard
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
             client = Client(cluster)
         else:
             client = Client(scheduler)
