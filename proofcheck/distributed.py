@@ -43,6 +43,7 @@ from fractions import Fraction
 from typing import Callable
 
 from proofcheck.kernel.checker import NetworkCheck, check_network
+from proofcheck.kernel.model import FF
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
@@ -103,12 +104,44 @@ def _reduce_fraction(x: Fraction):
     return _fraction, (x._numerator, x._denominator)  # the slots: no property calls
 
 
+def _make_ff(d: int, width: int, shared: bool, ints: tuple, label: str) -> FF:
+    """The FF of :func:`_reduce_ff`: ``ints`` = p, q of eta, U (its first row only
+    when ``shared``: then every row is that one tuple object, as built), b, W."""
+    fr = [_fraction(p, q) for p, q in zip(ints[0::2], ints[1::2])]
+    at = 1
+    if shared:
+        row = tuple(fr[1:1 + d])
+        U, at = (row,) * width, 1 + d
+    else:
+        U, at = tuple(tuple(fr[1 + k * d:1 + (k + 1) * d]) for k in range(width)), 1 + width * d
+    b = tuple(fr[at:at + width])
+    at += width
+    W = tuple(tuple(fr[at + k * d:at + (k + 1) * d]) for k in range(width))
+    if at + width * d != len(fr):
+        raise ValueError("FF payload of the wrong length")
+    return FF(fr[0], U, b, W, label)
+
+
+def _reduce_ff(ff: FF):
+    """An FF as one flat tuple of integers (one Python call per layer instead of
+    one per Fraction: the bulk of a network's parameters)."""
+    width = len(ff.U)
+    d = len(ff.U[0]) if width else 0
+    shared = width > 0 and all(u is ff.U[0] for u in ff.U)
+    nums = [ff.eta, *(ff.U[0] if shared else (x for u in ff.U for x in u)), *ff.b,
+            *(x for w in ff.W for x in w)]
+    ints = tuple(v for x in nums for v in (x._numerator, x._denominator))
+    return _make_ff, (d, width, shared, ints, ff.label)
+
+
 class _Pickler(pickle.Pickler):
-    """Pickler that writes a Fraction as ``_fraction(p, q)`` (pickle's memo still
-    stores an object referenced twice once, so shared rows stay shared)."""
+    """Pickler that writes a Fraction as ``_fraction(p, q)`` and an FF layer as one
+    flat tuple of integers (:func:`_reduce_ff`); pickle's memo still stores an
+    object referenced twice once."""
 
     dispatch_table = copyreg.dispatch_table.copy()
     dispatch_table[Fraction] = _reduce_fraction
+    dispatch_table[FF] = _reduce_ff
 
 
 def dumps_problem(net, claims, inputs, targets) -> bytes:
@@ -116,7 +149,13 @@ def dumps_problem(net, claims, inputs, targets) -> bytes:
     protocol 5 with Fractions as integer pairs); :func:`loads_problem` inverts it
     exactly (tested: equal objects)."""
     buf = io.BytesIO()
-    _Pickler(buf, protocol=5).dump((net, claims, inputs, targets))
+    enabled = gc.isenabled()
+    gc.disable()  # the temporary tuples would trigger collections over the whole heap
+    try:
+        _Pickler(buf, protocol=5).dump((net, claims, inputs, targets))
+    finally:
+        if enabled:
+            gc.enable()
     return buf.getvalue()
 
 
