@@ -4,30 +4,46 @@ Under the network every sequence is evaluated on its own (FF layers are
 token-wise, attention stays inside a sequence), so the exact check of SPEC §5
 splits into shards of consecutive sequences:
 
-* the client sends the network to every worker once (``scatter(broadcast=True)``)
-  and to each shard its sequences, targets and the construction's claims
-  restricted to its rows (``Claim.restrict``);
-* each shard runs :func:`proofcheck.kernel.checker.check_network` and returns its
-  verdict, its first witness (sequence index made global), the number of claims
-  compared and the multiplicities of its pairs;
+* the client pickles the problem — network, construction claims, inputs and
+  targets — ONCE into one byte string (:func:`dumps_problem`: Fractions as
+  ``(p, q)`` integer pairs, rebuilt on the worker without ``Fraction.__new__``'s
+  parsing, after a ``gcd`` check) and broadcasts it to every worker
+  (``scatter(broadcast=True)``); a shard task carries only its bounds
+  ``(j0, j1, r0, r1)``, so the client does O(1) work per shard;
+* each worker decodes the problem once (cached by a per-run token), restricts
+  the claims to its rows (``Claim.restrict``) and runs
+  :func:`proofcheck.kernel.checker.check_network` on its sequences; it returns
+  its verdict, its first witness (sequence index made global), the number of
+  claims compared and the multiplicities of its pairs;
 * the client merges: ERROR if any shard failed, did not return or raised
   (fail closed: a shard that cannot complete never counts as passed), else
   REFUTED with the first witness in (block, sub-layer, sequence, token) order —
   the witness the single-process run finds — else VERIFIED.
 
-A worker that dies mid-run has its shards recomputed by the scheduler (Dask
-reschedules the tasks of a lost worker up to ``distributed.scheduler.allowed-failures``
-times, then raises ``KilledWorker``, which makes the run ERROR here).
+Default: one shard per worker (the check of a shard pays a per-block floor of
+O(L) however few tokens it has, so more shards cost more in total).  A worker
+that dies mid-run has its shards recomputed by the scheduler on another worker
+(which holds a copy of the broadcast problem); Dask does so up to
+``distributed.scheduler.allowed-failures`` times, then raises ``KilledWorker``,
+which makes the run ERROR here.
 
 Dask is imported only inside :func:`check_distributed` (the optional extra
 ``dist``); the single-process path never imports it.  See docs/distributed.md.
 """
 from __future__ import annotations
 
+import copyreg
+import gc
+import io
+import math
+import pickle
 import time
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 from typing import Callable
 
 from proofcheck.kernel.checker import NetworkCheck, check_network
+from proofcheck.kernel.model import FF
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
@@ -69,6 +85,123 @@ def check_shard(net, claims, j0: int, inputs, targets, backend: str = "flint") -
     return {"j0": j0, "verdict": nc.verdict.value, "witness": w,
             "claims_checked": nc.claims_checked, "multiplicities": nc.multiplicities,
             "errors": errors, "seconds": nc.seconds}
+
+
+def _fraction(p: int, q: int) -> Fraction:
+    """``Fraction(p, q)`` for a pair known to be in lowest terms, built without
+    ``Fraction.__new__`` (about 10x faster, which matters for the ~10^6
+    parameters of a large network).  Raises ``ValueError`` unless ``q > 0`` and
+    ``gcd(p, q) == 1``, so a corrupted payload cannot make a non-canonical
+    Fraction (whose equality and hashing would be wrong)."""
+    if type(p) is not int or type(q) is not int or q <= 0 or math.gcd(p, q) != 1:
+        raise ValueError(f"not a reduced fraction: {p!r}/{q!r}")
+    x = object.__new__(Fraction)
+    x._numerator, x._denominator = p, q
+    return x
+
+
+def _reduce_fraction(x: Fraction):
+    return _fraction, (x._numerator, x._denominator)  # the slots: no property calls
+
+
+def _make_ff(d: int, width: int, shared: bool, ints: tuple, label: str) -> FF:
+    """The FF of :func:`_reduce_ff`: ``ints`` = p, q of eta, U (its first row only
+    when ``shared``: then every row is that one tuple object, as built), b, W."""
+    fr = [_fraction(p, q) for p, q in zip(ints[0::2], ints[1::2])]
+    at = 1
+    if shared:
+        row = tuple(fr[1:1 + d])
+        U, at = (row,) * width, 1 + d
+    else:
+        U, at = tuple(tuple(fr[1 + k * d:1 + (k + 1) * d]) for k in range(width)), 1 + width * d
+    b = tuple(fr[at:at + width])
+    at += width
+    W = tuple(tuple(fr[at + k * d:at + (k + 1) * d]) for k in range(width))
+    if at + width * d != len(fr):
+        raise ValueError("FF payload of the wrong length")
+    return FF(fr[0], U, b, W, label)
+
+
+def _reduce_ff(ff: FF):
+    """An FF as one flat tuple of integers (one Python call per layer instead of
+    one per Fraction: the bulk of a network's parameters)."""
+    width = len(ff.U)
+    d = len(ff.U[0]) if width else 0
+    shared = width > 0 and all(u is ff.U[0] for u in ff.U)
+    nums = [ff.eta, *(ff.U[0] if shared else (x for u in ff.U for x in u)), *ff.b,
+            *(x for w in ff.W for x in w)]
+    ints = tuple(v for x in nums for v in (x._numerator, x._denominator))
+    return _make_ff, (d, width, shared, ints, ff.label)
+
+
+class _Pickler(pickle.Pickler):
+    """Pickler that writes a Fraction as ``_fraction(p, q)`` and an FF layer as one
+    flat tuple of integers (:func:`_reduce_ff`); pickle's memo still stores an
+    object referenced twice once."""
+
+    dispatch_table = copyreg.dispatch_table.copy()
+    dispatch_table[Fraction] = _reduce_fraction
+    dispatch_table[FF] = _reduce_ff
+
+
+def dumps_problem(net, claims, inputs, targets) -> bytes:
+    """The network, claims, inputs and targets as one byte string (pickle
+    protocol 5 with Fractions as integer pairs); :func:`loads_problem` inverts it
+    exactly (tested: equal objects)."""
+    buf = io.BytesIO()
+    enabled = gc.isenabled()
+    gc.disable()  # the temporary tuples would trigger collections over the whole heap
+    try:
+        _Pickler(buf, protocol=5).dump((net, claims, inputs, targets))
+    finally:
+        if enabled:
+            gc.enable()
+    return buf.getvalue()
+
+
+def loads_problem(blob: bytes):
+    """``(net, claims, inputs, targets)`` from :func:`dumps_problem`.  The cyclic
+    garbage collector is paused while the ~10^6 objects are created (it would
+    otherwise traverse them again and again: 5x the decoding time at 10^5 tokens)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(blob)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_LOADED: dict = {}  # worker-side: run token -> decoded problem (the current run only)
+
+
+def run_shard(blob: bytes, token: str, j0: int, j1: int, r0: int, r1: int,
+              backend: str = "flint") -> dict:
+    """Dask task: the exact check of sequences ``j0 <= j < j1`` (rows ``r0 <= i < r1``)
+    of the broadcast problem ``blob``.  The problem is decoded once per worker
+    process and run (``token``), the claims restricted to the shard's rows here,
+    on the worker.  Returns :func:`check_shard`'s dict plus ``timing`` (seconds
+    spent decoding, restricting and checking on the worker)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    prob = _LOADED.get(token)
+    if prob is None:
+        if _LOADED:  # keep one problem per worker process
+            _LOADED.clear()
+            gc.unfreeze()
+        prob = _LOADED[token] = loads_problem(blob)
+        # the decoded problem lives until the next run: out of the collector's
+        # reach, so no collection traverses its ~10^6 objects again
+        gc.freeze()
+    net, claims, inputs, targets = prob
+    t1 = time.perf_counter()
+    whole = j0 == 0 and j1 == len(inputs)
+    sc = claims if whole else restrict_claims(claims, j0, j1, r0, r1)
+    t2 = time.perf_counter()
+    out = check_shard(net, sc, j0, inputs[j0:j1],
+                      None if targets is None else targets[j0:j1], backend)
+    out["timing"] = {"decode_s": t1 - t0, "restrict_s": t2 - t1,
+                     "check_s": time.perf_counter() - t2, "cpu_s": time.process_time() - c0}
+    return out
 
 
 def witness_order(w: Witness):
@@ -123,41 +256,69 @@ def merge(results, n_shards: int, n_pairs: int, claims_given: bool) -> NetworkCh
 def check_distributed(net, inputs, targets, claims=None, *, workers: int | None = None,
                       scheduler: str | None = None, shards: int | None = None,
                       backend: str = "flint", progress: Callable[[int, int], None] | None = None,
-                      on_shard_done: Callable | None = None) -> NetworkCheck:
+                      on_shard_done: Callable | None = None,
+                      stats: dict | None = None) -> NetworkCheck:
     """:func:`check_network` with the sequences sharded over Dask workers.
 
     ``workers``: start a local cluster of that many single-threaded worker
     processes; ``scheduler``: address of a running Dask scheduler (exactly one of
-    the two).  ``shards``: number of shards (default 4 per worker).
+    the two).  ``shards``: number of shards (default one per worker).
     ``progress(done, total)`` after each shard; ``on_shard_done(client, k)`` is a
-    test hook.  Raises ``ImportError`` without dask (the ``dist`` extra); every
-    failure during the run gives verdict ERROR.  Outputs are not gathered
-    (``outputs`` stays empty); multiplicities are.
+    test hook; ``stats`` (a dict, optional) receives the wall seconds of each
+    client phase (``cluster_s``: start or connect; ``serialize_s``, in a thread
+    during the start; ``broadcast_s``; ``shards_s``)
+    and the workers' own ``timing`` per shard.  Raises ``ImportError`` without
+    dask (the ``dist`` extra); every failure during the run gives verdict ERROR.
+    Outputs are not gathered (``outputs`` stays empty); multiplicities are.
     """
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers / scheduler")
+    import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
+    stats = {} if stats is None else stats
     t0 = time.perf_counter()
+
+    def serialize():
+        t = time.perf_counter()
+        blob = dumps_problem(net, claims, inputs, targets)
+        stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
+        return blob
+
+    # the client serialises the problem in a thread while the worker processes start
+    pool = ThreadPoolExecutor(1)
+    blob_job = pool.submit(serialize)
+    pool.shutdown(wait=False)
     cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
+    try:
+        if scheduler is None:
+            # no statistical profiler in the workers: it samples the running task's
+            # stack every 10 ms, a cost that grows with the wall time of a shard
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)
+    except BaseException:
+        blob_job.cancel()
+        raise
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-        bounds = shard_bounds([len(x) for x in inputs], shards or 4 * n_workers)
+        bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
         results: list = [None] * len(bounds)
+        stats["cluster_s"] = time.perf_counter() - t0
         try:
-            net_f = client.scatter(net, broadcast=True)  # the network, once per worker
-            futs = {}
-            for k, (j0, j1, r0, r1) in enumerate(bounds):
-                sc = restrict_claims(claims, j0, j1, r0, r1)
-                futs[client.submit(check_shard, net_f, sc, j0, inputs[j0:j1],
-                                   None if targets is None else targets[j0:j1], backend,
-                                   key=f"proofcheck-shard-{k}-{time.time_ns()}", pure=False)] = k
+            blob = blob_job.result()
+            t1 = time.perf_counter()
+            blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
+            del blob
+            stats["broadcast_s"] = time.perf_counter() - t1
+            t1 = time.perf_counter()
+            token = f"{time.time_ns()}-{id(blob_f)}"
+            futs = {client.submit(run_shard, blob_f, token, *b, backend,
+                                  key=f"proofcheck-shard-{k}-{token}", pure=False): k
+                    for k, b in enumerate(bounds)}
             for n_done, fut in enumerate(as_completed(list(futs)), start=1):
                 k = futs[fut]
                 try:
@@ -168,7 +329,10 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
                     progress(n_done, len(bounds))
                 if on_shard_done:
                     on_shard_done(client, k)
-        except Exception as exc:  # scatter / submit / scheduler failure
+            stats["shards_s"] = time.perf_counter() - t1
+            stats["worker_timing"] = [r.get("timing") if isinstance(r, dict) else None
+                                      for r in results]
+        except Exception as exc:  # serialize / scatter / submit / scheduler failure
             res = merge([exc], len(bounds), len(inputs), claims is not None)
             res.seconds = time.perf_counter() - t0
             return res

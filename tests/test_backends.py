@@ -323,3 +323,56 @@ def test_lazy_offsets_rebase_when_a_tag_changes_direction():
     a = check_network(net, seqs, None, None, backend="flint")
     b = check_network(net, seqs, None, None, backend="fraction")
     assert a.outputs == b.outputs
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_affine_pieces_match_the_layer_on_every_piece(data):
+    """The lazily computed pieces of a rank-one FF (outer pieces by the signs of
+    c_k, identity decided in integers) agree with the layer evaluated literally
+    at points inside every piece and at the kinks."""
+    from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q
+    small = st.fractions(min_value=-4, max_value=4, max_denominator=3)
+    d = data.draw(st.integers(1, 3))
+    w = tuple(data.draw(st.lists(small, min_size=d, max_size=d)))
+    if not any(w):
+        w = (Fraction(1),) + w[1:]
+    width = data.draw(st.integers(1, 4))
+    cs = data.draw(st.lists(st.sampled_from([Fraction(0), Fraction(1), Fraction(-2), Fraction(1, 3)]),
+                            min_size=width, max_size=width))
+    if data.draw(st.booleans()):  # a hat: columns a, -a, -a, a with b_0 + b_3 = b_1 + b_2
+        a = tuple(data.draw(st.lists(small, min_size=d, max_size=d)))
+        b0, s1, s2 = (data.draw(st.fractions(min_value=-3, max_value=3, max_denominator=4))
+                      for _ in range(3))
+        bs = [b0, b0 - abs(s1) - Fraction(1, 8), b0 - abs(s1) - abs(s2) - Fraction(1, 4),
+              b0 - 2 * abs(s1) - abs(s2) - Fraction(3, 8)]
+        bs = [bs[0], bs[1], bs[2], bs[1] + bs[2] - bs[0]]
+        cs, Wc = [Fraction(1)] * 4, [a, tuple(-x for x in a), tuple(-x for x in a), a]
+        eta = Fraction(1)
+    else:
+        bs = data.draw(st.lists(small, min_size=width, max_size=width))
+        Wc = [tuple(data.draw(st.lists(small, min_size=d, max_size=d))) for _ in range(width)]
+        eta = data.draw(st.sampled_from([Fraction(1), Fraction(1), Fraction(1, 2)]))
+    U = tuple(tuple(c * x for x in w) for c in cs)
+    ff = FF(eta, U, tuple(bs), tuple(Wc))
+    r1 = _rank_one(ff.U)
+    if r1 is None:
+        return
+    wv, kinks, maps = affine_pieces(ff, r1)
+    kq = [f2q(k) for k in kinks]
+    ww = sum(x * x for x in wv)
+    pts = ([kq[0] - 3] + [(x + y) / 2 for x, y in zip(kq, kq[1:])] + [kq[-1] + Fraction(5, 2)]
+           if kq else [Fraction(0), Fraction(7)])
+    pts = list(zip(range(len(pts)), pts)) + list(enumerate(kq))
+    pts += [(p + 1, t) for p, t in enumerate(kq)]  # a kink lies in both pieces it bounds
+    assert len(maps) == len(kq) + 1
+    for p, t in pts:
+        x = [t * x / ww for x in wv]  # <w, x> = t
+        y = [eta * xi for xi in x]
+        for u, bk, col in zip(ff.U, ff.b, ff.W):
+            z = sum(ui * xi for ui, xi in zip(u, x)) + bk
+            if z > 0:
+                y = [yi + ci * z for yi, ci in zip(y, col)]
+        m = maps[p]
+        got = x if m is None else [eta * xi + f2q(g) * t + f2q(h) for xi, g, h in zip(x, *m)]
+        assert got == y, (p, t)

@@ -129,7 +129,7 @@ def test_dask_worker_killed_mid_run():
 
         killed.clear()
         cluster.scheduler.allowed_failures = 0
-        cluster.wait_for_workers(2, timeout=60)
+        cluster.wait_for_workers(2, timeout=180)  # the nanny restarts the killed one
         res = check_distributed(c.net, inputs, targets, c.claims, scheduler=addr, shards=12,
                                 on_shard_done=kill_one)
         assert killed
@@ -161,3 +161,48 @@ def test_single_process_path_imports_no_dask_and_bad_workers_is_usage_error():
     assert out.stdout.strip().splitlines()[-1] == "NODASK 0", out.stderr[-2000:]
     from proofcheck.cli import main
     assert main(["theorem", "1.6", "--limit", "5", "--no-report", "--workers", "0"]) == 2
+
+
+def test_problem_codec_round_trip_and_rejects_unreduced_fractions():
+    """The bytes sent to the workers decode to an equal network, claims and data
+    (Fractions rebuilt from (p, q) pairs); a pair not in lowest terms is refused."""
+    from proofcheck.distributed import _fraction, dumps_problem, loads_problem
+    ds = NAMED["common-top"]
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    net, claims, xs, ys = loads_problem(dumps_problem(c.net, c.claims, inputs, targets))
+    assert net == c.net and claims == c.claims and xs == inputs and ys == targets
+    assert all(type(q) is Fraction for blk in net.blocks for q in blk.ff.b)
+    shared = [blk.ff.U for blk in c.net.blocks if len(blk.ff.U) > 1 and blk.ff.U[0] is blk.ff.U[1]]
+    assert shared  # the construction repeats one row object: the copy keeps it shared
+    assert all(blk.ff.U[0] is blk.ff.U[1] for blk in net.blocks
+               if len(blk.ff.U) > 1 and blk.ff.U[0] == blk.ff.U[1])
+    assert _fraction(-6, 35) == Fraction(-6, 35) and hash(_fraction(3, 1)) == hash(3)
+    for p, q in ((2, 4), (1, 0), (1, -3), (1.0, 2)):
+        with pytest.raises(ValueError):
+            _fraction(p, q)
+    good = dumps_problem(Fraction(1, 2), None, [], None)
+    bad = good.replace(b"K\x01K\x02", b"K\x02K\x04")  # the pair (1, 2) made (2, 4)
+    assert bad != good and loads_problem(good)[0] == Fraction(1, 2)
+    with pytest.raises(ValueError):
+        loads_problem(bad)
+
+
+def test_run_shard_equals_serial_and_names_the_serial_witness():
+    """The worker entry point (decode the broadcast bytes, restrict the claims on
+    the worker) on every shard of 3, merged: the serial verdict and witness, for
+    the construction and for a mutated network."""
+    from proofcheck.distributed import dumps_problem, run_shard
+    ds = NAMED["needs-rounds"]
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    block, sub, pname, value = next(p for p in c.net.parameters()
+                                    if p[0] == c.phases["L"][0] + 1 and p[1] == "FF")
+    mutated = with_parameter(c.net, block, sub, pname, value + 3)
+    for k, net in enumerate((c.net, mutated)):
+        ser = check_network(net, inputs, targets, c.claims)
+        blob = dumps_problem(net, c.claims, inputs, targets)
+        b = shard_bounds([len(x) for x in inputs], 3)
+        par = merge([run_shard(blob, f"t{k}", *x) for x in b], len(b), len(inputs), True)
+        assert par.verdict == ser.verdict and par.witness == ser.witness
+    assert ser.verdict == Verdict.REFUTED

@@ -172,72 +172,88 @@ def affine_pieces(ff: FF, r1):
     """Linear pieces of an FF layer whose ``U = c w^T`` (``r1 = (w, c)``): the sorted
     kinks ``-b_k / c_k`` of ``t = <w, x>`` and, per piece (before the first kink,
     between kinks, after the last), ``None`` when the layer is the identity there,
-    else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists)."""
-    w, kinks, pieces = lazy_pieces(ff, r1)
-    return w, kinks, [pieces[k] for k in range(len(pieces))]
-
-
-def lazy_pieces(ff: FF, r1):
-    """:func:`affine_pieces` with the pieces computed on first access
-    (``pieces[k]``, cached): the FF fast path only needs the two outer pieces and
-    those holding a row (usually one of five for a hat)."""
+    else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists).
+    ``maps`` is a :class:`_Pieces`: each piece is computed when first read, so a
+    layer whose support holds none of the rows costs its kinks and outer pieces."""
     w, cs = r1
-    b = [q2f(x) for x in ff.b]
-    cs = [q2f(c) for c in cs]
-    kinks = sorted({-bk / ck for bk, ck in zip(b, cs) if ck != 0})
-    return w, kinks, _Pieces(ff, cs, b, kinks, len(w))
+    ks = sorted(-bk if ck == 1 else -bk / ck for bk, ck in zip(ff.b, cs) if ck != 0)
+    kinks = [q2f(k) for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # distinct
+    return w, kinks, _Pieces(ff, cs, kinks, len(w))
+
+
+def _identity_piece(ff: FF, cs, act, d) -> bool:
+    """``eta = 1`` and ``sum_{k in act} c_k W_k = 0`` and ``sum_{k in act} b_k W_k = 0``
+    for the Fractions of ``ff`` (``cs``: the ``c_k`` of ``U = c w^T``), decided
+    exactly in Python integers: per coordinate, the numerator of each sum over the
+    product of its denominators (no gcd, no fmpq conversion, which is slow for
+    big numerators)."""
+    if ff.eta != 1:
+        return False
+    b, W = ff.b, ff.W
+    cols = [(cs[k].numerator, cs[k].denominator, b[k].numerator, b[k].denominator, W[k])
+            for k in act]
+    for i in range(d):
+        P1, Q1, P2, Q2 = 0, 1, 0, 1
+        for cn, cd, bn, bd, col in cols:
+            v = col[i]
+            vn = v.numerator
+            if vn:
+                vd = v.denominator
+                q = cd * vd
+                P1, Q1 = P1 * q + cn * vn * Q1, Q1 * q
+                q = bd * vd
+                P2, Q2 = P2 * q + bn * vn * Q2, Q2 * q
+        if P1 or P2:
+            return False
+    return True
 
 
 class _Pieces:
-    """The affine maps of :func:`affine_pieces`, one per piece, on demand.  Unit k
-    contributes ``(c_k W_k) t + b_k W_k`` on the pieces where it is active (decided
-    exactly at a sample point of the piece); each product is formed once."""
+    """The maps of :func:`affine_pieces` (a read-only sequence, ``len = kinks + 1``).
+    On each piece the set of active ReLUs ``c_k t + b_k > 0`` is constant (the
+    kinks are the only places where one switches).  Before the first kink ReLU k
+    is active iff ``c_k < 0`` (or ``c_k = 0 < b_k``), after the last iff
+    ``c_k > 0`` (or ``c_k = 0 < b_k``); an inner piece is decided at the midpoint
+    of its kinks, the single piece of a layer without kinks at ``t = 0``.  The
+    piece is the identity iff ``eta = 1`` and ``sum_active c_k W_k = 0`` and
+    ``sum_active b_k W_k = 0`` (:func:`_identity_piece`); otherwise ``(g, h)`` are
+    those two sums as fmpq lists."""
 
-    def __init__(self, ff, cs, b, kinks, d):
-        self.ff, self.cs, self.b, self.kinks, self.d = ff, cs, b, kinks, d
-        self.eta = q2f(ff.eta)
-        self.cache = {}
-        self.units = None
+    def __init__(self, ff: FF, cs, kinks, d):
+        self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
+        self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
 
     def __len__(self):
-        return len(self.kinks) + 1
+        return len(self.maps)
 
-    def _sample(self, k):
-        kn = self.kinks
-        if not kn:
-            return fmpq(0)
-        if k == 0:
-            return kn[0] - 1
-        if k == len(kn):
-            return kn[-1] + 1
-        return (kn[k - 1] + kn[k]) / 2
+    def __iter__(self):
+        return (self[p] for p in range(len(self.maps)))
 
-    def __getitem__(self, k):
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        if k in self.cache:
-            return self.cache[k]
-        cs, b, d = self.cs, self.b, self.d
-        smp = self._sample(k)
-        active = [i for i in range(self.ff.width) if cs[i] * smp + b[i] > 0]
-        if not active and self.eta == 1:  # no unit active: the identity
-            self.cache[k] = None
-            return None
-        if self.units is None:
-            self.units = []
-            for i, col in enumerate(self.ff.W):
-                Wk = [q2f(x) for x in col]
-                self.units.append(([cs[i] * x for x in Wk], [b[i] * x for x in Wk]))
-        zero = fmpq(0)
-        g, h = [zero] * d, [zero] * d
-        for i in active:
-            gk, hk = self.units[i]
-            g = [x + y for x, y in zip(g, gk)]
-            h = [x + y for x, y in zip(h, hk)]
-        ident = self.eta == 1 and all(x == 0 for x in g) and all(x == 0 for x in h)
-        m = self.cache[k] = None if ident else (g, h)
+    def __getitem__(self, p):
+        if p < 0:
+            p += len(self.maps)
+        m = self.maps[p]  # IndexError past the end, like a list
+        if m is not False:
+            return m
+        ff, kinks, cs, d = self.ff, self.kinks, self.cs, self.d
+        b = ff.b
+        if kinks and p == 0:
+            act = [k for k, c in enumerate(cs) if c < 0 or (c == 0 and b[k] > 0)]
+        elif kinks and p == len(kinks):
+            act = [k for k, c in enumerate(cs) if c > 0 or (c == 0 and b[k] > 0)]
+        else:
+            smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
+            act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
+        if _identity_piece(ff, cs, act, d):
+            m = None
+        else:
+            W = {k: [q2f(x) for x in ff.W[k]] for k in act}
+            cq = {k: q2f(cs[k]) for k in act}
+            bq = {k: q2f(b[k]) for k in act}
+            g = [sum((cq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+            h = [sum((bq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+            m = (g, h)
+        self.maps[p] = m
         return m
 
 
@@ -572,13 +588,15 @@ class FlintBackend:
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
             return self._ff_dense(ff, self._materialize(state)), None, None
-        w, kinks, maps = lazy_pieces(ff, r1)
+        w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
         bounded = maps[0] is None and maps[-1] is None
         if bounded and not kinks:  # a single piece, the identity
             return state, [], None
-        # (a bounded layer whose inner pieces are all the identity moves no row: the
-        # loops below find none to change; its pieces are only computed on demand)
+        # a bounded layer without offsets reads only the pieces its rows fall in
+        # (none when its support holds no row: then it touches nothing)
+        if (not bounded or state.off is not None) and all(m is None for m in maps):
+            return state, [], None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
