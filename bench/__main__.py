@@ -179,6 +179,18 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
     return row
 
 
+def _scale_table(rows) -> list[str]:
+    """Markdown rows of one family of generated-dataset runs (README block)."""
+    out = ["| T (tokens) | N | M | R | L | construct s | exact check s | total s | "
+           "total CPU s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['T']} | {r['N']} | {r['M']} | {r['R']} | {r['L']} | "
+                   f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
+                   f"{r['construct_plus_check_s']:.1f} | "
+                   f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+    return out
+
+
 def render_readme(res: dict) -> str:
     """The README's timing tables (between ``<!-- bench:begin -->`` and
     ``<!-- bench:end -->``), rendered from a results.json dict."""
@@ -202,14 +214,7 @@ def render_readme(res: dict) -> str:
     scale = res.get("scale") or []
     if scale:
         out += ["", "Scale (generated digits-like datasets, 16 tokens per sequence, 1-3 "
-                "targets):", "",
-                "| T (tokens) | N | M | R | L | construct s | exact check s | total s | "
-                "total CPU s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in scale:
-            out.append(f"| {r['T']} | {r['N']} | {r['M']} | {r['R']} | {r['L']} | "
-                       f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
-                       f"{r['construct_plus_check_s']:.1f} | "
-                       f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+                "targets):", ""] + _scale_table(scale)
         sl = res.get("scale_slopes", {})
         if sl:
             out += ["", "log-log slopes in T: " + ", ".join(f"{k} {v:.2f}" for k, v in sl.items())]
@@ -224,14 +229,7 @@ def render_readme(res: dict) -> str:
     hard = res.get("scale_hard") or []
     if hard:
         out += ["", "Scale, R close to N (generated digits-like datasets whose sequences all "
-                "share their top token, top_share 1):", "",
-                "| T (tokens) | N | M | R | L | construct s | exact check s | total s | "
-                "total CPU s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in hard:
-            out.append(f"| {r['T']} | {r['N']} | {r['M']} | {r['R']} | {r['L']} | "
-                       f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
-                       f"{r['construct_plus_check_s']:.1f} | "
-                       f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+                "share their top token, top_share 1):", ""] + _scale_table(hard)
     soft = res.get("softmax") or []
     if soft:
         cols = [("images", "images", "{}"), ("T", "T", "{}"), ("L", "L", "{}"), ("R", "R", "{}"),

@@ -6,73 +6,19 @@ class offset.  tests/test_separation.py checks that the fast construction builds
 the same blocks, claims and rows."""
 from __future__ import annotations
 
-import random
 from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 
 from lemmas.afz.clustering import tag_sa
 from lemmas.afz.hat import plateau_ff
+from lemmas.afz.separation import Separation, _candidates, _Rows  # unchanged parts
 from lemmas.afz.translation import translation_ff
 from proofcheck.kernel.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
 
 ID = "separation-reference"
-
-
-@dataclass
-class Separation:
-    """Blocks 1..R+1 with their claims, the direction ``u``, and per-round data."""
-
-    blocks: list[Block]
-    claims: list[tuple]
-    u: tuple[Fraction, ...]
-    R: int
-    lambdas: list[Fraction] = field(default_factory=list)
-    classes_after_first_tag: int = 0
-    rows: list = field(default_factory=list)  # token coordinates after block R+1
-
-
-class _Rows:
-    """Token coordinates after block R+1, computed on demand (``rows[i]``, a tuple
-    of Fractions); ``projections()`` lists every row's u-projection and
-    ``max_coordinate()`` the largest coordinate, both from the scaled integers."""
-
-    def __init__(self, where, coords, proj, Dx, D):
-        self._where, self._coords, self._proj, self._Dx, self._D = where, coords, proj, Dx, D
-
-    def __len__(self):
-        return len(self._where)
-
-    def __getitem__(self, i):
-        return tuple(Fraction(v, self._Dx) for v in self._coords(*self._where[i]))
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
-
-    def projections(self):
-        return [Fraction(self._proj(i), self._D) for i in range(len(self))]
-
-    def max_coordinate(self):
-        seen = {(id(C), p): (C, p) for C, p in self._where}
-        return Fraction(max(max(self._coords(C, p)) for C, p in seen.values()), self._Dx)
-
-
-def _candidates(d: int, budget: int = 24, seed: int = 0):
-    """A few structured and seeded-random positive integer directions, then the
-    powers ``(1, k, ..., k^(d-1))`` for k = 2, 3, ...: for a finite point set all
-    but finitely many k give distinct projections, so the search terminates."""
-    for k in (2, 3, 5, 17):
-        yield tuple(Fraction(k ** (d - 1 - i)) for i in range(d))
-    rng = random.Random(seed)
-    for _ in range(budget):
-        yield tuple(Fraction(rng.randint(1, 97)) for _ in range(d))
-    k = 2
-    while True:
-        yield tuple(Fraction(k ** i) for i in range(d))
-        k += 1
 
 
 def choose_u(points, seqs, d: int, tries: int = 8):

@@ -576,8 +576,19 @@ class FlintBackend:
         return f.reshape(state.n, state.d)
 
     def to_fractions(self, state: State) -> list[tuple[Fraction, ...]]:
+        """Every row as a tuple of Fractions, ``(n, d)``.  Equal values (most outputs
+        repeat a target) share one Fraction, looked up by the exact key
+        ``(numerator, denominator)`` of the fmpq (lowest terms, q > 0)."""
         state = self._materialize(state)
-        e, d = [f2q(x) for x in state.X.entries()], state.d
+        memo: dict = {}
+        e = []
+        for x in state.X.entries():
+            k = (int(x.p), int(x.q))
+            v = memo.get(k)
+            if v is None:
+                v = memo[k] = _coprime(*k)
+            e.append(v)
+        d = state.d
         return [tuple(e[i * d:(i + 1) * d]) for i in range(state.n)]
 
     # ------------------------------------------------------------------ FF
