@@ -13,38 +13,12 @@ from math import gcd
 
 from lemmas.afz.clustering import tag_sa
 from lemmas.afz.hat import plateau_ff
-from lemmas.afz.separation import Separation, _candidates, _Rows  # unchanged parts
+from lemmas.afz.separation import Separation, _Rows, choose_u  # same decisions as before
 from lemmas.afz.translation import translation_ff
 from proofcheck.kernel.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
 
 ID = "separation-reference"
-
-
-def choose_u(points, seqs, d: int, tries: int = 8):
-    """Positive integer ``u`` with pairwise distinct projections of ``points``;
-    among the valid candidates of the first ``tries`` + budget the one giving most
-    distinct sequence tops (fewest separation rounds).  Deterministic.
-    Projections are compared on the points scaled to integers."""
-    den = 1
-    for p in points:
-        for v in p:
-            den = den * v.denominator // gcd(den, v.denominator)
-    ipts = [tuple(int(v * den) for v in p) for p in points]
-    best, examined = None, 0
-    for u in _candidates(d):
-        examined += 1
-        iu = [int(x) for x in u]
-        proj = [sum(a * b for a, b in zip(iu, p)) for p in ipts]
-        if len(set(proj)) == len(proj):
-            tops = len({max(s, key=proj.__getitem__) for s in seqs})
-            if best is None or tops > best[0]:
-                best = (tops, u)
-            if tops == len(seqs):
-                break
-        if best is not None and examined >= tries:
-            break
-    return best[1]
 
 
 def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
