@@ -13,7 +13,11 @@ from math import gcd
 
 from lemmas.afz.clustering import tag_sa
 from lemmas.afz.hat import plateau_ff
-from lemmas.afz.separation import Separation, _Rows, choose_u  # same decisions as before
+from lemmas.afz.separation import (  # same decisions as before
+    Separation,
+    _Rows,
+    choose_u,
+)
 from lemmas.afz.translation import translation_ff
 from proofcheck.kernel.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
