@@ -4,13 +4,23 @@ Under the network every sequence is evaluated on its own (FF layers are
 token-wise, attention stays inside a sequence), so the exact check of SPEC §5
 splits into shards of consecutive sequences:
 
-* the client pickles the problem — network, construction claims, inputs and
-  targets — ONCE into one byte string (:func:`dumps_problem`: Fractions as
-  ``(p, q)`` integer pairs, rebuilt on the worker without ``Fraction.__new__``'s
-  parsing, after a ``gcd`` check) and broadcasts it to every worker
-  (``scatter(broadcast=True)``); a shard task carries only its bounds
-  ``(j0, j1, r0, r1)``, so the client does O(1) work per shard;
-* each worker decodes the problem once (cached by a per-run token), restricts
+* the problem — network, construction claims, inputs and targets — reaches
+  every worker ONCE, by one of two transports:
+
+  - ``fork`` (default for ``workers=K`` where the platform can fork): the
+    client registers the problem, then starts the local cluster with forked
+    worker processes, which inherit it — no serialisation, no transfer, no
+    decoding (the client's objects are frozen out of the collector first so
+    the copy-on-write pages stay shared);
+  - ``broadcast`` (``scheduler=ADDRESS``, any number of machines): the client
+    pickles the problem into one byte string (:func:`dumps_problem`: Fractions
+    as ``(p, q)`` integer pairs, rebuilt on the worker without
+    ``Fraction.__new__``'s parsing, after a ``gcd`` check) and broadcasts it
+    (``scatter(broadcast=True)``);
+
+  a shard task carries only its bounds ``(j0, j1, r0, r1)``, so the client
+  does O(1) work per shard;
+* each worker decodes a broadcast problem once (cached by a per-run token), restricts
   the claims to its rows (``Claim.restrict``) and runs
   :func:`proofcheck.kernel.checker.check_network` on its sequences; it returns
   its verdict, its first witness (sequence index made global), the number of
@@ -23,7 +33,7 @@ splits into shards of consecutive sequences:
 Default: one shard per worker (the check of a shard pays a per-block floor of
 O(L) however few tokens it has, so more shards cost more in total).  A worker
 that dies mid-run has its shards recomputed by the scheduler on another worker
-(which holds a copy of the broadcast problem); Dask does so up to
+(which holds the problem: inherited or broadcast); Dask does so up to
 ``distributed.scheduler.allowed-failures`` times, then raises ``KilledWorker``,
 which makes the run ERROR here.
 
@@ -36,7 +46,10 @@ import copyreg
 import gc
 import io
 import math
+import multiprocessing
+import os
 import pickle
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
@@ -173,18 +186,41 @@ def loads_problem(blob: bytes):
 
 
 _LOADED: dict = {}  # worker-side: run token -> decoded problem (the current run only)
+# client-side, local clusters started by fork: run token -> problem.  Set before the
+# worker processes are forked, so every worker (and a worker the nanny restarts
+# after a crash, forked again from this process) holds it without any transfer.
+_INHERITED: dict = {}
+_AT_FORK = []  # the child-side fork handler, registered once per client process
 
 
-def run_shard(blob: bytes, token: str, j0: int, j1: int, r0: int, r1: int,
+def _fresh_offload_executor() -> None:
+    """After a fork, in the child: a new Dask offload thread pool.  The child
+    inherits the client's pool object but not its thread, so a message above
+    ``distributed.comm.offload`` (10 MiB: a shard's result at 10^6 tokens) would
+    wait forever for a thread that does not exist (seen at 10^6 tokens: the
+    second local run in one client process hung)."""
+    u = sys.modules.get("distributed.utils")
+    if u is not None and isinstance(getattr(u, "_offload_executor", None), ThreadPoolExecutor):
+        u._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+
+
+def run_shard(blob: bytes | None, token: str, j0: int, j1: int, r0: int, r1: int,
               backend: str = "flint") -> dict:
     """Dask task: the exact check of sequences ``j0 <= j < j1`` (rows ``r0 <= i < r1``)
-    of the broadcast problem ``blob``.  The problem is decoded once per worker
-    process and run (``token``), the claims restricted to the shard's rows here,
-    on the worker.  Returns :func:`check_shard`'s dict plus ``timing`` (seconds
+    of the broadcast problem ``blob``, or, when ``blob`` is None (fork transport),
+    of the problem this worker process inherited from the client under ``token``
+    (RuntimeError if it has none).  A broadcast problem is decoded once per worker
+    process and run (``token``); the claims are restricted to the shard's rows
+    here, on the worker.  Returns :func:`check_shard`'s dict plus ``timing`` (seconds
     spent decoding, restricting and checking on the worker)."""
     t0, c0 = time.perf_counter(), time.process_time()
     prob = _LOADED.get(token)
-    if prob is None:
+    if blob is None:  # fork transport: the problem came with the process
+        prob = _INHERITED.get(token)
+        if prob is None:
+            raise RuntimeError("this worker was not forked from the client of this run "
+                               "(fork transport needs a local cluster started by the run)")
+    elif prob is None:
         if _LOADED:  # keep one problem per worker process
             _LOADED.clear()
             gc.unfreeze()
@@ -255,7 +291,8 @@ def merge(results, n_shards: int, n_pairs: int, claims_given: bool) -> NetworkCh
 
 def check_distributed(net, inputs, targets, claims=None, *, workers: int | None = None,
                       scheduler: str | None = None, shards: int | None = None,
-                      backend: str = "flint", progress: Callable[[int, int], None] | None = None,
+                      backend: str = "flint", transport: str | None = None,
+                      progress: Callable[[int, int], None] | None = None,
                       on_shard_done: Callable | None = None,
                       stats: dict | None = None) -> NetworkCheck:
     """:func:`check_network` with the sequences sharded over Dask workers.
@@ -263,83 +300,119 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     ``workers``: start a local cluster of that many single-threaded worker
     processes; ``scheduler``: address of a running Dask scheduler (exactly one of
     the two).  ``shards``: number of shards (default one per worker).
+    ``transport``: how the problem reaches the workers — ``"broadcast"`` (the
+    bytes of :func:`dumps_problem`, once per worker; the only choice with
+    ``scheduler``) or ``"fork"`` (local cluster only: the worker processes are
+    forked from this process after the problem is registered, so they hold it
+    with no serialisation, transfer or decoding); default ``"fork"`` for a local
+    cluster where the platform can fork, else ``"broadcast"``.
     ``progress(done, total)`` after each shard; ``on_shard_done(client, k)`` is a
     test hook; ``stats`` (a dict, optional) receives the wall seconds of each
     client phase (``cluster_s``: start or connect; ``serialize_s``, in a thread
-    during the start; ``broadcast_s``; ``shards_s``)
+    during the start; ``broadcast_s``; ``shards_s``), the ``transport``
     and the workers' own ``timing`` per shard.  Raises ``ImportError`` without
-    dask (the ``dist`` extra); every failure during the run gives verdict ERROR.
+    dask (the ``dist`` extra), ``ValueError`` for a bad option combination;
+    every failure during the run gives verdict ERROR.
     Outputs are not gathered (``outputs`` stays empty); multiplicities are.
     """
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers / scheduler")
+    if transport is None:
+        transport = ("fork" if scheduler is None
+                     and "fork" in multiprocessing.get_all_start_methods() else "broadcast")
+    if transport not in ("fork", "broadcast"):
+        raise ValueError(f"transport must be 'fork' or 'broadcast', got {transport!r}")
+    if transport == "fork" and scheduler is not None:
+        raise ValueError("the fork transport needs a local cluster (workers=K), "
+                         "not a running scheduler")
     import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
     stats = {} if stats is None else stats
+    stats["transport"] = transport
     t0 = time.perf_counter()
+    token = f"{time.time_ns()}-{id(net)}"
+    blob_job = None
+    if transport == "broadcast":
+        def serialize():
+            t = time.perf_counter()
+            blob = dumps_problem(net, claims, inputs, targets)
+            stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
+            return blob
 
-    def serialize():
-        t = time.perf_counter()
-        blob = dumps_problem(net, claims, inputs, targets)
-        stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
-        return blob
-
-    # the client serialises the problem in a thread while the worker processes start
-    pool = ThreadPoolExecutor(1)
-    blob_job = pool.submit(serialize)
-    pool.shutdown(wait=False)
+        # the client serialises the problem in a thread while the worker processes start
+        pool = ThreadPoolExecutor(1)
+        blob_job = pool.submit(serialize)
+        pool.shutdown(wait=False)
+    else:
+        if not _AT_FORK:
+            os.register_at_fork(after_in_child=_fresh_offload_executor)
+            _AT_FORK.append(_fresh_offload_executor)
+        _INHERITED[token] = (net, claims, inputs, targets)
+        # the forked workers share the client's pages until they write to them: keep
+        # their garbage collector off the inherited objects (a collection would
+        # touch, and so copy, every page of the problem)
+        gc.freeze()
     cluster = None
     try:
-        if scheduler is None:
-            # no statistical profiler in the workers: it samples the running task's
-            # stack every 10 ms, a cost that grows with the wall time of a shard
-            with dask.config.set({"distributed.worker.profile.enabled": False}):
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
-            client = Client(cluster)
-        else:
-            client = Client(scheduler)
-    except BaseException:
-        blob_job.cancel()
-        raise
-    try:
-        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-        bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
-        results: list = [None] * len(bounds)
-        stats["cluster_s"] = time.perf_counter() - t0
         try:
-            blob = blob_job.result()
-            t1 = time.perf_counter()
-            blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
-            del blob
-            stats["broadcast_s"] = time.perf_counter() - t1
-            t1 = time.perf_counter()
-            token = f"{time.time_ns()}-{id(blob_f)}"
-            futs = {client.submit(run_shard, blob_f, token, *b, backend,
-                                  key=f"proofcheck-shard-{k}-{token}", pure=False): k
-                    for k, b in enumerate(bounds)}
-            for n_done, fut in enumerate(as_completed(list(futs)), start=1):
-                k = futs[fut]
-                try:
-                    results[k] = fut.result()
-                except Exception as exc:  # a shard that cannot complete: fail closed
-                    results[k] = exc
-                if progress:
-                    progress(n_done, len(bounds))
-                if on_shard_done:
-                    on_shard_done(client, k)
-            stats["shards_s"] = time.perf_counter() - t1
-            stats["worker_timing"] = [r.get("timing") if isinstance(r, dict) else None
-                                      for r in results]
-        except Exception as exc:  # serialize / scatter / submit / scheduler failure
-            res = merge([exc], len(bounds), len(inputs), claims is not None)
-            res.seconds = time.perf_counter() - t0
-            return res
-        res = merge(results, len(bounds), len(inputs), claims is not None)
+            if scheduler is None:
+                # no statistical profiler in the workers: it samples the running task's
+                # stack every 10 ms, a cost that grows with the wall time of a shard
+                cfg = {"distributed.worker.profile.enabled": False}
+                if transport == "fork":
+                    cfg["distributed.worker.multiprocessing-method"] = "fork"
+                with dask.config.set(cfg):
+                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=None)
+                client = Client(cluster)
+            else:
+                client = Client(scheduler)
+        except BaseException:
+            if blob_job is not None:
+                blob_job.cancel()
+            raise
+        try:
+            n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+            bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
+            results: list = [None] * len(bounds)
+            stats["cluster_s"] = time.perf_counter() - t0
+            try:
+                blob_f = None
+                if blob_job is not None:
+                    blob = blob_job.result()
+                    t1 = time.perf_counter()
+                    blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
+                    del blob
+                    stats["broadcast_s"] = time.perf_counter() - t1
+                t1 = time.perf_counter()
+                futs = {client.submit(run_shard, blob_f, token, *b, backend,
+                                      key=f"proofcheck-shard-{k}-{token}", pure=False): k
+                        for k, b in enumerate(bounds)}
+                for n_done, fut in enumerate(as_completed(list(futs)), start=1):
+                    k = futs[fut]
+                    try:
+                        results[k] = fut.result()
+                    except Exception as exc:  # a shard that cannot complete: fail closed
+                        results[k] = exc
+                    if progress:
+                        progress(n_done, len(bounds))
+                    if on_shard_done:
+                        on_shard_done(client, k)
+                stats["shards_s"] = time.perf_counter() - t1
+                stats["worker_timing"] = [r.get("timing") if isinstance(r, dict) else None
+                                          for r in results]
+            except Exception as exc:  # serialize / scatter / submit / scheduler failure
+                res = merge([exc], len(bounds), len(inputs), claims is not None)
+                res.seconds = time.perf_counter() - t0
+                return res
+            res = merge(results, len(bounds), len(inputs), claims is not None)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        if _INHERITED.pop(token, None) is not None:
+            gc.unfreeze()
     res.seconds = time.perf_counter() - t0
     return res

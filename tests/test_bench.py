@@ -47,14 +47,17 @@ def test_render_readme_exact_lines():
            "scale": [{"T": 1000, "N": 62, "M": 120, "R": 2, "L": 243, "construct_s": 1.04,
                       "exact_check_s": 2.0, "construct_plus_check_s": 3.04,
                       "construct_plus_check_cpu_s": 2.96, "peak_rss_mb": 150.2,
-                      "dask": [{"workers": 1, "exact_check_s": 4.0},
-                               {"workers": 2, "exact_check_s": 2.5}]}]}
+                      "dask": [{"workers": 1, "transport": "fork", "exact_check_s": 4.0},
+                               {"workers": 2, "transport": "fork", "exact_check_s": 2.5},
+                               {"workers": 1, "transport": "broadcast", "exact_check_s": 5.0},
+                               {"workers": 2, "transport": "broadcast", "exact_check_s": 4.0}]}]}
     text = render_readme(res)
     lines = text.splitlines()
     assert lines[0] == "<!-- bench:begin -->" and lines[-1] == "<!-- bench:end -->"
     assert "| 16 | 3 | 0 | 0.50 | 0.25 | 2.00 | 0.12 | 100 | 9 | 100 |" in lines
     assert "| 1000 | 62 | 120 | 2 | 243 | 1.0 | 2.0 | 3.0 | 3.0 | 150 |" in lines
-    assert "| 1000 | 2 | 2.5 | 1.60 |" in lines
+    assert "| 1000 | 2 | fork | 2.5 | 1.60 |" in lines  # vs 1 worker of the same transport
+    assert "| 1000 | 2 | broadcast | 4.0 | 1.25 |" in lines
 
 
 def test_readme_tables_equal_bench_results():

@@ -206,3 +206,104 @@ def test_run_shard_equals_serial_and_names_the_serial_witness():
         par = merge([run_shard(blob, f"t{k}", *x) for x in b], len(b), len(inputs), True)
         assert par.verdict == ser.verdict and par.witness == ser.witness
     assert ser.verdict == Verdict.REFUTED
+
+
+def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed():
+    """Local cluster started by the run with the fork transport (the workers
+    inherit the problem, nothing is serialised): a mutated network gives the
+    serial witness; a worker killed after the first shard came back has its
+    shards recomputed (the survivor, and the worker the nanny forks again, hold
+    the problem): VERIFIED like the serial run, nothing decoded on any worker."""
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    import multiprocessing
+
+    from proofcheck.distributed import _INHERITED, check_distributed
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the platform cannot fork")
+    ds = NAMED["needs-rounds"]
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    block, sub, pname, value = next(p for p in c.net.parameters()
+                                    if p[0] == c.phases["L"][0] + 1 and p[1] == "FF")
+    mutated = with_parameter(c.net, block, sub, pname, value + 3)
+    ser_bad = check_network(mutated, inputs, targets, c.claims)
+    assert ser_bad.verdict == Verdict.REFUTED
+    st_: dict = {}
+    par_bad = check_distributed(mutated, inputs, targets, c.claims, workers=2, shards=3,
+                                stats=st_)
+    assert st_["transport"] == "fork" and "serialize_s" not in st_
+    assert par_bad.verdict == Verdict.REFUTED and par_bad.witness == ser_bad.witness
+    assert all(t["decode_s"] < 0.5 for t in st_["worker_timing"])
+
+    killed = []
+
+    def kill_one(client, k):
+        if killed:
+            return
+        busy = [w for w, keys in client.processing().items() if keys]
+        if busy:
+            pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    from proofcheck.io.examples import sample
+    ds, _ = sample(limit=40)
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    serial = check_network(c.net, inputs, targets, c.claims)
+    res = check_distributed(c.net, inputs, targets, c.claims, workers=2, shards=12,
+                            on_shard_done=kill_one)
+    assert killed, "no worker was busy when the first shard returned"
+    assert res.verdict == serial.verdict == Verdict.VERIFIED
+    assert res.multiplicities == serial.multiplicities
+    assert not _INHERITED  # the run unregisters its problem
+
+
+def test_fork_transport_options_and_a_worker_without_the_problem():
+    """A worker that did not inherit the run's problem raises (the shard cannot
+    complete: the merge makes it ERROR); fork with a running scheduler and an
+    unknown transport are refused before any work."""
+    from proofcheck.distributed import check_distributed, run_shard
+    with pytest.raises(RuntimeError, match="not forked"):
+        run_shard(None, "no-such-run", 0, 1, 0, 1)
+    assert merge([RuntimeError("not forked")], 1, 1, True).verdict == Verdict.ERROR
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    with pytest.raises(ValueError, match="local cluster"):
+        check_distributed(None, [], [], scheduler="tcp://127.0.0.1:1", transport="fork")
+    with pytest.raises(ValueError, match="transport"):
+        check_distributed(None, [], [], workers=1, transport="pigeon")
+
+
+_OFFLOAD_RUN = """
+import distributed.comm.utils as cu, distributed.utils as du
+cu.OFFLOAD_THRESHOLD = 1  # every message through Dask's offload thread pool
+du._offload_executor.submit(lambda: None).result()  # the client's pool has its thread
+from lemmas.afz.theorem_1_6 import construct
+from proofcheck.distributed import check_distributed
+from proofcheck.io.examples import sample
+ds, _ = sample(limit=10)
+inputs = [list(p.inputs) for p in ds.pairs]
+targets = [list(p.outputs) for p in ds.pairs]
+c = construct(inputs, targets, ds.d)
+print(check_distributed(c.net, inputs, targets, c.claims, workers=1).verdict.value)
+"""
+
+
+def test_fork_transport_workers_get_a_working_offload_pool():
+    """Regression: a forked worker inherits the client's Dask offload pool without
+    its thread; a message above the offload threshold then waited forever (the
+    second 10^6-token run in one process hung).  With every message offloaded
+    and the client's pool thread started, the forked run must finish."""
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    import multiprocessing
+    import subprocess
+    import sys
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the platform cannot fork")
+    try:
+        out = subprocess.run([sys.executable, "-c", _OFFLOAD_RUN], capture_output=True,
+                             text=True, timeout=240,
+                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the forked worker hung on Dask's offload pool")
+    assert out.stdout.strip().splitlines()[-1] == "VERIFIED", out.stderr[-2000:]

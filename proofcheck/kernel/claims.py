@@ -78,7 +78,10 @@ class Moves:
         return old(i) if v is None else v
 
     def restrict(self, r0, r1, j0, j1, memo=None):
-        return Moves({i - r0: v for i, v in self.targets.items() if r0 <= i < r1})
+        t = self.targets
+        if not t or max(t) < r0 or min(t) >= r1:  # (min/max in C: most claims of a
+            return Moves({})                      # phase touch one other shard's rows)
+        return Moves({i - r0: v for i, v in t.items() if r0 <= i < r1})
 
 
 @dataclass

@@ -174,10 +174,12 @@ def affine_pieces(ff: FF, r1):
     between kinks, after the last), ``None`` when the layer is the identity there,
     else ``(g, h)`` with ``FF(x) = eta x + g t + h`` on that piece (fmpq lists).
     ``maps`` is a :class:`_Pieces`: each piece is computed when first read, so a
-    layer whose support holds none of the rows costs its kinks and outer pieces."""
+    layer whose support holds none of the rows costs its kinks and outer pieces.
+    The kinks are computed and sorted as fmpq (comparisons in C)."""
     w, cs = r1
-    ks = sorted(-bk if ck == 1 else -bk / ck for bk, ck in zip(ff.b, cs) if ck != 0)
-    kinks = [q2f(k) for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # distinct
+    ks = sorted([fmpq(-bk.numerator, bk.denominator) if ck.numerator == ck.denominator
+                 else -q2f(bk) / q2f(ck) for bk, ck in zip(ff.b, cs) if ck.numerator])
+    kinks = [k for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # distinct
     return w, kinks, _Pieces(ff, cs, kinks, len(w))
 
 
@@ -237,10 +239,13 @@ class _Pieces:
             return m
         ff, kinks, cs, d = self.ff, self.kinks, self.cs, self.d
         b = ff.b
+        # signs from the lowest-terms numerators (denominators are positive)
         if kinks and p == 0:
-            act = [k for k, c in enumerate(cs) if c < 0 or (c == 0 and b[k] > 0)]
+            act = [k for k, c in enumerate(cs)
+                   if c.numerator < 0 or (c.numerator == 0 and b[k].numerator > 0)]
         elif kinks and p == len(kinks):
-            act = [k for k, c in enumerate(cs) if c > 0 or (c == 0 and b[k] > 0)]
+            act = [k for k, c in enumerate(cs)
+                   if c.numerator > 0 or (c.numerator == 0 and b[k].numerator > 0)]
         else:
             smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
             act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
