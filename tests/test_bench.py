@@ -89,3 +89,24 @@ def test_bench_scale_hard_row_has_R_N_minus_1(tmp_path):
             f"{r['exact_check_s']:.1f} | {r['construct_plus_check_s']:.1f} | "
             f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
     assert line in render_readme(res).splitlines()
+
+
+def test_bench_rows_only_merges_the_digits_rows(tmp_path):
+    """--rows-only re-measures the digits rows (median of the repeated construct +
+    exact check runs, every run kept) and keeps the file's other families."""
+    pytest.importorskip("sklearn")
+    import statistics
+
+    from bench.__main__ import REPEATS, main
+    out = tmp_path / "r.json"
+    out.write_text(json.dumps({"scale": [{"T": 1}], "rows": [],
+                               "slopes": {"split_slope_exact_vs_T_at_fixed_L": 0.5}}))
+    assert main(["--quick", "--images", "4", "8", "--rows-only", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["scale"] == [{"T": 1}] and [r["images"] for r in res["rows"]] == [4, 8]
+    assert res["slopes"]["split_slope_exact_vs_T_at_fixed_L"] == 0.5
+    assert "slope_exact_vs_T" in res["slopes"]
+    for r in res["rows"]:
+        assert len(r["runs"]) == REPEATS
+        assert r["construct_s"] == statistics.median(x["construct_s"] for x in r["runs"])
+        assert r["exact_check_s"] == statistics.median(x["exact_check_s"] for x in r["runs"])

@@ -41,10 +41,12 @@ def register(sub) -> None:
     dist = q.add_mutually_exclusive_group()
     dist.add_argument("--workers", type=integer_arg, metavar="K",
                       help="theorem 1.6: shard the exact check by sequence over a local Dask "
-                      "cluster of K worker processes (needs the [dist] extra); e.g. --workers 2")
+                      "cluster of K worker processes, forked from this one so they inherit "
+                      "the network (needs the [dist] extra); e.g. --workers 2")
     dist.add_argument("--scheduler", metavar="ADDRESS",
                       help="theorem 1.6: shard the exact check over the Dask cluster at "
-                      "ADDRESS (needs the [dist] extra); e.g. --scheduler tcp://host:8786")
+                      "ADDRESS, the network sent once to each worker (needs the [dist] "
+                      "extra); e.g. --scheduler tcp://host:8786")
     q.set_defaults(func=cmd_theorem)
 
 
