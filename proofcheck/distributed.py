@@ -50,7 +50,9 @@ import multiprocessing
 import os
 import pickle
 import sys
+import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import Callable
@@ -77,13 +79,32 @@ def shard_bounds(lengths, shards: int):
     return out
 
 
-def restrict_claims(claims, j0, j1, r0, r1):
-    """The claims of one shard (rows renumbered from 0); ``None`` stays ``None``."""
+def _check_claim_rows(claim, n_rows: int, block: int, sub: str) -> None:
+    """A claim that names rows (moves, shift) names only rows ``0 <= i < n_rows``:
+    restricting it to a shard would otherwise drop a row that does not exist,
+    which the single-process check rejects (ValueError, naming block and row)."""
+    rows = (claim.targets if claim.kind == "moves" else
+            claim.moved if claim.kind == "shift" else None)
+    if rows:
+        lo, hi = min(rows), max(rows)
+        if lo < 0 or hi >= n_rows:
+            raise ValueError(f"block {block} {sub}: the {claim.kind} claim names row "
+                             f"{lo if lo < 0 else hi}, outside the rows 0..{n_rows - 1}")
+
+
+def restrict_claims(claims, j0, j1, r0, r1, n_rows: int):
+    """The claims of one shard (rows renumbered from 0); ``None`` stays ``None``.
+    ``n_rows``: rows of the whole problem; a claim naming a row outside
+    ``0..n_rows - 1`` raises ``ValueError`` (the shard then fails: ERROR)."""
     if claims is None:
         return None
     memo: dict = {}
-    return [(a.restrict(r0, r1, j0, j1, memo), b.restrict(r0, r1, j0, j1, memo))
-            for a, b in claims]
+    out = []
+    for bi, (a, b) in enumerate(claims, start=1):
+        _check_claim_rows(a, n_rows, bi, "FF")
+        _check_claim_rows(b, n_rows, bi, "SA")
+        out.append((a.restrict(r0, r1, j0, j1, memo), b.restrict(r0, r1, j0, j1, memo)))
+    return out
 
 
 def check_shard(net, claims, j0: int, inputs, targets, backend: str = "flint") -> dict:
@@ -143,7 +164,8 @@ def _reduce_ff(ff: FF):
     shared = width > 0 and all(u is ff.U[0] for u in ff.U)
     nums = [ff.eta, *(ff.U[0] if shared else (x for u in ff.U for x in u)), *ff.b,
             *(x for w in ff.W for x in w)]
-    ints = tuple(v for x in nums for v in (x._numerator, x._denominator))
+    ints = tuple(v for x in nums for v in ((x._numerator, x._denominator) if type(x) is Fraction
+                                            else (x.numerator, x.denominator)))
     return _make_ff, (d, width, shared, ints, ff.label)
 
 
@@ -231,12 +253,14 @@ def run_shard(blob: bytes | None, token: str, j0: int, j1: int, r0: int, r1: int
     net, claims, inputs, targets = prob
     t1 = time.perf_counter()
     whole = j0 == 0 and j1 == len(inputs)
-    sc = claims if whole else restrict_claims(claims, j0, j1, r0, r1)
+    sc = claims if whole else restrict_claims(claims, j0, j1, r0, r1,
+                                              sum(len(x) for x in inputs))
     t2 = time.perf_counter()
     out = check_shard(net, sc, j0, inputs[j0:j1],
                       None if targets is None else targets[j0:j1], backend)
     out["timing"] = {"decode_s": t1 - t0, "restrict_s": t2 - t1,
-                     "check_s": time.perf_counter() - t2, "cpu_s": time.process_time() - c0}
+                     "check_s": time.perf_counter() - t2, "cpu_s": time.process_time() - c0,
+                     "pid": os.getpid()}
     return out
 
 
@@ -250,10 +274,17 @@ def witness_order(w: Witness):
             w.token if w.token is not None else big)
 
 
-def merge(results, n_shards: int, n_pairs: int, claims_given: bool) -> NetworkCheck:
+def merge(results, n_shards: int, n_pairs: int, claims_given: bool,
+          targets_given: bool = True) -> NetworkCheck:
     """Merge shard results (dicts of :func:`check_shard`, or an exception / ``None``
-    for a shard that did not complete) into one :class:`NetworkCheck`."""
+    for a shard that did not complete) into one :class:`NetworkCheck`.  Without
+    targets (``targets_given=False``) only the claims were checked, as in
+    :func:`check_network`: VERIFIED needs claims, and no interpolation is reported."""
     res = NetworkCheck(Verdict.ERROR)
+    if n_shards < 1:
+        res.results.append(CheckResult("distributed exact check", Verdict.ERROR,
+                                       ["no shard: the dataset has no sequence"]))
+        return res
     done = [r for r in results if isinstance(r, dict)]
     failed = [r for r in results if not isinstance(r, dict)]
     if failed or len(done) != n_shards:
@@ -280,12 +311,25 @@ def merge(results, n_shards: int, n_pairs: int, claims_given: bool) -> NetworkCh
     if claims_given:
         res.results.append(CheckResult(
             f"every sub-layer matches its construction claim ({res.claims_checked} claims, "
-            f"{n_shards} shards)", Verdict.VERIFIED))
+            f"{n_shards} shard{'s' if n_shards != 1 else ''})", Verdict.VERIFIED))
+    if not targets_given:  # claims only (a prefix of a construction)
+        res.verdict = Verdict.VERIFIED if claims_given else Verdict.ERROR
+        return res
     res.multiplicities = [m for r in done for m in r["multiplicities"]]
     res.verdict = Verdict.VERIFIED
     res.results.append(CheckResult(
         f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {n_pairs} pairs (both inclusions)",
         Verdict.VERIFIED))
+    return res
+
+
+_RUN_LOCK = threading.Lock()  # one run at a time per client process (see below)
+
+
+def _error(reason: str, t0: float) -> NetworkCheck:
+    res = NetworkCheck(Verdict.ERROR)
+    res.results.append(CheckResult("distributed exact check", Verdict.ERROR, [reason]))
+    res.seconds = time.perf_counter() - t0
     return res
 
 
@@ -297,26 +341,35 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
                       stats: dict | None = None) -> NetworkCheck:
     """:func:`check_network` with the sequences sharded over Dask workers.
 
-    ``workers``: start a local cluster of that many single-threaded worker
-    processes; ``scheduler``: address of a running Dask scheduler (exactly one of
-    the two).  ``shards``: number of shards (default one per worker).
-    ``transport``: how the problem reaches the workers — ``"broadcast"`` (the
-    bytes of :func:`dumps_problem`, once per worker; the only choice with
-    ``scheduler``) or ``"fork"`` (local cluster only: the worker processes are
-    forked from this process after the problem is registered, so they hold it
-    with no serialisation, transfer or decoding); default ``"fork"`` for a local
-    cluster where the platform can fork, else ``"broadcast"``.
+    ``inputs[j]``: ``(n_j, d)`` tokens; ``targets[j]``: ``(m_j, d)`` tokens (one set
+    per input) or None (claims only); ``claims``: as for :func:`check_network`.
+    ``workers``: start a local cluster of ``min(workers, len(inputs))``
+    single-threaded worker processes; ``scheduler``: address of a running Dask
+    scheduler (exactly one of the two).  ``shards``: number of shards (default one
+    per worker).  ``transport``: how the problem reaches the workers —
+    ``"broadcast"`` (the bytes of :func:`dumps_problem`, once per worker; the only
+    choice with ``scheduler``) or ``"fork"`` (local cluster only: the worker
+    processes, and any the nanny restarts, are forked from this process after the
+    problem is registered, so they hold it with no serialisation, transfer or
+    decoding); default ``"fork"`` for a local cluster where the platform can fork,
+    else ``"broadcast"``.  Runs that start a local cluster hold a process-wide lock
+    (Dask's configuration and the garbage collector's freeze are process-global):
+    runs from several threads of one process take turns.
     ``progress(done, total)`` after each shard; ``on_shard_done(client, k)`` is a
     test hook; ``stats`` (a dict, optional) receives the wall seconds of each
     client phase (``cluster_s``: start or connect; ``serialize_s``, in a thread
     during the start; ``broadcast_s``; ``shards_s``), the ``transport``
-    and the workers' own ``timing`` per shard.  Raises ``ImportError`` without
-    dask (the ``dist`` extra), ``ValueError`` for a bad option combination;
-    every failure during the run gives verdict ERROR.
+    and the workers' own ``timing`` per shard (with the worker's ``pid``).
+    Raises ``ImportError`` without dask (the ``dist`` extra), ``ValueError`` for
+    a bad option combination; every failure during the run (unequal numbers of
+    inputs and target sets, no sequence, an unreachable scheduler, a shard that
+    does not complete) gives verdict ERROR.
     Outputs are not gathered (``outputs`` stays empty); multiplicities are.
     """
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers / scheduler")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     if transport is None:
         transport = ("fork" if scheduler is None
                      and "fork" in multiprocessing.get_all_start_methods() else "broadcast")
@@ -326,93 +379,120 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
         raise ValueError("the fork transport needs a local cluster (workers=K), "
                          "not a running scheduler")
     import dask
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     stats = {} if stats is None else stats
     stats["transport"] = transport
     t0 = time.perf_counter()
-    token = f"{time.time_ns()}-{id(net)}"
-    blob_job = None
-    if transport == "broadcast":
-        def serialize():
-            t = time.perf_counter()
-            blob = dumps_problem(net, claims, inputs, targets)
-            stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
-            return blob
-
-        # the client serialises the problem in a thread while the worker processes start
-        pool = ThreadPoolExecutor(1)
-        blob_job = pool.submit(serialize)
-        pool.shutdown(wait=False)
-    else:
-        if not _AT_FORK:
-            os.register_at_fork(after_in_child=_fresh_offload_executor)
-            _AT_FORK.append(_fresh_offload_executor)
-        _INHERITED[token] = (net, claims, inputs, targets)
-        # the forked workers share the client's pages until they write to them: keep
-        # their garbage collector off the inherited objects (a collection would
-        # touch, and so copy, every page of the problem)
-        gc.freeze()
-    cluster = None
-    try:
+    if not inputs:
+        return _error("no sequence to check", t0)
+    if targets is not None and len(targets) != len(inputs):
+        return _error(f"{len(inputs)} input sequences but {len(targets)} target sets", t0)
+    blob_job = _serialize_in_thread(net, claims, inputs, targets, stats) \
+        if transport == "broadcast" else None
+    if scheduler is not None:
         try:
-            if scheduler is None:
-                # no statistical profiler in the workers: it samples the running task's
-                # stack every 10 ms, a cost that grows with the wall time of a shard
-                cfg = {"distributed.worker.profile.enabled": False}
-                if transport == "fork":
-                    cfg["distributed.worker.multiprocessing-method"] = "fork"
-                with dask.config.set(cfg):
-                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                           processes=True, dashboard_address=None)
-                client = Client(cluster)
-            else:
-                client = Client(scheduler)
-        except BaseException:
-            if blob_job is not None:
-                blob_job.cancel()
-            raise
+            client = Client(scheduler)
+        except (OSError, TimeoutError, ValueError) as exc:
+            blob_job.cancel()
+            return _error(f"cannot connect to the Dask scheduler at {scheduler}: "
+                          f"{type(exc).__name__}: {exc}", t0)
         try:
-            n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-            bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
-            results: list = [None] * len(bounds)
-            stats["cluster_s"] = time.perf_counter() - t0
-            try:
-                blob_f = None
-                if blob_job is not None:
-                    blob = blob_job.result()
-                    t1 = time.perf_counter()
-                    blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
-                    del blob
-                    stats["broadcast_s"] = time.perf_counter() - t1
-                t1 = time.perf_counter()
-                futs = {client.submit(run_shard, blob_f, token, *b, backend,
-                                      key=f"proofcheck-shard-{k}-{token}", pure=False): k
-                        for k, b in enumerate(bounds)}
-                for n_done, fut in enumerate(as_completed(list(futs)), start=1):
-                    k = futs[fut]
-                    try:
-                        results[k] = fut.result()
-                    except Exception as exc:  # a shard that cannot complete: fail closed
-                        results[k] = exc
-                    if progress:
-                        progress(n_done, len(bounds))
-                    if on_shard_done:
-                        on_shard_done(client, k)
-                stats["shards_s"] = time.perf_counter() - t1
-                stats["worker_timing"] = [r.get("timing") if isinstance(r, dict) else None
-                                          for r in results]
-            except Exception as exc:  # serialize / scatter / submit / scheduler failure
-                res = merge([exc], len(bounds), len(inputs), claims is not None)
-                res.seconds = time.perf_counter() - t0
-                return res
-            res = merge(results, len(bounds), len(inputs), claims is not None)
+            return _run(client, None, blob_job, inputs, claims, targets, shards, backend,
+                        progress, on_shard_done, stats, t0)
         finally:
             client.close()
-            if cluster is not None:
+    # a local cluster: the fork start method must stay configured while the cluster
+    # lives (the nanny restarts a killed worker with the method configured then)
+    cfg = {"distributed.worker.profile.enabled": False}  # no stack sampling every 10 ms
+    if transport == "fork":
+        cfg["distributed.worker.multiprocessing-method"] = "fork"
+    with _RUN_LOCK, dask.config.set(cfg):
+        token = f"{time.time_ns()}-{id(net)}"
+        froze = False
+        if transport == "fork":
+            if not _AT_FORK:
+                os.register_at_fork(after_in_child=_fresh_offload_executor)
+                _AT_FORK.append(_fresh_offload_executor)
+            _INHERITED[token] = (net, claims, inputs, targets)
+            # the forked workers share the client's pages until they write to them:
+            # keep their garbage collector off the inherited objects (a collection
+            # would touch, and so copy, every page of the problem).  A caller's own
+            # freeze is left as it was (gc cannot undo only ours).
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                froze = True
+        try:
+            with warnings.catch_warnings():  # the scheduler's HTTP server on a busy port
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = LocalCluster(n_workers=min(workers, len(inputs)),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+            try:
+                with Client(cluster) as client:
+                    return _run(client, token, blob_job, inputs, claims, targets, shards,
+                                backend, progress, on_shard_done, stats, t0)
+            finally:
                 cluster.close()
-    finally:
-        if _INHERITED.pop(token, None) is not None:
-            gc.unfreeze()
+        finally:
+            _INHERITED.pop(token, None)
+            if froze:
+                gc.unfreeze()
+
+
+def _serialize_in_thread(net, claims, inputs, targets, stats):
+    """The broadcast bytes, computed in a thread while the cluster starts."""
+    def serialize():
+        t = time.perf_counter()
+        blob = dumps_problem(net, claims, inputs, targets)
+        stats["serialize_s"], stats["problem_bytes"] = time.perf_counter() - t, len(blob)
+        return blob
+    pool = ThreadPoolExecutor(1)
+    job = pool.submit(serialize)
+    pool.shutdown(wait=False)
+    return job
+
+
+def _run(client, token, blob_job, inputs, claims, targets, shards, backend,
+         progress, on_shard_done, stats, t0) -> NetworkCheck:
+    """The shards of one run on a connected client (see :func:`check_distributed`):
+    ``blob_job`` the future of the broadcast bytes, or None for the fork transport
+    (``token`` names the inherited problem)."""
+    from dask.distributed import as_completed
+    n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+    bounds = shard_bounds([len(x) for x in inputs], shards or n_workers)
+    results: list = [None] * len(bounds)
+    stats["cluster_s"] = time.perf_counter() - t0
+    try:
+        blob_f = None
+        if blob_job is not None:
+            blob = blob_job.result()
+            t1 = time.perf_counter()
+            blob_f = client.scatter(blob, broadcast=True)  # the problem, once per worker
+            del blob
+            stats["broadcast_s"] = time.perf_counter() - t1
+            token = f"{time.time_ns()}-{id(blob_f)}"
+        t1 = time.perf_counter()
+        futs = {client.submit(run_shard, blob_f, token, *b, backend,
+                              key=f"proofcheck-shard-{k}-{token}", pure=False): k
+                for k, b in enumerate(bounds)}
+        for n_done, fut in enumerate(as_completed(list(futs)), start=1):
+            k = futs[fut]
+            try:
+                results[k] = fut.result()
+            except Exception as exc:  # a shard that cannot complete: fail closed
+                results[k] = exc
+            if progress:
+                progress(n_done, len(bounds))
+            if on_shard_done:
+                on_shard_done(client, k)
+        stats["shards_s"] = time.perf_counter() - t1
+        stats["worker_timing"] = [r.get("timing") if isinstance(r, dict) else None
+                                  for r in results]
+    except Exception as exc:  # serialize / scatter / submit / scheduler failure
+        res = merge([exc], len(bounds), len(inputs), claims is not None, targets is not None)
+        res.seconds = time.perf_counter() - t0
+        return res
+    res = merge(results, len(bounds), len(inputs), claims is not None, targets is not None)
     res.seconds = time.perf_counter() - t0
     return res

@@ -5,9 +5,12 @@ cluster a worker killed mid-run has its shards recomputed (same verdict as the
 serial run), and with no retries allowed the run is ERROR, never VERIFIED."""
 from __future__ import annotations
 
+import gc
 import os
 import random
 import signal
+import threading
+import time
 from fractions import Fraction
 
 import pytest
@@ -29,7 +32,8 @@ def _data(ds):
 def _sharded(net, inputs, targets, claims, shards):
     out = []
     for j0, j1, r0, r1 in shard_bounds([len(x) for x in inputs], shards):
-        out.append(check_shard(net, restrict_claims(claims, j0, j1, r0, r1), j0,
+        out.append(check_shard(net, restrict_claims(claims, j0, j1, r0, r1,
+                                                    sum(map(len, inputs))), j0,
                                inputs[j0:j1], targets[j0:j1]))
     return merge(out, len(out), len(inputs), claims is not None)
 
@@ -75,7 +79,8 @@ def test_a_shard_that_does_not_complete_is_error():
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
     b = shard_bounds([len(x) for x in inputs], 2)
-    good = [check_shard(c.net, restrict_claims(c.claims, *x), x[0], inputs[x[0]:x[1]],
+    n = sum(map(len, inputs))
+    good = [check_shard(c.net, restrict_claims(c.claims, *x, n), x[0], inputs[x[0]:x[1]],
                         targets[x[0]:x[1]]) for x in b]
     assert merge(good, 2, len(inputs), True).verdict == Verdict.VERIFIED
     assert merge([good[0], RuntimeError("worker lost")], 2, len(inputs), True).verdict == Verdict.ERROR
@@ -212,8 +217,9 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     """Local cluster started by the run with the fork transport (the workers
     inherit the problem, nothing is serialised): a mutated network gives the
     serial witness; a worker killed after the first shard came back has its
-    shards recomputed (the survivor, and the worker the nanny forks again, hold
-    the problem): VERIFIED like the serial run, nothing decoded on any worker."""
+    shards recomputed, and the worker the nanny starts in its place is forked
+    again (it holds the problem and computes later shards): VERIFIED like the
+    serial run, nothing decoded on any worker."""
     pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
     import multiprocessing
 
@@ -235,28 +241,40 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     assert par_bad.verdict == Verdict.REFUTED and par_bad.witness == ser_bad.witness
     assert all(t["decode_s"] < 0.5 for t in st_["worker_timing"])
 
-    killed = []
+    killed, pids = [], []
 
-    def kill_one(client, k):
+    def kill_one_wait_restart(client, k):
         if killed:
             return
         busy = [w for w, keys in client.processing().items() if keys]
         if busy:
+            old = set(client.scheduler_info()["workers"])
+            pids.extend(client.run(os.getpid).values())
             pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
+            t = time.monotonic()  # the nanny restarts it: wait, so it gets shards too
+            while time.monotonic() - t < 120:
+                now = set(client.scheduler_info()["workers"])
+                if len(now) == 2 and now != old:
+                    break
+                time.sleep(0.2)
 
     from proofcheck.io.examples import sample
     ds, _ = sample(limit=40)
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
     serial = check_network(c.net, inputs, targets, c.claims)
-    res = check_distributed(c.net, inputs, targets, c.claims, workers=2, shards=12,
-                            on_shard_done=kill_one)
+    st2: dict = {}
+    frozen = gc.get_freeze_count()
+    res = check_distributed(c.net, inputs, targets, c.claims, workers=2, shards=len(inputs),
+                            on_shard_done=kill_one_wait_restart, stats=st2)
     assert killed, "no worker was busy when the first shard returned"
-    assert res.verdict == serial.verdict == Verdict.VERIFIED
+    assert res.verdict == serial.verdict == Verdict.VERIFIED, res.results
     assert res.multiplicities == serial.multiplicities
-    assert not _INHERITED  # the run unregisters its problem
+    ran_on = {t["pid"] for t in st2["worker_timing"]}
+    assert ran_on - set(pids), "no shard ran on the restarted (forked again) worker"
+    assert not _INHERITED and gc.get_freeze_count() == frozen  # the run undoes what it set
 
 
 def test_fork_transport_options_and_a_worker_without_the_problem():
@@ -307,3 +325,89 @@ def test_fork_transport_workers_get_a_working_offload_pool():
     except subprocess.TimeoutExpired:
         pytest.fail("the forked worker hung on Dask's offload pool")
     assert out.stdout.strip().splitlines()[-1] == "VERIFIED", out.stderr[-2000:]
+
+
+def test_bad_runs_are_errors_not_verified():
+    """Found by adversarial testing: an extra target set, no sequence, a claim that
+    names a row that does not exist (dropped when restricted to a shard) and an
+    unreachable scheduler are ERROR, as in the serial check; without targets only
+    the claims are reported (no interpolation line)."""
+    from proofcheck.distributed import check_distributed, run_shard, dumps_problem
+    from proofcheck.kernel.claims import Moves
+    ds = NAMED["needs-rounds"]
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    n = sum(map(len, inputs))
+    bi = next(i for i, (a, _) in enumerate(c.claims) if isinstance(a, Moves))
+    a, b = c.claims[bi]
+    for bad_row in (n + 5, -1):
+        cl = list(c.claims)
+        cl[bi] = (Moves({**a.targets, bad_row: (Fraction(1),) * ds.d}), b)
+        with pytest.raises(ValueError, match=f"block {bi + 1} FF.*row {bad_row}"):
+            restrict_claims(cl, 1, len(inputs), len(inputs[0]), n, n)
+        blob = dumps_problem(c.net, cl, inputs, targets)
+        shards = shard_bounds([len(x) for x in inputs], 2)
+        out = []
+        for x in shards:
+            try:
+                out.append(run_shard(blob, f"bad{bad_row}", *x))
+            except ValueError as exc:
+                out.append(exc)
+        assert merge(out, len(shards), len(inputs), True).verdict == Verdict.ERROR
+    # claims only: the serial semantics (VERIFIED with claims, nothing on interpolation)
+    x = shard_bounds([len(x) for x in inputs], 2)
+    parts = [check_shard(c.net, restrict_claims(c.claims, *b_, n), b_[0],
+                         inputs[b_[0]:b_[1]], None) for b_ in x]
+    m = merge(parts, len(parts), len(inputs), True, targets_given=False)
+    assert m.verdict == Verdict.VERIFIED
+    assert not any("interpolation" in r.name for r in m.results)
+    assert merge(parts, len(parts), len(inputs), False, targets_given=False).verdict \
+        == Verdict.ERROR
+    assert merge([], 0, 0, True).verdict == Verdict.ERROR
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    extra = targets + [[(Fraction(9),) * ds.d]]
+    r = check_distributed(c.net, inputs, extra, c.claims, workers=2)
+    assert r.verdict == Verdict.ERROR and "target sets" in r.results[0].details[0]
+    assert check_distributed(c.net, [], [], c.claims, workers=1).verdict == Verdict.ERROR
+
+
+def test_runs_from_threads_take_turns_and_leave_no_global_state():
+    """Dask's configuration and the collector's freeze are process-global: two
+    fork runs from two threads both VERIFY, and afterwards the start method, the
+    registry of inherited problems and a caller's own freeze are as before."""
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    import dask
+
+    from proofcheck.distributed import _INHERITED, check_distributed
+    ds = NAMED["needs-rounds"]
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, ds.d)
+    before = dask.config.get("distributed.worker.multiprocessing-method")
+    out: list = []
+    threads = [threading.Thread(target=lambda: out.append(check_distributed(
+        c.net, inputs, targets, c.claims, workers=1).verdict)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [Verdict.VERIFIED] * 2
+    assert dask.config.get("distributed.worker.multiprocessing-method") == before
+    assert not _INHERITED
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert check_distributed(c.net, inputs, targets, c.claims,
+                                 workers=1).verdict == Verdict.VERIFIED
+        # kept (frozen objects freed by reference counting leave the count)
+        assert frozen > 0 and gc.get_freeze_count() > 0.9 * frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_cli_dist_options_usage_errors():
+    from proofcheck.cli import main
+    base = ["theorem", "1.6", "--limit", "5", "--no-report"]
+    pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
+    assert main(base + ["--scheduler", "notanaddress"]) == 2
+    assert main(base + ["--workers", "100000"]) == 2
+    assert main(["theorem", "1.8", "--limit", "5", "--no-report", "--workers", "2"]) == 2

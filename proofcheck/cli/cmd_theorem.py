@@ -59,6 +59,8 @@ def cmd_theorem(args) -> int:
         raise BadInput("--tau applies to theorem 1.8 (softmax) only")
     if st.id == "1.6":
         _check_dist_options(args)
+    elif args.workers is not None or args.scheduler is not None:
+        raise BadInput("--workers / --scheduler apply to theorem 1.6 (the exact check) only")
     check_outputs(args)
     ds, info = load_data(args)
     if ds is None:
@@ -116,6 +118,9 @@ def cmd_theorem(args) -> int:
 
 
 
+MAX_LOCAL_WORKERS = 256  # one process each; beyond this a real cluster (--scheduler)
+
+
 def _check_dist_options(args) -> None:
     """--workers / --scheduler: usage errors (exit 2) before any work."""
     workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
@@ -127,6 +132,18 @@ def _check_dist_options(args) -> None:
         import dask.distributed  # noqa: F401
     except ImportError:
         raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"") from None
+    if workers is not None and workers > MAX_LOCAL_WORKERS:
+        raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
+                       f"(got {workers}); for more, start a cluster and pass --scheduler")
+    if scheduler is not None:
+        from distributed.comm import parse_address, parse_host_port
+        try:
+            scheme, loc = parse_address(scheduler)
+            if scheme in ("tcp", "tls"):
+                parse_host_port(loc)
+        except ValueError as exc:
+            raise BadInput(f"--scheduler: not a Dask address ({exc}); "
+                           "e.g. --scheduler tcp://host:8786") from None
 
 
 def cmd_softmax(args, ds, info) -> int:

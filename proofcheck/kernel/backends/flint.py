@@ -161,7 +161,9 @@ def _rank_one(U):
     j = next(i for i, x in enumerate(w) if x != 0)
     cs = []
     for u in U:
-        c = u[j] / w[j]
+        a, b = u[j], w[j]
+        # int / int is a float in Python: keep the ratio exact
+        c = Fraction(a, b) if type(a) is int and type(b) is int else a / b
         if any(ui != c * wi for ui, wi in zip(u, w)):
             return None
         cs.append(c)
