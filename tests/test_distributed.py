@@ -193,17 +193,23 @@ def test_problem_codec_round_trip_and_rejects_unreduced_fractions():
         loads_problem(bad)
 
 
-def test_run_shard_equals_serial_and_names_the_serial_witness():
-    """The worker entry point (decode the broadcast bytes, restrict the claims on
-    the worker) on every shard of 3, merged: the serial verdict and witness, for
-    the construction and for a mutated network."""
-    from proofcheck.distributed import dumps_problem, run_shard
+def _needs_rounds_and_a_mutant():
+    """The named case "needs-rounds": inputs, targets, construction, and the
+    network with one FF parameter of phase L's second block moved by 3."""
     ds = NAMED["needs-rounds"]
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
     block, sub, pname, value = next(p for p in c.net.parameters()
                                     if p[0] == c.phases["L"][0] + 1 and p[1] == "FF")
-    mutated = with_parameter(c.net, block, sub, pname, value + 3)
+    return inputs, targets, c, with_parameter(c.net, block, sub, pname, value + 3)
+
+
+def test_run_shard_equals_serial_and_names_the_serial_witness():
+    """The worker entry point (decode the broadcast bytes, restrict the claims on
+    the worker) on every shard of 3, merged: the serial verdict and witness, for
+    the construction and for a mutated network."""
+    from proofcheck.distributed import dumps_problem, run_shard
+    inputs, targets, c, mutated = _needs_rounds_and_a_mutant()
     for k, net in enumerate((c.net, mutated)):
         ser = check_network(net, inputs, targets, c.claims)
         blob = dumps_problem(net, c.claims, inputs, targets)
@@ -226,12 +232,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     from proofcheck.distributed import _INHERITED, check_distributed
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("the platform cannot fork")
-    ds = NAMED["needs-rounds"]
-    inputs, targets = _data(ds)
-    c = construct(inputs, targets, ds.d)
-    block, sub, pname, value = next(p for p in c.net.parameters()
-                                    if p[0] == c.phases["L"][0] + 1 and p[1] == "FF")
-    mutated = with_parameter(c.net, block, sub, pname, value + 3)
+    inputs, targets, c, mutated = _needs_rounds_and_a_mutant()
     ser_bad = check_network(mutated, inputs, targets, c.claims)
     assert ser_bad.verdict == Verdict.REFUTED
     st_: dict = {}
