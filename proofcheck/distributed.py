@@ -80,16 +80,14 @@ def shard_bounds(lengths, shards: int):
 
 
 def _check_claim_rows(claim, n_rows: int, block: int, sub: str) -> None:
-    """A claim that names rows (moves, shift) names only rows ``0 <= i < n_rows``:
+    """The rows a claim names (``claim.rows()``, sorted) lie in ``0 <= i < n_rows``:
     restricting it to a shard would otherwise drop a row that does not exist,
     which the single-process check rejects (ValueError, naming block and row)."""
-    rows = (claim.targets if claim.kind == "moves" else
-            claim.moved if claim.kind == "shift" else None)
-    if rows:
-        lo, hi = min(rows), max(rows)
-        if lo < 0 or hi >= n_rows:
-            raise ValueError(f"block {block} {sub}: the {claim.kind} claim names row "
-                             f"{lo if lo < 0 else hi}, outside the rows 0..{n_rows - 1}")
+    rows = claim.rows()
+    if rows and (rows[0] < 0 or rows[-1] >= n_rows):
+        bad = rows[0] if rows[0] < 0 else rows[-1]
+        raise ValueError(f"block {block} {sub}: the {claim.kind} claim names row "
+                         f"{bad}, outside the rows 0..{n_rows - 1}")
 
 
 def restrict_claims(claims, j0, j1, r0, r1, n_rows: int):
