@@ -64,7 +64,7 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
     import numpy as np
 
     from bench.dense_float import compile_network, forward
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.examples import digits
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.verdicts import Verdict
@@ -124,7 +124,7 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
     ``top_share``: see :func:`proofcheck.io.generate.digits_like` (1: R = N - 1)."""
     import resource
 
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import digits_like
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.verdicts import Verdict

@@ -59,7 +59,7 @@ def add_tokens(ds, k: int, seed: int = 0, shared: bool = False, grid: int = 64):
 
 def measure(ds) -> dict:
     """Build and verify the Theorem 1.6 network for ``ds``; the row of the table."""
-    from lemmas.afz.theorem_1_6 import param_formula, verify
+    from lemmas.afz.theorems.theorem_1_6 import param_formula, verify
     w0, c0 = time.perf_counter(), time.process_time()
     tc = verify(ds)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0

@@ -23,8 +23,8 @@ def measure(images: int) -> dict:
     import numpy as np
 
     from bench.dense_float import compile_network, forward
-    from lemmas.afz.theorem_1_6 import construct
-    from lemmas.afz.theorem_1_8 import SCALES, search_tau_cert
+    from lemmas.afz.theorems.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
     from proofcheck.io.examples import digits
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.softmax_certifier import prepare

@@ -54,14 +54,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # module -> construction functions mutated (the checks' subject)
 FUNCTIONS = {
-    "lemmas.afz.translation": ["translation_ff"],
-    "lemmas.afz.hat": ["hat_ff", "plateau_ff", "separating_direction", "relocate"],
-    "lemmas.afz.snap": ["snap_ff"],
+    "lemmas.afz.layers.translation": ["translation_ff"],
+    "lemmas.afz.layers.hat": ["hat_ff", "plateau_ff", "separating_direction", "relocate"],
+    "lemmas.afz.layers.snap": ["snap_ff"],
     "lemmas.afz.scalars": ["scalar", "scalars", "require"],
-    "lemmas.afz.clustering": ["cluster_sa", "tag_sa"],
-    "lemmas.afz.corner": ["corner_sa"],
-    "lemmas.afz.sphere": ["sphere_point", "negative_orthant_points", "sphere_sa"],
-    "lemmas.afz.collapse": ["choose_k", "collapse_sa", "collapse_claim"],
+    "lemmas.afz.layers.clustering": ["cluster_sa", "tag_sa"],
+    "lemmas.afz.layers.corner": ["corner_sa"],
+    "lemmas.afz.layers.sphere": ["sphere_point", "negative_orthant_points", "sphere_sa"],
+    "lemmas.afz.phases.collapse": ["choose_k", "collapse_sa", "collapse_claim"],
 }
 # statements whose lemma checks replay the mutants of each module (the module's
 # own statements first; a mutant is replayed until its first failure).  FF
@@ -71,14 +71,14 @@ FUNCTIONS = {
 _FF = ["3.1", "3.2", "3.2p", "3.3"]
 _SA = ["4.1", "4.2", "4.3", "collapse"]
 CHECKS = {
-    "lemmas.afz.translation": ["3.1", "3.2", "3.2p", "3.3"],
-    "lemmas.afz.hat": ["3.2", "3.2p", "3.1", "3.3"],
-    "lemmas.afz.snap": ["3.3", "3.1", "3.2", "3.2p"],
+    "lemmas.afz.layers.translation": ["3.1", "3.2", "3.2p", "3.3"],
+    "lemmas.afz.layers.hat": ["3.2", "3.2p", "3.1", "3.3"],
+    "lemmas.afz.layers.snap": ["3.3", "3.1", "3.2", "3.2p"],
     "lemmas.afz.scalars": ["3.1", "3.2", "3.2p", "3.3"],
-    "lemmas.afz.clustering": ["4.1", "collapse", "4.2", "4.3"],
-    "lemmas.afz.corner": ["4.2", "collapse", "4.1", "4.3"],
-    "lemmas.afz.sphere": ["4.3", "collapse", "4.1", "4.2"],
-    "lemmas.afz.collapse": ["collapse", "4.1", "4.2", "4.3"],
+    "lemmas.afz.layers.clustering": ["4.1", "collapse", "4.2", "4.3"],
+    "lemmas.afz.layers.corner": ["4.2", "collapse", "4.1", "4.3"],
+    "lemmas.afz.layers.sphere": ["4.3", "collapse", "4.1", "4.2"],
+    "lemmas.afz.phases.collapse": ["collapse", "4.1", "4.2", "4.3"],
 }
 TIMEOUT = 120
 
@@ -88,7 +88,8 @@ import json, os, signal, sys
 sys.path.insert(0, "tests"); sys.path.insert(0, ".")
 from mutmut.mutation.trampoline import set_mutant_under_test
 import tests.test_lemma_checks_ff as T
-from lemmas.afz import clustering, collapse, corner, sphere
+from lemmas.afz.layers import clustering, corner, sphere
+from lemmas.afz.phases import collapse
 from proofcheck.catalogue import find
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.model import ParameterError

@@ -90,7 +90,7 @@ def test_nothing_else_is_in_the_kernel(graph):
 def test_verify_loads_no_construction_code_at_run_time(tmp_path):
     from conftest import NAMED
 
-    from lemmas.afz.theorem_1_6 import verify as verify16
+    from lemmas.afz.theorems.theorem_1_6 import verify as verify16
     from proofcheck.io.certificate_writer import theorem_certificate
     from proofcheck.kernel.verdicts import Verdict
     ds = NAMED["square-builtin"]

@@ -104,8 +104,8 @@ def tag_chains(draw):
     FF = plateau hat at some token's projection (direction u or another), SA = tag
     (A = u u^T, V = lam I, rho = 1) or, sometimes, a layer that forces the
     general path (rho != 1) or a tie."""
-    from lemmas.afz.clustering import tag_sa
-    from lemmas.afz.hat import plateau_ff
+    from lemmas.afz.layers.clustering import tag_sa
+    from lemmas.afz.layers.hat import plateau_ff
     d = draw(st.integers(2, 3))
     pos = st.fractions(min_value=Fraction(1, 2), max_value=5, max_denominator=3)
     pool = draw(st.lists(st.tuples(*[pos] * d), min_size=2, max_size=8, unique=True))
@@ -153,7 +153,7 @@ def test_offset_tags_chain_agrees_with_reference(case):
 def test_offset_path_is_taken_and_a_wrong_tag_claim_is_refuted():
     """A tag on positive tokens is kept as offsets (O(N)); a claim with a wrong
     factor or a wrong attended row is REFUTED with the exact witness."""
-    from lemmas.afz.clustering import tag_sa
+    from lemmas.afz.layers.clustering import tag_sa
     from proofcheck.kernel.backends.flint import FlintBackend
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.claims import Fixed, SequenceShift
@@ -229,7 +229,7 @@ def test_mutated_collapse_is_refuted_with_the_reference_witness():
     sequence / token / coordinate with the same values."""
     from dataclasses import replace
 
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import random_dataset
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.model import Transformer
@@ -302,7 +302,7 @@ def test_lazy_offsets_rebase_when_a_tag_changes_direction():
     them: the second tag's tops differ from the first's, so the lazy offsets must
     rebase those sequences (a regression found by the chain test above); outputs
     equal the reference and the state stays on the offset path."""
-    from lemmas.afz.clustering import tag_sa
+    from lemmas.afz.layers.clustering import tag_sa
     from proofcheck.kernel.backends.flint import FlintBackend, _Offsets
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.model import Transformer

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz import hat
-from lemmas.afz.theorem_1_6 import verify as verify16
-from lemmas.afz.theorem_1_8 import verify as verify18
+from lemmas.afz.layers import hat
+from lemmas.afz.theorems.theorem_1_6 import verify as verify16
+from lemmas.afz.theorems.theorem_1_8 import verify as verify18
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import (
     lemma_certificate,

@@ -18,7 +18,7 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorem_1_6 import construct
+from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.distributed import check_shard, merge, restrict_claims, shard_bounds
 from proofcheck.kernel.checker import check_network
 from proofcheck.kernel.model import with_parameter
@@ -297,7 +297,7 @@ _OFFLOAD_RUN = """
 import distributed.comm.utils as cu, distributed.utils as du
 cu.OFFLOAD_THRESHOLD = 1  # every message through Dask's offload thread pool
 du._offload_executor.submit(lambda: None).result()  # the client's pool has its thread
-from lemmas.afz.theorem_1_6 import construct
+from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.distributed import check_distributed
 from proofcheck.io.examples import sample
 ds, _ = sample(limit=10)

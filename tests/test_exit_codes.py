@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorem_1_6 import verify as verify16
+from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.verdicts import Verdict

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
+from lemmas.afz.theorems.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
 from proofcheck.export.arch import arrays, describe, tensor_values
 from proofcheck.export.audit import _ff_exits, _sa_exits, audit
 from proofcheck.export.build import build, metadata
@@ -128,7 +128,7 @@ def test_round_bfloat16_matches_torch():
 
 # ------------------------------------------------------------- options
 def test_default_options_leave_the_network_unchanged():
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     ins = [list(p.inputs) for p in SQUARE.pairs]
     outs = [list(p.outputs) for p in SQUARE.pairs]
     a = construct(ins, outs, 2)

@@ -89,7 +89,7 @@ def test_digits_like_admissible_deterministic_and_sharing():
 def test_digits_like_top_share_drives_R(share, lo, hi):
     """top_share 1: every sequence shares its top, R = N - 1 (R close to N);
     top_share 0: distinct strokes, R small."""
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import digits_like
     from proofcheck.kernel.checker import check_network
     from proofcheck.kernel.verdicts import Verdict

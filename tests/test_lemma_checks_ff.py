@@ -11,7 +11,7 @@ from fractions import Fraction as F
 import pytest
 from conftest import NAMED
 
-from lemmas.afz import hat, snap
+from lemmas.afz.layers import hat, snap
 from proofcheck.kernel.dataset import Dataset, Pair
 
 from proofcheck.catalogue import find

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 from conftest import NAMED
 
-from lemmas.afz import clustering, corner, hat, snap, sphere, translation
+from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
 from proofcheck.catalogue import find, load
 from proofcheck.kernel.layercheck import check_layer
 from proofcheck.kernel.verdicts import Verdict

@@ -16,7 +16,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz import hat, snap, translation
+from lemmas.afz.layers import hat, snap, translation
 from proofcheck.catalogue import find
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import _data_json, lemma_certificate, seal
@@ -47,9 +47,9 @@ def _mutated_module(monkeypatch, name, old, new):
 
 
 @pytest.mark.parametrize("sid, module, old, new", [
-    ("3.2", "lemmas.afz.hat", "coef = (1 / delta, -2 / delta, 1 / delta)",
+    ("3.2", "lemmas.afz.layers.hat", "coef = (1 / delta, -2 / delta, 1 / delta)",
      "coef = (1 / delta, -2 / delta, 2 / delta)"),
-    ("3.3", "lemmas.afz.snap", "s3 = tuple(-g / delta for g in G3)",
+    ("3.3", "lemmas.afz.layers.snap", "s3 = tuple(-g / delta for g in G3)",
      "s3 = tuple(-2 * g / delta for g in G3)"),
 ])
 def test_named_mutation_is_refuted_on_the_default_instance(monkeypatch, capsys, sid, module, old, new):

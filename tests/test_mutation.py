@@ -15,7 +15,7 @@ from fractions import Fraction
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorem_1_6 import construct
+from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.backends import get_backend
 from proofcheck.kernel.checker import check_network

@@ -147,7 +147,7 @@ def test_comparison_rows_and_failure(monkeypatch):
         assert w["P_R"] == w["K"] * (6 * w["n"] * w["d"] + 4)
         assert w["resnet"] == w["transformer"] == "VERIFIED"
     assert [w["P_R"] for w in rows] == sorted({w["P_R"] for w in rows})  # grows with n
-    from lemmas.afz.theorem_1_6 import param_formula
+    from lemmas.afz.theorems.theorem_1_6 import param_formula
     assert all(w["P_T"] == param_formula(w["d"], w["M"], w["R"]) for w in rows)
     # a broken ResNet makes the side-by-side check fail
     real = flattened.build

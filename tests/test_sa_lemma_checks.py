@@ -12,7 +12,9 @@ import os
 
 import pytest
 
-from lemmas.afz import clustering, collapse, corner, sphere
+from lemmas.afz.layers import clustering, corner, sphere
+
+from lemmas.afz.phases import collapse
 from proofcheck.kernel.verdicts import Verdict
 
 

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz import clustering, collapse, corner, sphere
+from lemmas.afz.layers import clustering, corner, sphere
+
+from lemmas.afz.phases import collapse
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.layercheck import check_layer
 from proofcheck.kernel.lemma_checks import checker

@@ -17,8 +17,8 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz import hat
-from lemmas.afz.theorem_1_6 import verify as verify16
+from lemmas.afz.layers import hat
+from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
 from proofcheck.kernel.dataset import dataset_from_json, dataset_to_json

@@ -1,4 +1,4 @@
-"""Phase S at speed: the incremental construction (lemmas/afz/separation.py) builds
+"""Phase S at speed: the incremental construction (lemmas/afz/phases/separation.py) builds
 exactly the blocks, claims and rows of the straightforward one
 (tests/separation_reference.py), and the flint checker's lazy offsets for runs of
 tags (proofcheck/kernel/backends/flint.py, ``_Offsets``) agree with the Fraction
@@ -14,7 +14,7 @@ import pytest
 import separation_reference as reference
 from hypothesis import given, settings
 
-from lemmas.afz.separation import separate
+from lemmas.afz.phases.separation import separate
 from proofcheck.io.generate import (
     STYLES,
     admissible_datasets,

@@ -12,8 +12,8 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorem_1_6 import construct
-from lemmas.afz.theorem_1_8 import SCALES, search_tau_cert
+from lemmas.afz.theorems.theorem_1_6 import construct
+from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
 from proofcheck.cli import main
 from proofcheck.kernel.checker import check_network
 from proofcheck.kernel.expbounds import exp_neg_upper_q
@@ -149,7 +149,7 @@ def test_reach_failure_names_the_token():
 
 
 def test_collapse_remark_statement():
-    from lemmas.afz import softmax_collapse
+    from lemmas.afz.theorems import softmax_collapse
     from proofcheck.io.examples import sample
     ds, _ = sample(limit=1)
     hard, soft = softmax_collapse.check(ds, exponents=(0, -64))

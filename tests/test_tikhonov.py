@@ -13,8 +13,8 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz import tikhonov
-from lemmas.afz.theorem_1_6 import verify as verify16
+from lemmas.afz.theorems import tikhonov
+from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.io.certificate_writer import seal, theorem_certificate
 from proofcheck.io.synthetic import authors_setting, ff_of_mean
 from proofcheck.kernel.model import Block, Factored, Transformer, with_parameter

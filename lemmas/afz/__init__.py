@@ -1,2 +1,4 @@
-"""Statements of Alcalde–Fantuzzi–Zuazua (SPEC §2): lemmas 3.1–4.3, the four
-phase propositions, and Theorem 1.6."""
+"""Statements of Alcalde–Fantuzzi–Zuazua (SPEC §2), by kind: ``layers`` (lemmas
+3.1–4.3 and softmax-gap), ``phases`` (separation, leaders, collapse, interpolation),
+``theorems`` (1.6, 1.8 and the statements about whole networks); ``scalars``,
+``probes`` and ``instances`` are their shared helpers."""

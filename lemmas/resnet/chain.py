@@ -3,11 +3,11 @@
 Used by the ``resnet`` statement twice: for the residual FF network on flattened
 sequences (one point per sequence, in Q^{n d}) and for token-wise networks (one point
 per distinct token, in Q^d).  Every layer is the hat of Lemma 3.2,
-:func:`lemmas.afz.hat.hat_ff` (width 3, ``eta = 1``: a residual layer
+:func:`lemmas.afz.layers.hat.hat_ff` (width 3, ``eta = 1``: a residual layer
 ``x + W relu(U x + b)``), which moves one current point and fixes every other one.
 
 Choices of Lemma 3.2, made once for the whole chain instead of per layer (what
-:func:`lemmas.afz.hat.relocate` does, which costs a pass over all points and
+:func:`lemmas.afz.layers.hat.relocate` does, which costs a pass over all points and
 coordinates per layer: quadratic in N times the dimension): ONE direction
 ``w = (1, k, k^2, ...)`` (smallest k) whose projections are pairwise distinct over the
 current points, kept in a sorted list; the hat's half-width ``delta`` is the distance
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from bisect import bisect_left
 
-from lemmas.afz.hat import hat_ff
+from lemmas.afz.layers.hat import hat_ff
 from proofcheck.kernel.model import FF, dot, vec
 
 
@@ -66,7 +66,7 @@ def relocation_chain(points, images, label: str = "relocation (3.2)") -> Chain:
     vectors, repeats allowed.  Points already at their image get no layer.
     Returns a :class:`Chain` (``len(layers) <= 2 * len(points)``).
     Raises ``ValueError`` if the points are not distinct or the lengths differ.
-    Source: SPEC §2 ``resnet`` (a), built from Lemma 3.2 (``lemmas.afz.hat``)."""
+    Source: SPEC §2 ``resnet`` (a), built from Lemma 3.2 (``lemmas.afz.layers.hat``)."""
     cur = [vec(p) for p in points]
     images = [vec(q) for q in images]
     if len(cur) != len(images):

@@ -3,7 +3,7 @@
 
 (a) The residual FF network on flattened sequences (:mod:`lemmas.resnet.flattened`)
 is built and verified exactly on the same data as the transformer of Theorem 1.6
-(:mod:`lemmas.afz.theorem_1_6`), which is verified too, and the two parameter counts
+(:mod:`lemmas.afz.theorems.theorem_1_6`), which is verified too, and the two parameter counts
 are put side by side as the input length n grows:
 
 * digits (the packaged sample by default, or ``--example digits``) tokenised with
@@ -114,8 +114,8 @@ def compare(datasets: list[Dataset]) -> tuple[CheckResult, list[CheckResult], li
     """Verify the ResNet and the Theorem 1.6 transformer on every dataset; the table
     row per dataset and one summary check (VERIFIED iff every network interpolates
     exactly and both counts match their formulas)."""
-    from lemmas.afz.theorem_1_6 import param_formula
-    from lemmas.afz.theorem_1_6 import verify as verify_transformer
+    from lemmas.afz.theorems.theorem_1_6 import param_formula
+    from lemmas.afz.theorems.theorem_1_6 import verify as verify_transformer
     rows, results, bad = [], [], None
     for ds in datasets:
         net = flattened.build(ds)

@@ -70,7 +70,7 @@ def cmd_theorem(args) -> int:
         ds, info = sample(limit=args.limit, task=args.task)
     if st.id == "1.8":
         return cmd_softmax(args, ds, info)
-    from lemmas.afz.theorem_1_6 import verify
+    from lemmas.afz.theorems.theorem_1_6 import verify
     from proofcheck.reporting.run_report import theorem_report, write_theorem_report
     header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
     print("constructing the network ...", flush=True)
@@ -149,7 +149,7 @@ def _check_dist_options(args) -> None:
 def cmd_softmax(args, ds, info) -> int:
     """Theorem 1.8: certify ``--tau`` or search tau_cert; every number printed
     through :func:`proofcheck.kernel.verdicts.fmt_num`."""
-    from lemmas.afz.theorem_1_8 import verify
+    from lemmas.afz.theorems.theorem_1_8 import verify
     from proofcheck.progress import bar
     from proofcheck.kernel.numbers import parse_number
     from proofcheck.kernel.verdicts import fmt_num

@@ -133,7 +133,7 @@ def run(seed: int = 0, eps_grid=DEFAULT_EPS, steps: int = 3000, lr: float = 1e-2
     ``authors_setting(seed)``.  Raises :class:`TorchMissing` without PyTorch,
     ``ValueError`` for an empty grid, a non-positive eps, steps < 1 or lr <= 0."""
     torch = import_torch()
-    from lemmas.afz.tikhonov import authors_network, authors_sq_norm, script_sq_norm
+    from lemmas.afz.theorems.tikhonov import authors_network, authors_sq_norm, script_sq_norm
     from proofcheck.io.synthetic import authors_setting
     eps_grid = [float(e) for e in eps_grid]
     if not eps_grid or any(not (e > 0 and math.isfinite(e)) for e in eps_grid):

@@ -1,6 +1,6 @@
 """The network to export or audit: constructed for Theorem 1.6 or 1.8 exactly as
-``python -m proofcheck theorem`` does (``lemmas.afz.theorem_1_6.construct``; for
-1.8 with ``lemmas.afz.theorem_1_8.SCALES``), optionally checked by the trusted
+``python -m proofcheck theorem`` does (``lemmas.afz.theorems.theorem_1_6.construct``; for
+1.8 with ``lemmas.afz.theorems.theorem_1_8.SCALES``), optionally checked by the trusted
 checker so that the export can carry the certificate digest (issue 13).
 """
 from __future__ import annotations
@@ -42,10 +42,10 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
     interpolation and the constants.  1.8: softmax at ``tau`` (a positive
     Fraction; required unless ``check``, in which case the certified search of
     ``theorem 1.8`` gives tau_cert); the certificate is the softmax certifier's.
-    ``options``: :class:`lemmas.afz.options.ConstructionOptions` (None: today's
+    ``options``: :class:`lemmas.afz.theorems.options.ConstructionOptions` (None: today's
     construction).  Raises ``ValueError`` for a statement other than 1.6/1.8, a
     missing tau, or options the data cannot satisfy."""
-    from lemmas.afz import theorem_1_6, theorem_1_8
+    from lemmas.afz.theorems import theorem_1_6, theorem_1_8
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     if statement == "1.6":

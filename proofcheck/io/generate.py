@@ -276,7 +276,7 @@ def main(argv=None) -> int:
 def separation_rounds(ds: Dataset) -> int:
     """R of the Theorem 1.6 construction on ``ds`` (phase S only; imported lazily
     from ``lemmas``, which is not part of the kernel)."""
-    from lemmas.afz.separation import separate
+    from lemmas.afz.phases.separation import separate
     return separate([list(p.inputs) for p in ds.pairs], ds.d).R
 
 

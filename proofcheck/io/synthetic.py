@@ -16,7 +16,7 @@ reproducible.  Tokens of a sequence are redrawn until pairwise distinct and
 sequences until distinct as sets (admissibility, SPEC §1).  The target is
 computed here by the formula ``y_j = eta m_j + W relu(U m_j + b)`` with ``m_j``
 the exact mean of ``X_j``; the network that realises it is built and checked
-separately (``lemmas.afz.tikhonov``).
+separately (``lemmas.afz.theorems.tikhonov``).
 """
 from __future__ import annotations
 

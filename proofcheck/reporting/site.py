@@ -60,7 +60,7 @@ def _statement_page(st, results) -> str:
 
 def _trajectory(out_img, ds):
     """Token positions after each phase of the Theorem 1.6 network on ``ds``."""
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.backends.flint import FlintBackend
     from proofcheck.reporting.plots import trajectory_plot
@@ -89,8 +89,8 @@ def _trajectory(out_img, ds):
 def regenerate(out="reports", quick: bool = False) -> int:
     """Rebuild ``out``; returns the exit code (0 when every statement run and every
     certificate behaves as recorded).  ``quick`` skips the digits-sample runs."""
-    from lemmas.afz.theorem_1_6 import verify as verify16
-    from lemmas.afz.theorem_1_8 import verify as verify18
+    from lemmas.afz.theorems.theorem_1_6 import verify as verify16
+    from lemmas.afz.theorems.theorem_1_8 import verify as verify18
     from proofcheck.io.examples import sample
     from proofcheck.io.generate import random_dataset
     from proofcheck.kernel.verify import verify_certificate

@@ -42,8 +42,8 @@ import importlib
 # statement id -> module (relative to this package) that re-derives it
 MODULES = {
     "3.1": "translation",
-    "3.2": "relocation",
-    "3.2p": "relocation",
+    "3.2": "hat",
+    "3.2p": "hat",
     "3.3": "snap",
     "4.1": "clustering",
     "4.2": "corner",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from lemmas.afz.theorem_1_6 import construct
+from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.checker import check_network
 from proofcheck.kernel.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa

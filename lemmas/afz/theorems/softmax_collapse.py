@@ -78,8 +78,8 @@ def _distance_lower(scores, X, c, V, tau_exp, prec):
 def check(dataset, exponents=EXPONENTS):
     """Both halves of the statement on ``dataset``'s collapse layer; returns
     CheckResults."""
-    from lemmas.afz.theorem_1_6 import construct
-    from lemmas.afz.theorem_1_8 import SCALES
+    from lemmas.afz.theorems.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_8 import SCALES
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     c = construct(inputs, targets, dataset.d, **SCALES)

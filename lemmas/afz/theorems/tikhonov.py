@@ -220,7 +220,7 @@ def authors_checks(setting, net: Transformer | None = None, backend: str = "flin
 def construction_checks(dataset, title: str = "Theorem 1.6 construction"):
     """``J(theta*) = 0`` and ``||theta*||^2`` (stored-scalar convention) for the
     Theorem 1.6 network built for ``dataset``."""
-    from lemmas.afz.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.reporting.approx import approx_text
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]

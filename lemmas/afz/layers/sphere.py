@@ -138,7 +138,7 @@ def run(dataset=None, seed: int = 0):
     (a tie: s moves to the mean); dimensions of the dataset and 2, 3, 4."""
     import random
 
-    from lemmas.afz.clustering import random_instances
+    from lemmas.afz.layers.clustering import random_instances
     from lemmas.afz.instances import input_sequences
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)

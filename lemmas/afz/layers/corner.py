@@ -80,7 +80,7 @@ def run(dataset=None, seed: int = 0):
     the dataset's dimension and in seeded instances of dimensions 2, 3, 5."""
     import random
 
-    from lemmas.afz.clustering import random_instances
+    from lemmas.afz.layers.clustering import random_instances
     from lemmas.afz.instances import input_sequences
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)

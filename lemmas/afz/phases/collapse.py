@@ -92,11 +92,11 @@ def collapse_claim(k, spans, leader_rows) -> Collapse:
 
 def symbolic(d: int = 3):
     """sympy on ``collapse_sa(k)`` for a symbolic ``k``: the attention facts of
-    Lemma 4.2 (:func:`lemmas.afz.corner.prove_dominance`) and Lemma 4.3
-    (:func:`lemmas.afz.sphere.prove_self_attention`) for the layer's own A, and the
+    Lemma 4.2 (:func:`lemmas.afz.layers.corner.prove_dominance`) and Lemma 4.3
+    (:func:`lemmas.afz.layers.sphere.prove_self_attention`) for the layer's own A, and the
     value map ``rho x + V y = <k, y> e_1``."""
-    from lemmas.afz.corner import prove_dominance
-    from lemmas.afz.sphere import prove_self_attention
+    from lemmas.afz.layers.corner import prove_dominance
+    from lemmas.afz.layers.sphere import prove_self_attention
     from proofcheck.symbolic_sa import Proof, symbols, value
     k = symbols("k", d, real=True)
     layer = collapse_sa(k)
@@ -118,7 +118,7 @@ def run(dataset=None, seed: int = 0):
     search is exercised); dimensions 2, 3, 4."""
     import random
 
-    from lemmas.afz.clustering import random_instances
+    from lemmas.afz.layers.clustering import random_instances
     rng = random.Random(seed)
     out = []
     for d in (2, 3, 4):
@@ -131,7 +131,7 @@ def run(dataset=None, seed: int = 0):
 
 def _instance(d, ss, seed):
     """The collapse layer and the k search on one instance (dimension ``d``)."""
-    from lemmas.afz.sphere import negative_orthant_points
+    from lemmas.afz.layers.sphere import negative_orthant_points
     from proofcheck.kernel.layercheck import check_layer
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     out = []

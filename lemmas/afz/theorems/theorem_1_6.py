@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.afz.collapse import choose_k, collapse_claim, collapse_sa
-from lemmas.afz.interpolation import snaps
-from lemmas.afz.leaders import place_leaders
-from lemmas.afz.separation import separate
+from lemmas.afz.phases.collapse import choose_k, collapse_claim, collapse_sa
+from lemmas.afz.phases.interpolation import snaps
+from lemmas.afz.phases.leaders import place_leaders
+from lemmas.afz.phases.separation import separate
 from proofcheck.kernel.backends import spans_of
 from proofcheck.kernel.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, identity_sa

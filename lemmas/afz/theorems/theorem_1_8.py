@@ -7,7 +7,7 @@ attention, ``L = 2M + R + 1 <= 2M + N`` blocks, every FF layer residual (``eta =
 The seed's proof instead adds O(N) blocks of non-residual ReLU FF layers (budget
 ``2M + 3N``) because one softmax SA layer cannot collapse a cluster exactly — that
 remark is checked separately by statement ``1.8-collapse``
-(:mod:`lemmas.afz.softmax_collapse`).  :func:`construction_note` says this in every
+(:mod:`lemmas.afz.theorems.softmax_collapse`).  :func:`construction_note` says this in every
 output.
 
 Temperatures reported:
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.afz.theorem_1_6 import Construction, constant_checks, construct
+from lemmas.afz.theorems.theorem_1_6 import Construction, constant_checks, construct
 from proofcheck.kernel.softmax_certifier import (
     Certificate,
     Trajectory,

@@ -1,0 +1,3 @@
+"""The four phase propositions of the Theorem 1.6/1.8 construction (SPEC §4):
+``separation`` (phase S), ``leaders`` (phase L), ``collapse`` (phase C),
+``interpolation`` (phase I); ``statements`` runs each phase as a statement."""
