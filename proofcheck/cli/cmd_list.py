@@ -30,4 +30,14 @@ def cmd_list(args) -> int:
         print("\nreadings (default first; select a variant with `lemma ID --reading NAME`):")
         for s in with_readings:
             print(f"  {s.id}: {s.readings[0]} (default), " + ", ".join(s.readings[1:]))
+    _print_constructions()
     return 0
+
+
+def _print_constructions() -> None:
+    """The last section: one line per construction, ``NAME: L = <block formula>``."""
+    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
+    print("\nconstructions (select with `theorem ID --construction NAME`):")
+    for spec in CONSTRUCTIONS.values():
+        print(f"  {spec.name}: L = {spec.blocks}  [theorems {', '.join(spec.theorems)}; "
+              f"{spec.summary}]")

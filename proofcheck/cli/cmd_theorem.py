@@ -30,6 +30,10 @@ def register(sub) -> None:
                    "(the formulas read literally); e.g. --backend fraction")
     q.add_argument("--tau", metavar="T", help="theorem 1.8: certify this temperature instead of "
                    "searching for the largest one; an exact number, e.g. --tau 1/8")
+    q.add_argument("--construction", default="default", metavar="NAME",
+                   help="which construction builds the network (`python -m proofcheck list` "
+                   "names them with their block counts; default: default); "
+                   "e.g. --construction default")
     q.add_argument("--no-simulation", action="store_true",
                    help="theorem 1.8: skip the mpmath simulation that locates tau_num")
     q.add_argument("--out", default="reports", metavar="DIR",
@@ -61,6 +65,7 @@ def cmd_theorem(args) -> int:
         _check_dist_options(args)
     elif args.workers is not None or args.scheduler is not None:
         raise BadInput("--workers / --scheduler apply to theorem 1.6 (the exact check) only")
+    _check_construction(args, st.id)
     check_outputs(args)
     ds, info = load_data(args)
     if ds is None:
@@ -87,7 +92,8 @@ def cmd_theorem(args) -> int:
             bar_holder["shards"] = Progress(total, "exact check (Dask shards)", "shard")
         bar_holder["shards"].update()
     tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
-                scheduler=args.scheduler, shard_progress=shard_progress)
+                scheduler=args.scheduler, shard_progress=shard_progress,
+                construction=args.construction)
     if "bar" in bar_holder:
         bar_holder["bar"][1]()
     if "shards" in bar_holder:
@@ -116,6 +122,15 @@ def cmd_theorem(args) -> int:
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
+
+
+def _check_construction(args, theorem: str) -> None:
+    """--construction names a construction serving ``theorem`` (else exit 2)."""
+    from lemmas.afz.theorems.constructions import get
+    try:
+        get(args.construction, theorem)
+    except KeyError as exc:
+        raise BadInput(exc.args[0]) from None
 
 
 MAX_LOCAL_WORKERS = 256  # one process each; beyond this a real cluster (--scheduler)

@@ -153,18 +153,22 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
            workers: int | None = None, scheduler: str | None = None,
-           shard_progress=None) -> TheoremCheck:
+           shard_progress=None, construction: str = "default") -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
     With ``workers`` (a local Dask cluster) or ``scheduler`` (an address) the
     check is sharded by sequence (:mod:`proofcheck.distributed`;
-    ``shard_progress(done, total)`` per shard); the outputs are then not gathered."""
+    ``shard_progress(done, total)`` per shard); the outputs are then not gathered.
+    ``construction`` names the construction
+    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown."""
+    from lemmas.afz.theorems.constructions import get
     from proofcheck.kernel.checker import check_network
+    spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
-    c = construct(inputs, targets, dataset.d, r=r)
+    c = spec.build(inputs, targets, dataset.d, r=r)
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     if workers is not None or scheduler is not None:
@@ -173,7 +177,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
                                scheduler=scheduler, backend=backend, progress=shard_progress)
     else:
         nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
-    checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds

@@ -1,0 +1,67 @@
+"""The constructions of the Theorem 1.6/1.8 networks, by name (SPEC §4).
+
+``theorem 1.6 --construction NAME`` (and ``theorem 1.8 --construction NAME`` for the
+constructions that serve 1.8) selects one; ``python -m proofcheck list`` ends with
+one line per construction, ``NAME: L = <block formula>``.  Every construction is
+untrusted: it returns a network and one claim per sub-layer
+(:class:`lemmas.afz.theorems.theorem_1_6.Construction`), and the kernel checks the
+network it returned, exactly, like the default one.
+
+A construction is declared once, here, as a :class:`ConstructionSpec`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class ConstructionSpec:
+    """One construction of the theorem networks.
+
+    ``name``: the ``--construction`` value; ``theorems``: the theorem ids it serves;
+    ``blocks``: its block count as a formula in N, M, R (printed by ``list``);
+    ``summary``: one line on what it does and whose it is (a reconstruction of the
+    seed's proof, or proofcheck's own); ``build``: ``(inputs, targets, d, **options)
+    -> Construction``; ``constant_checks``: ``(net, d, N, M, info) -> (checks,
+    constants)``, the construction's own exact constant checks (L against its block
+    formula and the theorem's budget, width, P).
+    """
+
+    name: str
+    theorems: tuple[str, ...]
+    blocks: str
+    summary: str
+    build: Callable
+    constant_checks: Callable
+
+
+def _default_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.theorem_1_6 import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _default_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.theorem_1_6 import constant_checks
+    return constant_checks(net, d, N, M, info["R"])
+
+
+DEFAULT = "default"
+
+CONSTRUCTIONS: dict[str, ConstructionSpec] = {
+    DEFAULT: ConstructionSpec(
+        DEFAULT, ("1.6", "1.8"), "2M + R + 1",
+        "proofcheck's reconstruction of the seed's proof: separation (R <= N - 1 rounds), "
+        "M leader moves, one collapse, M snaps",
+        _default_build, _default_constants),
+}
+
+
+def get(name: str, theorem: str) -> ConstructionSpec:
+    """The construction called ``name`` for ``theorem``.  Raises ``KeyError`` with
+    the known names when there is none (the CLI turns it into exit 2)."""
+    spec = CONSTRUCTIONS.get(name)
+    if spec is None or theorem not in spec.theorems:
+        known = ", ".join(n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems)
+        raise KeyError(f"no construction {name!r} for Theorem {theorem} (known: {known})")
+    return spec

@@ -1,0 +1,38 @@
+"""The constructions table (``theorem ID --construction NAME``): every construction
+it declares builds a network that the kernel VERIFIES on every named dataset, with
+its own constant checks; ``list`` ends with one line per construction; an unknown
+name is a usage error (exit 2)."""
+from __future__ import annotations
+
+import pytest
+from conftest import NAMED
+
+from lemmas.afz.theorems.constructions import CONSTRUCTIONS, get
+from lemmas.afz.theorems.theorem_1_6 import verify
+from proofcheck.cli import main
+from proofcheck.kernel.verdicts import Verdict, combine
+
+HARDMAX = sorted(n for n, s in CONSTRUCTIONS.items() if "1.6" in s.theorems)
+
+
+@pytest.mark.parametrize("name", HARDMAX)
+@pytest.mark.parametrize("case", sorted(NAMED))
+def test_every_hardmax_construction_verifies(name, case):
+    tc = verify(NAMED[case], construction=name)
+    assert combine(r.verdict for r in tc.results) == Verdict.VERIFIED
+    assert tc.constants["L"] == tc.construction.net.L
+
+
+def test_unknown_construction_is_a_usage_error(capsys):
+    with pytest.raises(KeyError):
+        get("no-such-construction", "1.6")
+    assert main(["theorem", "1.6", "--construction", "no-such-construction",
+                 "--no-report"]) == 2
+
+
+def test_list_ends_with_the_constructions(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    tail = out[-len(CONSTRUCTIONS):]
+    assert [line.split(":")[0].strip() for line in tail] == list(CONSTRUCTIONS)
+    assert all(f": L = {s.blocks}" in line for line, s in zip(tail, CONSTRUCTIONS.values()))
