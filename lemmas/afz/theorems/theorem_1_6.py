@@ -140,8 +140,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     checks = [
         res("L = 2M + R + 1", L == 2 * M + R + 1, f"L = {L}, 2M + R + 1 = {2 * M + R + 1}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
-        res("L <= 2M + 2N + 1 (Theorem 1.6)", L <= 2 * M + 2 * N + 1,
-            f"L = {L} <= {2 * M + 2 * N + 1}"),
+        res("L <= 2M + 2N + 1 (the seed's count of Theorem 1.6, read as a bound)",
+            L <= 2 * M + 2 * N + 1, f"L = {L} <= {2 * M + 2 * N + 1}"),
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res("P = (16d+16)M + (10d+8)R + 6d + 5", P == param_formula(d, M, R),
             f"P = {P}, formula = {param_formula(d, M, R)}"),

@@ -52,12 +52,14 @@ BISECT_STEPS = 3
 
 def construction_note(L: int, M: int, N: int, R: int) -> str:
     """One line naming the verified construction and its block count against the
-    seed's ``2M + 3N`` (SPEC §2 row 1.8)."""
-    return (f"construction verified: proofcheck's (2M + R + 1 = {L} blocks, residual FF "
-            f"layers only, plateau snaps of certified intervals), not the seed's (up to "
-            f"2M + 3N = {2 * M + 3 * N} blocks, with O(N) extra non-residual ReLU FF blocks "
-            f"because one softmax SA layer cannot collapse exactly; see lemma 1.8-collapse); "
-            f"R = {R}, M = {M}, N = {N}")
+    seed's ``2M + 3N`` (SPEC §2 row 1.8), and how its network differs from 1.6's."""
+    return (f"construction verified: proofcheck's 'default' (2M + R + 1 = {L} blocks, residual "
+            f"FF layers only, plateau snaps of certified intervals), a reconstruction, not the "
+            f"seed's (up to 2M + 3N = {2 * M + 3 * N} blocks, with O(N) extra non-residual ReLU "
+            f"FF blocks because the softmax collapse is never exact; see lemma 1.8-collapse); "
+            f"its network is not the one Theorem 1.6 checks: the same phases with larger leader "
+            f"scales (r = {SCALES['r']}, margin {SCALES['margin']}, spacing "
+            f"{SCALES['spacing']}; 1.6 uses r = 32, 1, 1); R = {R}, M = {M}, N = {N}")
 
 
 @dataclass
