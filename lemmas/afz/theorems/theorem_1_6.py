@@ -185,7 +185,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
 
 
 def run(dataset=None, seed: int = 0):
-    """``lemma 1.6``: Theorem 1.6 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
-    return verify(ds).results
+    """``lemma 1.6``: Theorem 1.6 on the dataset (or seeded random admissible ones in
+    several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
+    from lemmas.afz.phases.statements import scoped
+    return scoped("Theorem 1.6", lambda ds: verify(ds).results, dataset, seed)

@@ -379,7 +379,7 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     L = c.net.L
     consts["construction"] = "proofcheck (2M + R + 1 blocks)"
     consts["L_seed_softmax"] = 2 * dataset.M + 3 * dataset.N
-    checks.append(CheckResult("L <= 2M + 3N (Theorem 1.8)",
+    checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",
                               Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
                               else Verdict.REFUTED,
                               [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
@@ -388,7 +388,7 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
 
 
 def run(dataset=None, seed: int = 0):
-    """``lemma 1.8``: Theorem 1.8 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=4, style="mixed")
-    return verify(ds).results
+    """``lemma 1.8``: Theorem 1.8 on the dataset (or seeded random admissible ones in
+    several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
+    from lemmas.afz.phases.statements import scoped
+    return scoped("Theorem 1.8", lambda ds: verify(ds).results, dataset, seed)
