@@ -106,6 +106,8 @@ def cmd_theorem(args) -> int:
           f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
+          f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)")
     from proofcheck.reporting.approx import theta_line
     print(theta_line(tc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))

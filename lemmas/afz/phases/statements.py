@@ -21,20 +21,22 @@ def _instance(ds):
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
 
 
-def instances(dataset, seed: int) -> list:
-    """``[dataset]``, or the seeded generated datasets of :data:`DEFAULT_INSTANCES`."""
+def instances(dataset, seed: int, also=()) -> list:
+    """``[dataset]``, or the datasets ``also`` followed by the seeded generated
+    datasets of :data:`DEFAULT_INSTANCES`."""
     from proofcheck.io.generate import random_dataset
     if dataset is not None:
         return [dataset]
-    return [random_dataset(seed + k, d=d, N=5, style="mixed") for k, d in DEFAULT_INSTANCES]
+    return list(also) + [random_dataset(seed + k, d=d, N=5, style="mixed")
+                         for k, d in DEFAULT_INSTANCES]
 
 
-def scoped(name: str, check, dataset, seed: int) -> list[CheckResult]:
+def scoped(name: str, check, dataset, seed: int, also=()) -> list[CheckResult]:
     """Run ``check(ds)`` on every instance; each check line names its instance and
     says "on this instance", and a first line states the scope of the whole run
     ("on these N instances": the statement is checked there, not proved for all
     datasets)."""
-    sets = instances(dataset, seed)
+    sets = instances(dataset, seed, also)
     out = []
     for ds in sets:
         for r in check(ds):
