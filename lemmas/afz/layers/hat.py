@@ -176,8 +176,17 @@ def _exact(statement, S, p, q, ff, w, table, data, claim):
 
 
 def run(dataset=None, seed: int = 0):
-    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q;
-    exact check on S and on probes of every piece, plus the symbolic proof."""
+    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q
+    (on every instance of :func:`lemmas.afz.instances.lemma_instances`); exact
+    check on S and on probes of every piece, the direction search at its bound,
+    plus the symbolic proof."""
+    from lemmas.afz.instances import each_instance
+    d = dataset.d if dataset is not None else 2
+    return (each_instance(_hat_instance, dataset, seed) + direction_search_check()
+            + [symbolic(d=max(2, min(d, 3)))[0]])
+
+
+def _hat_instance(dataset, seed):
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q)
     w = separating_direction(S, p)
@@ -186,15 +195,21 @@ def run(dataset=None, seed: int = 0):
     shift = tuple(b - a for a, b in zip(p, q))
     zero = (Fraction(0),) * d
     table = [(tp - delta, zero), (tp, shift), (tp + delta, zero)]
-    return [_exact("3.2", S, p, q, ff, w, table, {"S": list(S), "p": p, "q": q},
-                   f"hat of half-width delta = {delta} along w"),
-            symbolic(d=max(2, min(d, 3)))[0]]
+    return _exact("3.2", S, p, q, ff, w, table, {"S": list(S), "p": p, "q": q},
+                  f"hat of half-width delta = {delta} along w")
 
 
 def run_plateau(dataset=None, seed: int = 0):
     """Lemma 3.2p (``relocate(..., plateau=True)``): every token with
     ``|<w,x> - t_p| <= delta1`` moves by ``q - p``, every token with
-    ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes, plus the symbolic proof."""
+    ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes (every instance
+    of :func:`lemmas.afz.instances.lemma_instances`), plus the symbolic proof."""
+    from lemmas.afz.instances import each_instance
+    d = dataset.d if dataset is not None else 2
+    return each_instance(_plateau_instance, dataset, seed) + [symbolic(d=max(2, min(d, 3)))[1]]
+
+
+def _plateau_instance(dataset, seed):
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q, plateau=True)
     w = separating_direction(S, p)
@@ -205,6 +220,39 @@ def run_plateau(dataset=None, seed: int = 0):
     zero = (Fraction(0),) * d
     table = [(tp - d2, zero), (tp - d1, shift), (tp + d1, shift), (tp + d2, zero)]
     data = {"S": list(S), "p": p, "q": q, "delta1": d1, "delta2": d2}
-    return [_exact("3.2p", S, p, q, ff, w, table, data,
-                   f"plateau delta1 = {d1}, delta2 = {d2} along w"),
-            symbolic(d=max(2, min(d, 3)))[1]]
+    return _exact("3.2p", S, p, q, ff, w, table, data,
+                  f"plateau delta1 = {d1}, delta2 = {d2} along w")
+
+
+def tight_direction_sets(d: int, n: int):
+    """``(S, p, k)``: p = 0 and n other points in Q^d such that the directions
+    ``(1, k, ..., k^(d-1))`` for k = 1 .. (d-1) n all fail to separate p (each
+    other point x = -(c_0, ..., c_(d-2), 1) is a root polynomial ``prod (k - r)``
+    with d - 1 roots among them), so the search needs its last candidate k."""
+    p = (Fraction(0),) * d
+    roots = list(range(1, (d - 1) * n + 1))
+    S = [p]
+    for i in range(n):
+        poly = [Fraction(1)]  # coefficients of prod (k - r), lowest degree first
+        for r in roots[i * (d - 1):(i + 1) * (d - 1)]:
+            poly = [(poly[j - 1] if j else 0) - r * (poly[j] if j < len(poly) else 0)
+                    for j in range(len(poly) + 1)]
+        S.append(tuple(-c for c in poly))
+    return S, p, (d - 1) * n + 1
+
+
+def direction_search_check():
+    """``separating_direction`` on point sets where every candidate but the last
+    fails (d = 2, 3, 4): it returns the last candidate, which separates p."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    for d, n in ((2, 3), (3, 2), (4, 2)):
+        S, p, k = tight_direction_sets(d, n)
+        w = separating_direction(S, p)
+        want = tuple(Fraction(k) ** i for i in range(d))
+        if w != want or any(dot(w, x) == dot(w, p) for x in S if x != p):
+            return [CheckResult("3.2 direction search at its bound", Verdict.REFUTED, [],
+                                Witness(f"the search did not return its last candidate k = {k} "
+                                        f"(d = {d}, {n} other points)", expected=want, got=w))]
+    return [CheckResult("3.2 direction search at its bound on these 3 instances (d = 2, 3, 4): "
+                        "every candidate k < (d - 1)|S \\ {p}| + 1 fails, the last separates p",
+                        Verdict.VERIFIED, [])]

@@ -38,8 +38,15 @@ def symbolic(d: int = 3):
 
 
 def run(dataset=None, seed: int = 0):
-    """Check Lemma 3.1 on the dataset's input tokens (or a built-in set) with a
-    seeded translation vector.  Returns a list of CheckResult."""
+    """Check Lemma 3.1 on the dataset's input tokens (or the built-in instances of
+    :func:`lemmas.afz.instances.lemma_instances`) with seeded translation vectors
+    (integers at odd seeds: every rational spelling).  Returns a list of CheckResult."""
+    from lemmas.afz.instances import each_instance
+    d = dataset.d if dataset is not None else 2
+    return each_instance(_instance, dataset, seed) + [symbolic(d=max(2, min(d, 3)))]
+
+
+def _instance(dataset, seed):
     import random
 
     from lemmas.afz.instances import input_sequences
@@ -47,12 +54,12 @@ def run(dataset=None, seed: int = 0):
     seqs, d = input_sequences(dataset)
     rng = random.Random(seed)
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))
-    ff = translation_ff(c)
+    ff = translation_ff([int(x) if x.denominator == 1 and seed % 2 else x for x in c])
     expected = [[tuple(a + b for a, b in zip(x, c)) for x in s] for s in seqs]
     res = check_layer(f"3.1 exact, on this instance: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
                       expected, details=[f"width {ff.width}"])
     res.data = {"c": c}
-    return [res, symbolic(d=max(2, min(d, 3)))]
+    return res
 
 
 def _fmt(v):
