@@ -50,3 +50,50 @@ def peels(kappas, targets, attending, d: int, progress=None):
         if progress:
             progress()
     return ffs, claims
+
+
+MAX_SUBSETS = 20000  # five-element subsets checked by direct_placement_bound
+
+
+def direct_placement_bound(points, targets, layers: int):
+    """Lower bound for the class of *direct placements* (a project statement):
+    after the collapse, FF layers ``x -> x + W relu(U x + b)`` of width <= 4 with
+    identity SAs, each token moved at most once, straight from its image
+    ``points[l]`` to ``targets[l]``.  A layer moves a token by ``W relu(...)``, a
+    vector in the span of its <= 4 columns, so the displacements ``y_l - p_l`` of
+    the images one layer places have rank <= 4.  If every five displacements are
+    linearly independent (needs d >= 5), a layer places at most four images and
+    every direct placement needs >= ceil(M/4) layers; ``layers`` (the peel phase's
+    count) is compared with it.  Without "moved at most once" the argument bounds
+    only the rank (<= d), which is why the class is stated.
+
+    Returns a CheckResult: VERIFIED (premise holds, ``layers == ceil(M/4)``: the peel
+    phase is optimal in the class on this instance), REFUTED (premise holds,
+    ``layers`` below the bound: impossible for a valid network, or above it),
+    INCONCLUSIVE (five dependent displacements — the premise fails — or more than
+    :data:`MAX_SUBSETS` subsets)."""
+    from itertools import combinations
+    from math import comb
+
+    from flint import fmpq, fmpq_mat
+
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    name = "direct placement needs ceil(M/4) FF layers when every 5 displacements are independent"
+    disp = [[fmpq(y.numerator, y.denominator) - fmpq(p.numerator, p.denominator)
+             for y, p in zip(ys, ps)] for ys, ps in zip(targets, points)]
+    M = len(disp)
+    bound = -(-M // 4)
+    if comb(M, 5) > MAX_SUBSETS:
+        return CheckResult(name, Verdict.INCONCLUSIVE,
+                           [f"C({M}, 5) = {comb(M, 5)} subsets > {MAX_SUBSETS}: not checked"])
+    for sub in combinations(range(M), 5):
+        if fmpq_mat([disp[i] for i in sub]).rank() < 5:
+            return CheckResult(name, Verdict.INCONCLUSIVE,
+                               [f"the premise fails: displacements {sub} are linearly dependent"])
+    ok = layers == bound
+    return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED,
+                       [f"all C({M}, 5) = {comb(M, 5)} five-subsets of the displacements y_l - "
+                        f"p_l have rank 5 (exact): every direct placement needs >= ceil({M}/4) "
+                        f"= {bound} FF layers; the peel phase has {layers}"],
+                       None if ok else Witness("peel phase length differs from the bound",
+                                               expected=bound, got=layers))
