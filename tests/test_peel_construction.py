@@ -125,3 +125,16 @@ def test_direct_placement_bound_needs_its_premise():
     fails (INCONCLUSIVE, not a pass)."""
     ds, _ = sample(limit=8)
     assert _placement(ds)().verdict == Verdict.INCONCLUSIVE
+
+
+def test_float_safe_options_are_refused():
+    import pytest
+
+    from lemmas.afz.theorems.options import ConstructionOptions
+    from lemmas.afz.theorems.peel import construct
+    from proofcheck.kernel.model import ParameterError
+    inputs, targets = _io(NAMED["square-builtin"])
+    with pytest.raises(ParameterError) as e:
+        construct(inputs, targets, 2, options=ConstructionOptions(float_format="float32"))
+    assert e.value.parameter == "options"
+    assert construct(inputs, targets, 2, options=ConstructionOptions()).net.L == 4

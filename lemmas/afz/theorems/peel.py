@@ -69,12 +69,18 @@ def param_formula(d: int, N: int, M: int, R: int) -> int:
             + 4 * d + 5 + (2 * d if M == N else 4 * d))
 
 
-def construct(inputs, targets, d: int, progress=None, **_options) -> Construction:
+def construct(inputs, targets, d: int, progress=None, options=None, **_geometry) -> Construction:
     """Build the ``peel`` network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
     ``(m_j, d)`` tuples of Fractions of an admissible dataset (not re-validated).
-    Options of the default construction (``r``, ...) do not apply and are ignored.
+    The default construction's geometry options (``r``, ``margin``, ``spacing``) have
+    no counterpart here and are ignored; float-safe ``options`` are refused
+    (``ParameterError``: this construction has no float-safe variant).
     ``progress(phase)`` (optional) after each separation round ("S"), extra leader
     ("L"), the collapse ("C") and each peel ("I")."""
+    if options is not None and getattr(options, "float_format", None) is not None:
+        from proofcheck.kernel.model import ParameterError
+        raise ParameterError("peel: options.float_format must be None (no float-safe variant)",
+                             "peel", "options")
     secs = {}
     t0 = time.perf_counter()
     sep = separate(inputs, d, progress=(lambda: progress("S")) if progress else None)
@@ -153,9 +159,8 @@ def _extra_leaders(rows, proj, spans, tops, m, u, mu, progress=None):
     its support inside half the distance to the nearest other projection (the
     projections are injective after phase S; moved leaders go below every positive
     token).  Returns ``(ffs, claims, {row: new point})``."""
+    from bisect import bisect_left, insort
     from itertools import islice
-
-    from sortedcontainers import SortedList
     # m_max - 1 base points on the ellipsoid; sequence number c (counting those with
     # extra leaders) takes its m_j - 1 first ones times c: equal A-norms inside a
     # sequence (all that self-attention needs), distinct points across sequences,
@@ -163,20 +168,20 @@ def _extra_leaders(rows, proj, spans, tops, m, u, mu, progress=None):
     base = list(islice(ellipsoid_points(u, mu), max(m) - 1))
     scale = 0
     fq = lambda x: fmpq(x.numerator, x.denominator)  # noqa: E731
-    srt = SortedList(fq(x) for x in proj)
+    srt = sorted(fq(x) for x in proj)  # every projection (a list: insort is a C memmove)
     ffs, claims, extra = [], [], {}
     for (lo, hi), t, mj in zip(spans, tops, m):
         scale += mj > 1
         for b, row in zip(base, [i for i in range(lo, hi) if i != t][:mj - 1]):
             s, p, tp = tuple(scale * x for x in b), rows[row], proj[row]
-            i = srt.bisect_left(fq(tp))
+            i = bisect_left(srt, fq(tp))
             near = min(abs(srt[k] - fq(tp)) for k in (i - 1, i + 1) if 0 <= k < len(srt))
             d2 = Fraction(int(near.p), int(near.q)) / 2
             ffs.append(plateau_ff(u, tp, d2 / 2, d2, tuple(b - a for a, b in zip(p, s)),
                                   label="extra leader (3.2p)"))
             claims.append(Moves({row: s}))
-            srt.remove(fq(tp))
-            srt.add(fq(dot(u, s)))
+            del srt[i]
+            insort(srt, fq(dot(u, s)))
             extra[row] = s
             if progress:
                 progress("L")
