@@ -46,7 +46,7 @@ from lemmas.afz.phases.top_collapse import (
     top_collapse_sa,
     tops_of,
 )
-from lemmas.afz.theorems.theorem_1_6 import Construction
+from lemmas.afz.theorems.theorem_1_6 import Construction, low_rank_check
 from proofcheck.kernel.backends import spans_of
 from proofcheck.kernel.claims import Fixed, Moves
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
@@ -198,22 +198,24 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
     R, L, P = info["R"], net.L, net.n_params()
     Lf, Pf = block_formula(N, M, R), param_formula(d, N, M, R)
+    lr_check, lr_consts = low_rank_check(net)
     consts = {"construction": NAME, "block_formula": BLOCKS, "param_formula_text": PARAMS,
               "N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": Lf,
               "L_default": 2 * M + R + 1, "L_paper_hardmax": 2 * M + 2 * N + 1,
               "L_paper_softmax": 2 * M + 3 * N, "max_width": net.max_width, "P": P,
               "P_formula": Pf, "P_bound": PARAM_CONSTANT * d * M,
-              "param_constant": PARAM_CONSTANT, "max_bits": net.max_bits()}
+              "param_constant": PARAM_CONSTANT, "max_bits": net.max_bits(), **lr_consts}
     checks = [
         res(f"L = {BLOCKS}", L == Lf, f"L = {L}, {BLOCKS} = {Lf}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
         res("L < 2M + R + 1 (the default construction's count)", L < 2 * M + R + 1,
             f"L = {L} < {2 * M + R + 1}"),
-        res("L <= 2M + 2N + 1 (Theorem 1.6)", L <= 2 * M + 2 * N + 1,
-            f"L = {L} <= {2 * M + 2 * N + 1}"),
+        res("L <= 2M + 2N + 1 (the seed's count of Theorem 1.6, read as a bound)",
+            L <= 2 * M + 2 * N + 1, f"L = {L} <= {2 * M + 2 * N + 1}"),
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res(f"P = {PARAMS}", P == Pf, f"P = {P}, formula = {Pf}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        lr_check,
     ]
     return checks, consts
