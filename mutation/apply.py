@@ -11,6 +11,7 @@ sweep of instances: equal hashes are how an equivalent mutant is shown.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib
@@ -76,16 +77,23 @@ def apply(spec) -> list[str]:
     if src is None:
         return []
     module = importlib.import_module(module_name(str(spec.module_path)))
+    return install(module, src)[0]
+
+
+def install(module, src: str):
+    """Swap in the code objects and defaults that ``src`` (the module's text,
+    mutated) gives the module's functions.  Returns ``(changed, undo)``: the
+    qualified names changed and ``(function, code, defaults, kwdefaults)`` to restore."""
     code = compile(src, module.__file__, "exec")
     new = {c.co_qualname: c for c in _codes(code)}
     ns = {"__name__": module.__name__, "__file__": module.__file__,
           "__package__": module.__package__}
     exec(code, ns)  # noqa: S102  (the mutated module text, for its default values)
-    fresh = {q: f for q, f in _functions_of_ns(ns, module)}
-    changed = []
+    fresh = dict(_functions(_Namespace(ns, module)))
+    changed, undo = [], []
     for qual, f in _functions(module):
-        c = new.get(qual)
-        g = fresh.get(qual)
+        c, g = new.get(qual), fresh.get(qual)
+        undo.append((f, f.__code__, f.__defaults__, f.__kwdefaults__))
         if c is not None and c != f.__code__:
             f.__code__ = c
             changed.append(qual)
@@ -93,16 +101,33 @@ def apply(spec) -> list[str]:
             f.__defaults__, f.__kwdefaults__ = g.__defaults__, g.__kwdefaults__
             changed.append(qual + " (defaults)")
     clear_caches()
-    return changed
+    return changed, undo
 
 
-def _functions_of_ns(ns, module):
-    class _M:
-        pass
-    m = _M()
-    m.__dict__.update(ns)
-    m.__name__, m.__file__ = module.__name__, module.__file__
-    return _functions(m)
+@contextlib.contextmanager
+def patched(path: str, old: str, new: str):
+    """The module at ``path`` (repository-relative) with its one occurrence of
+    ``old`` replaced by ``new``, for the duration of the block (tests: a named
+    mutant).  Yields the changed function names."""
+    src = (ROOT / path).read_text()
+    if src.count(old) != 1:
+        raise ValueError(f"mutation anchor {old!r} not found exactly once in {path}")
+    module = importlib.import_module(module_name(path))
+    changed, undo = install(module, src.replace(old, new))
+    try:
+        yield changed
+    finally:
+        for f, c, dflt, kw in undo:
+            f.__code__, f.__defaults__, f.__kwdefaults__ = c, dflt, kw
+        clear_caches()
+
+
+class _Namespace:
+    """A module-like view of an exec namespace (for :func:`_functions`)."""
+
+    def __init__(self, ns, module):
+        self.__dict__.update(ns)
+        self.__name__, self.__file__ = module.__name__, module.__file__
 
 
 def clear_caches() -> None:

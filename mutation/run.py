@@ -12,7 +12,7 @@ that refutes it decides; a mutant nothing refutes is then fingerprinted):
   there); counted as a kill;
 * ``rejects``: the routine's own ``ParameterError`` naming the parameter;
 * ``crash``: a Python type-level exception (TypeError, AttributeError,
-  NameError, UnboundLocalError: the mutant is not a well-typed program), or exit 4;
+  NameError: the mutant is not a well-typed program), or exit 4;
   reported, not counted either way;
 * ``timeout``: the child exceeded its CPU or wall budget;
 * ``equivalent``: every command passed and the fingerprint
@@ -39,8 +39,9 @@ from pathlib import Path
 from mutation import scope
 
 KILLS = ("refuted", "raised", "rejects")
-PYTHON_CRASH = ("TypeError", "AttributeError", "NameError", "UnboundLocalError", "SyntaxError",
-                "RecursionError")
+# type-level exceptions: the mutant is not a well-typed program (an
+# UnboundLocalError, a loop that never ran, is a value's consequence: raised)
+PYTHON_CRASH = ("TypeError", "AttributeError", "NameError", "SyntaxError", "RecursionError")
 RAISED = re.compile(r"construction raised on an? (?:admissible|valid) input \(?(\w+)")
 
 

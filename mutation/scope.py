@@ -19,7 +19,9 @@ _LAYER_CHECK_CODE = ("run", "run_plateau", "symbolic", "_symbolic", "symbolic_ta
                      "prove_points", "layer_with", "predicted", "predicted_tag", "attended",
                      "_mean", "perpendicular", "probe_sequences", "random_instances",
                      "random_direction", "box_probes", "R_shift", "many_points_check",
-                     "search_bound_check", "rejection_check")
+                     "search_bound_check", "rejection_check", "_hat_instance",
+                     "_plateau_instance", "tight_direction_sets", "direction_search_check",
+                     "search_instances", "search_sweep_check", "rejections_check")
 
 # name -> (file, functions that are check code); the table's module names
 MODULES = {
@@ -36,7 +38,14 @@ MODULES = {
     "leaders": ("lemmas/afz/phases/leaders.py", ()),
     "interpolation": ("lemmas/afz/phases/interpolation.py", ()),
     "assembly": ("lemmas/afz/theorems/theorem_1_6.py",
-                 ("param_formula", "constant_checks", "verify", "run")),
+                 ("param_formula", "constant_checks", "verify", "run", "construction_failure",
+                  "ConstructionFailed", "TheoremCheck")),
+    # the peel construction (theorem 1.6 --construction peel)
+    "peel": ("lemmas/afz/layers/peel.py", _LAYER_CHECK_CODE),
+    "peeling": ("lemmas/afz/phases/peeling.py", ("direct_placement_bound",)),
+    "top-collapse": ("lemmas/afz/phases/top_collapse.py", ()),
+    "peel assembly": ("lemmas/afz/theorems/peel.py",
+                      ("block_formula", "param_formula", "constant_checks")),
 }
 ONLY = {"plateau": ("plateau_ff",)}
 
@@ -44,7 +53,8 @@ ONLY = {"plateau": ("plateau_ff",)}
 CASES = ("overlap-2d.json", "nested-chain.json", "shared-targets.json")
 
 _THEOREM = [["theorem", "1.6", "--no-report", "--dataset", "{case}"]]
-_PHASE_CASES = lambda sid: [["lemma", sid, "--dataset", "{case}"]]  # noqa: E731
+_PEEL = [["theorem", "1.6", "--construction", "peel", "--no-report", "--dataset", "{case}"]]
+_PHASE_CASES = lambda sid: [["lemma", sid, "--dataset", "{handed}"]]  # noqa: E731
 CHECKS = {
     "translation": [["lemma", "3.1"], ["lemma", "separation"]] + _THEOREM,
     "hat": [["lemma", "3.2"], ["lemma", "3.2p"]] + _THEOREM,
@@ -58,7 +68,12 @@ CHECKS = {
     "separation": [["lemma", "separation"]] + _PHASE_CASES("separation") + _THEOREM,
     "leaders": [["lemma", "leaders"]] + _PHASE_CASES("leaders") + _THEOREM,
     "interpolation": [["lemma", "interpolation"]] + _PHASE_CASES("interpolation") + _THEOREM,
-    "assembly": [["lemma", "1.6"]] + _THEOREM,
+    "assembly": [["lemma", "1.6"], ["lemma", "separation"], ["lemma", "leaders"],
+                 ["lemma", "collapse"], ["lemma", "interpolation"]] + _THEOREM,
+    "peel": _PEEL,
+    "peeling": _PEEL,
+    "top-collapse": _PEEL,
+    "peel assembly": _PEEL,
 }
 
 
@@ -73,15 +88,44 @@ def cases_dir() -> Path | None:
     return None
 
 
-def commands(module: str) -> list[list[str]]:
-    """The argument lists of :data:`CHECKS` for ``module``, ``{case}`` expanded."""
+def dataset_files() -> list[Path]:
+    """The datasets ``{case}`` stands for: the handed cases of :data:`CASES` found
+    on this machine, then the edge datasets and seeded datasets (d = 2..5)
+    written once to ``mutants/datasets/`` as dataset files."""
+    import json
+
+    from lemmas.afz.edges import edge_datasets
+    from proofcheck.io.generate import random_dataset
+    from proofcheck.kernel.dataset import dataset_to_json
     where = cases_dir()
+    out = [where / c for c in CASES] if where is not None else []
+    folder = ROOT / "mutants" / "datasets"
+    folder.mkdir(parents=True, exist_ok=True)
+    sets = edge_datasets() + [random_dataset(40 + d, d=d, N=5, style="mixed") for d in (2, 3, 4, 5)]
+    for ds in sets:
+        f = folder / f"{ds.name}.json"
+        text = json.dumps(dataset_to_json(ds))
+        if not f.exists() or f.read_text() != text:
+            f.write_text(text)
+        out.append(f)
+    return out
+
+
+def commands(module: str) -> list[list[str]]:
+    """The argument lists of :data:`CHECKS` for ``module``: ``{case}`` expanded
+    over :func:`dataset_files`, ``{handed}`` over the handed cases only (the phase
+    statements run the edge and seeded datasets by default)."""
+    files = dataset_files()
+    where = cases_dir()
+    handed = [where / c for c in CASES] if where is not None else []
     out = []
     for argv in CHECKS[module]:
-        if "{case}" not in argv:
+        key = next((k for k in ("{case}", "{handed}") if k in argv), None)
+        if key is None:
             out.append(list(argv))
-        elif where is not None:
-            out += [[str(where / c) if a == "{case}" else a for a in argv] for c in CASES]
+        else:
+            out += [[str(f) if a == key else a for a in argv]
+                    for f in (files if key == "{case}" else handed)]
     return out
 
 

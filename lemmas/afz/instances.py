@@ -72,3 +72,23 @@ def each_instance(fn, dataset, seed: int) -> list:
         r.name = f"{label}: {r.name}"
         out.append(r)
     return out
+
+
+def rejections_check(statement: str, cases) -> "CheckResult":
+    """The construction's own hypothesis checks: each ``(label, call, message)``
+    must raise ``ParameterError`` with exactly ``message`` (a violated hypothesis
+    is never a layer), or, with ``message`` None, return without raising."""
+    from proofcheck.kernel.model import ParameterError
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    for label, call, message in cases:
+        try:
+            call()
+            got = None
+        except ParameterError as exc:
+            got = str(exc)
+        if got != message:
+            return CheckResult(f"{statement} hypotheses rejected", Verdict.REFUTED, [], Witness(
+                f"{label}: the construction's hypothesis check", expected=message, got=got))
+    return CheckResult(f"{statement} for these {len(cases)} parameter sets: every violated "
+                       "hypothesis rejected with its message, every valid one accepted",
+                       Verdict.VERIFIED, [])

@@ -93,8 +93,27 @@ def run(dataset=None, seed: int = 0):
     line outside the support, and on probes generated from the layer, plus the
     symbolic proof."""
     from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
     d = dataset.d if dataset is not None else 2
-    return each_instance(_instance, dataset, seed) + [symbolic(d=max(2, min(d, 3)))]
+    return (each_instance(_instance, dataset, seed) + [rejections_check()]
+            + guarded("3.3 symbolic", symbolic, max(2, min(d, 3))))
+
+
+def rejections_check():
+    """``snap_ff`` rejects ``delta <= 0``, an axis outside ``0..d-1`` and a target
+    of the wrong length with its messages, and accepts every axis of d = 2..5
+    and the tightest delta."""
+    from lemmas.afz.instances import rejections_check as check
+    A, SD = "snap: need 0 <= axis < d and y of length d", "snap: need delta > 0"
+    cases = [("delta = 0", lambda: snap_ff(0, 2, 0, 0, (1, 1)), SD),
+             ("delta = -1", lambda: snap_ff(0, 2, 0, -1, (1, 1)), SD),
+             ("axis = d", lambda: snap_ff(2, 2, 0, 1, (1, 1)), A),
+             ("axis = -1", lambda: snap_ff(-1, 2, 0, 1, (1, 1)), A),
+             ("y of length d + 1", lambda: snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
+             ("y of length d - 1", lambda: snap_ff(1, 3, 0, 1, (1, 1)), A)]
+    cases += [(f"axis {a}, d = {d}", lambda a=a, d=d: snap_ff(a, d, -2, Fraction(1, 999), (0,) * d),
+               None) for d in (2, 3, 4, 5) for a in range(d)]
+    return check("3.3", cases)
 
 
 def _instance(dataset, seed):

@@ -42,8 +42,28 @@ def run(dataset=None, seed: int = 0):
     :func:`lemmas.afz.instances.lemma_instances`) with seeded translation vectors
     (integers at odd seeds: every rational spelling).  Returns a list of CheckResult."""
     from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
     d = dataset.d if dataset is not None else 2
-    return each_instance(_instance, dataset, seed) + [symbolic(d=max(2, min(d, 3)))]
+    return (each_instance(_instance, dataset, seed) + [rejections_check()]
+            + guarded("3.1 symbolic", symbolic, max(2, min(d, 3))))
+
+
+def rejections_check():
+    """The exact scalars of the FF constructions (:mod:`lemmas.afz.scalars`):
+    ``translation_ff`` accepts integers, Fractions and numeric strings, and rejects
+    None, floats, booleans and non-vectors with the helpers' messages."""
+    from lemmas.afz.instances import rejections_check as check
+    R = "scalar: x must be a rational number or a sympy expression, got "
+    V = "scalars: xs must be a vector (list or tuple of scalars), got "
+    cases = [("c = (1, -2)", lambda: translation_ff((1, -2)), None),
+             ("c = ('7/3', 1/2)", lambda: translation_ff(["7/3", Fraction(1, 2)]), None),
+             ("c = (None, 1)", lambda: translation_ff((None, 1)), R + "None"),
+             ("c = (0.5, 1)", lambda: translation_ff((0.5, 1)), R + "0.5"),
+             ("c = (True, 1)", lambda: translation_ff((True, 1)), R + "True"),
+             ("c = ('x', 1)", lambda: translation_ff(("x", 1)), R + "'x'"),
+             ("c = None", lambda: translation_ff(None), V + "None"),
+             ("c = '12'", lambda: translation_ff("12"), V + "'12'")]
+    return check("3.1", cases)
 
 
 def _instance(dataset, seed):

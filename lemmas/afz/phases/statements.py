@@ -94,15 +94,12 @@ def _phase_scoped(name, check, dataset, seed):
 def built(name, ds):
     """``(construction, None)``, or ``(None, REFUTED result)`` when the
     construction raises on this admissible instance."""
+    from lemmas.afz.theorems.theorem_1_6 import construction_failure
     ds, inputs, targets = _instance(ds)
     try:
         return construct(inputs, targets, ds.d), None
     except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
-        return None, CheckResult(f"{name}: the construction builds a network", Verdict.REFUTED,
-                                 ["the construction raised on an admissible input"],
-                                 Witness(f"construction raised on an admissible input "
-                                         f"({type(exc).__name__}: {str(exc)[:160]})",
-                                         got=f"dataset '{ds.name}' (d = {ds.d}, N = {ds.N})"))
+        return None, construction_failure(name, ds, exc)
 
 
 def _prefix(c, last_block, drop_last_sa=False):

@@ -97,8 +97,12 @@ def ellipsoid_points(u, mu):
         t = -2 * eps * c / (qw + eps * eps * c)
         return tuple(a + t * (wi + eps * a) for a, wi in zip(s0, w))
     eps0 = Fraction(1)
-    while any(x >= Fraction(-1, 2) for x in point(eps0)):
+    for _ in range(256):  # point(eps) -> s0 = -1 as eps -> 0: a few halvings suffice
+        if not any(x >= Fraction(-1, 2) for x in point(eps0)):
+            break
         eps0 /= 2
+    else:
+        raise RuntimeError("ellipsoid points: no eps = 2^-k, k < 256, puts the point below -1/2")
     n = 1
     while True:
         s = point(eps0 / n)
