@@ -259,8 +259,8 @@ def _print_comparison(rows) -> None:
     if not rows:
         return
     from proofcheck.kernel.verdicts import fmt_num
-    print("\nside by side on this dataset (tau_cert searched; time = construct + trajectory + "
-          "certificates [+ simulation for the first row]):")
+    print("\nside by side on this dataset (first row: this run; the others: tau_cert searched, "
+          "no simulation; time = construct + trajectory + certificates [+ simulation]):")
     print(f"  construction | verdict | L | P | ||theta*||^2 | minus {rows[0]['construction']}'s "
           "| tau_cert | time s")
     for r in rows:

@@ -202,7 +202,8 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
               f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
               "parameters", f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
     if rep.get("comparison"):
-        lines += ["Side by side on this dataset (tau_cert searched):", "",
+        lines += ["Side by side on this dataset (first row: this run; the others: tau_cert "
+                  "searched, no simulation):", "",
                   "| construction | verdict | L | P | ‖θ*‖² | minus the first row's | tau_cert | "
                   "seconds |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "

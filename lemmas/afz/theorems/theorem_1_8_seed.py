@@ -32,10 +32,11 @@ Choices the seed does not make (printed by :func:`notes`, tested):
   of every token are set to 0 (they are 0 after the collapse already); each layer
   maps two neighbourhoods onto one point each and translates the rest along e_1.
 * **how many**: two neighbourhoods per block (the two lowest not yet converged, in
-  the order along e_1; a monotone width-4 layer with ``eta = 0`` has at most two
-  bounded flat pieces), not one block per sequence: ``K = ceil(M/2)``, which is O(N)
-  when the m_j are bounded.  ``L <= 2M + 3N`` holds iff ``R + 1 + K <= 3N``; when it
-  does not, the budget check fails with the phase counts as its witness.
+  the order along e_1; a continuous profile with at most 4 kinks has at most two
+  bounded flat pieces; the first block could also use an unbounded one, not done),
+  not one block per sequence: ``K = ceil(M/2)``, which is O(N) when the m_j are
+  bounded.  ``L <= 2M + 3N`` holds iff ``R + 1 + K <= 3N`` (always when M <= 4N);
+  when it does not, the budget check fails with the phase counts as its witness.
 * **radius vs tau**: the flats are fixed by the construction, independent of tau:
   around each neighbourhood's centre the half-width ``delta = min(1/3 of the distance
   to the nearest other unconverged centre, 1/2 of the distance to the nearest
