@@ -60,6 +60,7 @@ from lemmas.afz.layers.hat import hat_ff
 from lemmas.afz.phases.interpolation import quarter_gaps
 from lemmas.afz.theorems.theorem_1_6 import Construction
 from lemmas.afz.theorems.theorem_1_6 import construct as construct_1_6
+from lemmas.afz.theorems.theorem_1_6 import PARAM_CONSTANT as KERNEL_PARAM_CONSTANT
 from lemmas.afz.theorems.theorem_1_6 import param_formula as param_formula_1_6
 from proofcheck.kernel.backends import spans_of
 from proofcheck.kernel.claims import Fixed, Moves
@@ -297,6 +298,14 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
             f"P = {P}, formula = {param_formula(d, M, R)}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        # the certificate kernel holds every Theorem 1.8 network to proofcheck's default
+        # constant; this construction's own (42) exceeds it at d = 2 when R is large
+        res(f"P <= {KERNEL_PARAM_CONSTANT} d M (the kernel's explicit bound for theorem "
+            "certificates)", P <= KERNEL_PARAM_CONSTANT * d * M,
+            f"P = {P}, {KERNEL_PARAM_CONSTANT} d M = {KERNEL_PARAM_CONSTANT * d * M}",
+            Witness(f"P exceeds the kernel's bound {KERNEL_PARAM_CONSTANT} d M (this "
+                    f"construction's own bound is {PARAM_CONSTANT} d M)",
+                    expected=KERNEL_PARAM_CONSTANT * d * M, got=P)),
     ]
     return checks, consts
 
