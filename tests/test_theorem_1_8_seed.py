@@ -108,6 +108,12 @@ def test_seed_on_the_digits_sample(digits_seed):
     conv = [b.ff for b in net.blocks if b.phase == "V"]
     assert len(conv) == K and all(f.eta == 0 and f.width == 4 for f in conv)
     assert net.n_params() == param_formula(ds.d, M, R) == sc.constants["P"]
+    # boxes after the collapse are not points; the converge blocks leave unconverged
+    # neighbourhoods their width until the last one, after which every box is a point
+    first_v, last_v = sc.construction.phases["V"]
+    width = {b.block: b.max_width for b in sc.certificate.bounds if b.sublayer == "FF"}
+    assert _collapse_half_width(sc.construction, sc.certificate) > 0
+    assert all(width[b] > 0 for b in range(first_v, last_v)) and width[last_v] == 0
     assert sc.results[0].name == "construction"
     assert any("not proofcheck's shorter default" in line for line in sc.results[0].details)
 
