@@ -265,7 +265,9 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
     def res(name, ok, detail, witness=None):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
                            None if ok else witness)
+    from proofcheck.kernel import low_rank
     R, K, L, P = info["R"], info["K"], net.L, net.n_params()
+    lr = low_rank.summary(net)
     budget = 2 * M + 3 * N
     conv = [b.ff for b in net.blocks if b.phase == "V"]
     bad_eta = next((i for i, f in enumerate(conv) if f.eta != 0 or f.width != 4), None)
@@ -277,14 +279,16 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
               "L_paper_softmax": budget, "max_width": net.max_width, "P": P,
               "P_formula_seed": param_formula(d, M, R), "param_constant_seed": PARAM_CONSTANT,
               "P_bound_seed": PARAM_CONSTANT * d * M, "max_bits": net.max_bits(),
-              "min_delta": info["min_delta"], "construction": "seed (2M + R + 1 + ceil(M/2) blocks)"}
+              "min_delta": info["min_delta"], "construction": "seed (2M + R + 1 + ceil(M/2) blocks)",
+              "sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
+              "max_rank_V_minus_lam_I": lr["max_rank_V"]}
     checks = [
         res("L = 2M + R + 1 + K (seed reconstruction)", L == 2 * M + R + 1 + K,
             f"L = {L}: {counts}"),
         res("K = ceil(M/2) converge blocks", K == converge_blocks(M) == len(conv),
             f"K = {K}, ceil(M/2) = {converge_blocks(M)}, phase-V blocks {len(conv)}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
-        res("L <= 2M + 3N (Theorem 1.8, the seed's count)", L <= budget,
+        res("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)", L <= budget,
             f"L = {L} <= {budget}" if L <= budget else
             f"obstruction at phase V: {counts}; L = {L} > 2M + 3N = {budget} (R + 1 + K = "
             f"{R + 1 + K} > 3N = {3 * N}): this reconstruction does not meet the seed's count here",
@@ -298,6 +302,9 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
             f"P = {P}, formula = {param_formula(d, M, R)}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        res("low-rank: A and V of every SA layer = lam I + rank <= 1", not low_rank.failures(net),
+            f"{lr['sa_layers']} SA layers; largest rank of A - lam I: {lr['max_rank_A']}, of "
+            f"V - lam I: {lr['max_rank_V']}"),
         # the certificate kernel holds every Theorem 1.8 network to proofcheck's default
         # constant; this construction's own (42) exceeds it at d = 2 when R is large
         res(f"P <= {KERNEL_PARAM_CONSTANT} d M (the kernel's explicit bound for theorem "
