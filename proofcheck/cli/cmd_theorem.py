@@ -103,8 +103,10 @@ def cmd_theorem(args) -> int:
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
-    print(f"L = {c['L']} blocks (the construction's 2M + R + 1 = {c['L_construction']}; the "
-          f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
+    print(f"construction {c['construction']}: L = {c['block_formula']}")
+    print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
+          + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
+          + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
     print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
@@ -121,7 +123,9 @@ def cmd_theorem(args) -> int:
             theorem_certificate,
             write_certificate,
         )
-        cert = theorem_certificate("1.6", ds, tc.construction.net, v, constants=c)
+        from lemmas.afz.theorems.constructions import certified_constants
+        cert = theorem_certificate("1.6", ds, tc.construction.net, v,
+                                   constants=certified_constants(c))
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
@@ -242,7 +246,8 @@ def cmd_softmax(args, ds, info) -> int:
         print("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
-    print(f"L = {c['L']} blocks ({c['construction']}; the seed's count 2M + 3N = "
+    print(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
+          f"the seed's count 2M + 3N = "
           f"{c['L_paper_softmax']}, read as a bound), max width {c['max_width']}, P = {c['P']}")
     from proofcheck.reporting.approx import theta_line
     print(theta_line(sc.construction.net))
@@ -259,9 +264,11 @@ def cmd_softmax(args, ds, info) -> int:
         )
         t = sc.tau_cert if sc.tau_cert is not None else (tau if tau is not None else
                                                           sc.certificate.tau)
+        from lemmas.afz.theorems.constructions import certified_constants
         cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
                                    bounds=[b.to_json() for b in sc.certificate.bounds
-                                           if b.max_eps is not None], constants=c)
+                                           if b.max_eps is not None],
+                                   constants=certified_constants(c))
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code

@@ -389,7 +389,8 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
                                 f"mpmath {dps}+ digits"] + ([num_note] if num_note else [])))
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
     L = c.net.L
-    consts.setdefault("construction", "proofcheck (2M + R + 1 blocks)")
+    consts["construction"] = spec.name
+    consts.setdefault("block_formula", spec.blocks)
     consts["L_seed_softmax"] = 2 * dataset.M + 3 * dataset.N
     if not any(r.name.startswith("L <= 2M + 3N") for r in checks):
         checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",

@@ -279,7 +279,7 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
               "L_paper_softmax": budget, "max_width": net.max_width, "P": P,
               "P_formula_seed": param_formula(d, M, R), "param_constant_seed": PARAM_CONSTANT,
               "P_bound_seed": PARAM_CONSTANT * d * M, "max_bits": net.max_bits(),
-              "min_delta": info["min_delta"], "construction": "seed (2M + R + 1 + ceil(M/2) blocks)",
+              "min_delta": info["min_delta"], "construction": NAME, "block_formula": "2M + R + 1 + ceil(M/2)",
               "sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
               "max_rank_V_minus_lam_I": lr["max_rank_V"]}
     checks = [
