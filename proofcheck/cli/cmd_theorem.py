@@ -143,19 +143,15 @@ def _check_dist_options(args) -> None:
         return
     if workers is not None and workers < 1:
         raise BadInput(f"--workers must be at least 1 (got {workers})")
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"") from None
+    from proofcheck.distributed import dask_available, parse_scheduler
+    if not dask_available():
+        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"")
     if workers is not None and workers > MAX_LOCAL_WORKERS:
         raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
                        f"(got {workers}); for more, start a cluster and pass --scheduler")
     if scheduler is not None:
-        from distributed.comm import parse_address, parse_host_port
         try:
-            scheme, loc = parse_address(scheduler)
-            if scheme in ("tcp", "tls"):
-                parse_host_port(loc)
+            parse_scheduler(scheduler)
         except ValueError as exc:
             raise BadInput(f"--scheduler: not a Dask address ({exc}); "
                            "e.g. --scheduler tcp://host:8786") from None
