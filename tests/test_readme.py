@@ -1,5 +1,5 @@
-"""The README's quick start has exactly two set-up commands, and .ci/run runs the
-README's test command verbatim."""
+"""The README's quick start has exactly two set-up commands, and .ci/run runs both
+verbatim, in that order, in a new virtual environment outside the checkout."""
 from __future__ import annotations
 
 import re
@@ -21,7 +21,12 @@ def test_two_setup_commands():
     assert "theorem 1.6" in cmds[0] and "pytest" in cmds[1]
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_commands_in_a_fresh_venv():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert quick_start_commands()[1] in ci
-    assert any(line.startswith("set -e") for line in ci)
+    first, second = quick_start_commands()
+    assert first in ci and second in ci and ci.index(first) < ci.index(second)
+    assert any(line.startswith("set -e") and "pipefail" in line for line in ci)
+    venv = next(i for i, line in enumerate(ci) if "-m venv" in line)
+    activate = next(i for i, line in enumerate(ci) if line.startswith(". ") and "activate" in line)
+    assert venv < activate < ci.index(first)
+    assert "mktemp -d" in "\n".join(ci[:venv])  # the venv lives outside the checkout
