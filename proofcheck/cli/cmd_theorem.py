@@ -35,7 +35,12 @@ def register(sub) -> None:
                    "names them with their block counts; default: default); "
                    "e.g. --construction default")
     q.add_argument("--no-simulation", action="store_true",
-                   help="theorem 1.8: skip the mpmath simulation that locates tau_num")
+                   help="theorem 1.8: skip the mpmath simulation that locates tau_num (an "
+                   "audit: it never changes the verdict)")
+    q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
+                   help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
+                   "a token or an attention pair through one block at 40 digits; default "
+                   "200000, a few seconds; 0: no simulation); e.g. --simulation-budget 2000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")
@@ -61,6 +66,10 @@ def cmd_theorem(args) -> int:
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
     if st.id == "1.6" and args.tau is not None:
         raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    if st.id == "1.6" and (args.simulation_budget is not None or args.no_simulation):
+        raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
+    if args.simulation_budget is not None and args.simulation_budget < 0:
+        raise BadInput(f"--simulation-budget must be at least 0 (got {args.simulation_budget})")
     if st.id == "1.6":
         _check_dist_options(args)
     elif args.workers is not None or args.scheduler is not None:
@@ -101,6 +110,7 @@ def cmd_theorem(args) -> int:
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
+    print(r_line(c["R"], c["N"]))
     print(f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
           f"{c['L_paper_hardmax']})")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
@@ -122,6 +132,13 @@ def cmd_theorem(args) -> int:
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
+
+
+def r_line(R: int, N: int) -> str:
+    """What R is, in the theorem output."""
+    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
+            f"token shared by several sequences the unique top of some of them and tags "
+            f"again; R <= N - 1 = {N - 1})")
 
 
 def _check_construction(args, theorem: str) -> None:
@@ -195,7 +212,8 @@ def cmd_softmax(args, ds, info) -> int:
         bars["sim"].update(1, f"tau = {fmt_num(t)}")
     try:
         sc = verify(ds, tau=tau, progress=cert_progress, prep_progress=prep,
-                    sim_progress=sim_progress, simulate_num=not args.no_simulation)
+                    sim_progress=sim_progress, simulate_num=not args.no_simulation,
+                    sim_budget=args.simulation_budget)
     finally:
         for b in bars.values():
             b.close()
@@ -210,14 +228,16 @@ def cmd_softmax(args, ds, info) -> int:
         print(f"  search: {sc.search_note}")
     print(f"tau_closed = {f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
           f"certificate: {sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
-    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]")
-    if sc.tau_num_note:
-        print(f"  {sc.tau_num_note}")
+    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation: an audit, not a proof; it never "
+          "changes the verdict]")
+    for line in sc.simulation.lines(sc.tau_cert):
+        print(f"  {line}")
     sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
     if sa:
         print("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
+    print(r_line(c["R"], ds.N))
     print(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's: 2M + 3N = "
           f"{c['L_paper_softmax']}), max width {c['max_width']}, P = {c['P']}")
     from proofcheck.reporting.approx import theta_line
