@@ -499,7 +499,7 @@ def deviation_plot(path, results, title: str):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
     finite = [np.log10(v) for r in results for _, v in r.per_block() if np.isfinite(v) and v > 0]
-    zero_y = (min(finite) if finite else 0.0) - 2.0
+    zero_y = (min(finite) if finite else 0.0) - 3.0
     top_y = (max(finite) if finite else 0.0) + 2.0
     exits, infs = {}, {}
     for r in results:
@@ -524,7 +524,7 @@ def deviation_plot(path, results, title: str):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(zero_y - 1, top_y + 1)
-    ticks = [t for t in ax.get_yticks() if zero_y + 1 < t < top_y - 1]
+    ticks = [t for t in ax.get_yticks() if zero_y + 1.5 < t < top_y - 1.5]
     ax.set_yticks([zero_y] + ticks + [top_y],
                   ["0 (exact)"] + [f"{t:g}" for t in ticks] + ["inf/NaN"])
     ax.set_xlabel("block (log scale)")
