@@ -87,6 +87,7 @@ def cmd_theorem(args) -> int:
     from lemmas.afz.theorems.theorem_1_6 import verify
     from proofcheck.reporting.run_report import theorem_report, write_theorem_report
     header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
+    print(construction_line(args.construction, "1.6"))
     print("constructing the network ...", flush=True)
     bar_holder = {}
 
@@ -111,10 +112,12 @@ def cmd_theorem(args) -> int:
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
     print(r_line(c["R"], c["N"]))
-    print(f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
-          f"{c['L_paper_hardmax']})")
+    print(f"L = {c['L']} blocks (the construction's 2M + R + 1 = {c['L_construction']}; the "
+          f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
+          f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)")
     from proofcheck.reporting.approx import theta_line
     print(theta_line(tc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
@@ -139,6 +142,16 @@ def r_line(R: int, N: int) -> str:
     return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
             f"token shared by several sequences the unique top of some of them and tags "
             f"again; R <= N - 1 = {N - 1})")
+
+
+def construction_line(name: str, theorem: str) -> str:
+    """The output line naming the construction that runs (a reconstruction, with
+    the seed's block count read as a bound)."""
+    from lemmas.afz.theorems.constructions import get
+    spec = get(name, theorem)
+    seed = "2M + 2N + 1" if theorem == "1.6" else "2M + 3N"
+    return (f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
+            f"count L = {seed} is read as a bound")
 
 
 def _check_construction(args, theorem: str) -> None:
@@ -238,8 +251,9 @@ def cmd_softmax(args, ds, info) -> int:
             f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
     print(r_line(c["R"], ds.N))
-    print(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's: 2M + 3N = "
-          f"{c['L_paper_softmax']}), max width {c['max_width']}, P = {c['P']}")
+    print(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's count "
+          f"2M + 3N = {c['L_paper_softmax']}, read as a bound), max width {c['max_width']}, "
+          f"P = {c['P']}")
     from proofcheck.reporting.approx import theta_line
     print(theta_line(sc.construction.net))
     print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
