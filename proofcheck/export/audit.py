@@ -497,10 +497,11 @@ def deviation_plot(path, results, title: str):
 
     from proofcheck.reporting.plots import _plt, _save
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
+    fig, ax = plt.subplots(figsize=(9.5, 4.2), dpi=100)
     finite = [np.log10(v) for r in results for _, v in r.per_block() if np.isfinite(v) and v > 0]
-    zero_y = (min(finite) if finite else 0.0) - 3.0
-    top_y = (max(finite) if finite else 0.0) + 2.0
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    gap = max(3.0, 0.08 * (hi - lo))  # the "0 (exact)" and "inf/NaN" rows stand apart
+    zero_y, top_y = lo - gap, hi + gap
     exits, infs = {}, {}
     for r in results:
         pts = r.per_block()
@@ -514,7 +515,7 @@ def deviation_plot(path, results, title: str):
     for block, who in sorted(infs.items()):
         for k, (dtype, color) in enumerate(who):
             ax.axvline(block, color=color, ls=":", lw=1)
-            ax.plot([block], [top_y], "x", color=color, ms=8, mew=2,
+            ax.plot([block], [top_y], "x", color=color, ms=8, mew=2, clip_on=False,
                     label=f"{dtype}: inf/NaN from block {block}")
     for block, who in sorted(exits.items()):
         ax.axvline(block, color=who[0][1], ls="--", lw=1.2,
@@ -524,11 +525,11 @@ def deviation_plot(path, results, title: str):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(zero_y - 1, top_y + 1)
-    ticks = [t for t in ax.get_yticks() if zero_y + 1.5 < t < top_y - 1.5]
+    ticks = [t for t in ax.get_yticks() if zero_y + gap / 2 < t < top_y - gap / 2]
     ax.set_yticks([zero_y] + ticks + [top_y],
                   ["0 (exact)"] + [f"{t:g}" for t in ticks] + ["inf/NaN"])
     ax.set_xlabel("block (log scale)")
     ax.set_ylabel("log10 largest deviation (max norm)")
     ax.set_title(title)
-    ax.legend(loc="best", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     return _save(fig, path)
