@@ -112,8 +112,10 @@ def cmd_theorem(args) -> int:
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
     print(r_line(c["R"], c["N"]))
-    print(f"L = {c['L']} blocks (the construction's 2M + R + 1 = {c['L_construction']}; the "
-          f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
+    print(f"construction {c['construction']}: L = {c['block_formula']}")
+    print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
+          + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
+          + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
     print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
           f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
     print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
@@ -130,7 +132,9 @@ def cmd_theorem(args) -> int:
             theorem_certificate,
             write_certificate,
         )
-        cert = theorem_certificate("1.6", ds, tc.construction.net, v, constants=c)
+        from lemmas.afz.theorems.constructions import certified_constants
+        cert = theorem_certificate("1.6", ds, tc.construction.net, v,
+                                   constants=certified_constants(c))
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
