@@ -36,7 +36,12 @@ def register(sub) -> None:
                    "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
                    "printed side by side with the default)")
     q.add_argument("--no-simulation", action="store_true",
-                   help="theorem 1.8: skip the mpmath simulation that locates tau_num")
+                   help="theorem 1.8: skip the mpmath simulation that locates tau_num (an "
+                   "audit: it never changes the verdict)")
+    q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
+                   help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
+                   "a token or an attention pair through one block at 40 digits; default "
+                   "200000, a few seconds; 0: no simulation); e.g. --simulation-budget 2000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")
@@ -62,6 +67,10 @@ def cmd_theorem(args) -> int:
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
     if st.id == "1.6" and args.tau is not None:
         raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    if st.id == "1.6" and (args.simulation_budget is not None or args.no_simulation):
+        raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
+    if args.simulation_budget is not None and args.simulation_budget < 0:
+        raise BadInput(f"--simulation-budget must be at least 0 (got {args.simulation_budget})")
     if st.id == "1.6":
         _check_dist_options(args)
     elif args.workers is not None or args.scheduler is not None:
@@ -103,6 +112,7 @@ def cmd_theorem(args) -> int:
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
+    print(r_line(c["R"], c["N"]))
     print(f"construction {c['construction']}: L = {c['block_formula']}")
     print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
           + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
@@ -130,6 +140,13 @@ def cmd_theorem(args) -> int:
     print(f"\nVERDICT: {v.value}")
     return v.exit_code
 
+
+
+def r_line(R: int, N: int) -> str:
+    """What R is, in the theorem output."""
+    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
+            f"token shared by several sequences the unique top of some of them and tags "
+            f"again; R <= N - 1 = {N - 1})")
 
 
 def construction_line(name: str, theorem: str) -> str:
@@ -161,19 +178,15 @@ def _check_dist_options(args) -> None:
         return
     if workers is not None and workers < 1:
         raise BadInput(f"--workers must be at least 1 (got {workers})")
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"") from None
+    from proofcheck.distributed import dask_available, parse_scheduler
+    if not dask_available():
+        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"")
     if workers is not None and workers > MAX_LOCAL_WORKERS:
         raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
                        f"(got {workers}); for more, start a cluster and pass --scheduler")
     if scheduler is not None:
-        from distributed.comm import parse_address, parse_host_port
         try:
-            scheme, loc = parse_address(scheduler)
-            if scheme in ("tcp", "tls"):
-                parse_host_port(loc)
+            parse_scheduler(scheduler)
         except ValueError as exc:
             raise BadInput(f"--scheduler: not a Dask address ({exc}); "
                            "e.g. --scheduler tcp://host:8786") from None
@@ -218,7 +231,7 @@ def cmd_softmax(args, ds, info) -> int:
     try:
         sc = verify(ds, tau=tau, progress=cert_progress, prep_progress=prep,
                     sim_progress=sim_progress, simulate_num=not args.no_simulation,
-                    construction=args.construction)
+                    sim_budget=args.simulation_budget, construction=args.construction)
     finally:
         for b in bars.values():
             b.close()
@@ -238,14 +251,16 @@ def cmd_softmax(args, ds, info) -> int:
         print(f"  search: {sc.search_note}")
     print(f"tau_closed = {f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
           f"certificate: {sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
-    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]")
-    if sc.tau_num_note:
-        print(f"  {sc.tau_num_note}")
+    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation: an audit, not a proof; it never "
+          "changes the verdict]")
+    for line in sc.simulation.lines(sc.tau_cert):
+        print(f"  {line}")
     sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
     if sa:
         print("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
+    print(r_line(sc.construction.info["R"], ds.N))
     print(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
           f"the seed's count 2M + 3N = "
           f"{c['L_paper_softmax']}, read as a bound), max width {c['max_width']}, P = {c['P']}")
