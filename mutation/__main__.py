@@ -7,6 +7,7 @@ modules (docs/mutation.md).
     python -m mutation readme                   # the README table from the results file
     python -m mutation summary                  # per-module counts, survivors, crashes
     python -m mutation show ID                  # one mutant's diff and outcome
+    python -m mutation reset KIND ...           # judge the mutants of these outcomes again
 """
 from __future__ import annotations
 
@@ -41,10 +42,22 @@ def _sample(db_path: Path, k: int, seed: int) -> int:
         return sum(min(k, len(v)) for v in by.values())
 
 
+def _reset(db_path: Path, kinds) -> int:
+    """Drop the stored outcome of every mutant whose kind is in ``kinds`` (they are
+    pending again: after a check was strengthened, only they need judging anew)."""
+    from cosmic_ray.work_db import WorkDB, WorkResultStorage, use_db
+    with use_db(str(db_path), WorkDB.Mode.open) as db:
+        ids = [it.job_id for it, res in db.completed_work_items
+               if (res.output or "").startswith("{") and json.loads(res.output)["kind"] in kinds]
+        with db._session_maker.begin() as session:
+            session.query(WorkResultStorage).filter(WorkResultStorage.job_id.in_(ids)).delete()
+    return len(ids)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m mutation", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "summary", "show"])
+    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "summary", "show", "reset"])
     p.add_argument("args", nargs="*")
     p.add_argument("--session", type=Path, default=SESSION)
     p.add_argument("-j", "--jobs", type=int, default=1)
@@ -62,6 +75,9 @@ def main(argv=None) -> int:
         if a.sample:
             print(f"sample: {_sample(a.session, a.sample, a.seed)} mutants")
         execute(a.session, jobs=a.jobs, cpu=a.cpu, limit=a.limit)
+        return 0
+    if a.cmd == "reset":
+        print(f"{_reset(a.session, set(a.args))} mutants pending again")
         return 0
     from mutation import results as R
     if a.cmd == "export":
