@@ -39,6 +39,7 @@ from pathlib import Path
 from mutation import scope
 
 KILLS = ("refuted", "raised", "rejects")
+WALL_FACTOR = 10  # wall seconds per CPU second of budget before a child is killed (shared CPUs)
 # type-level exceptions: the mutant is not a well-typed program (an
 # UnboundLocalError, a loop that never ran, is a value's consequence: raised)
 PYTHON_CRASH = ("TypeError", "AttributeError", "NameError", "SyntaxError", "RecursionError")
@@ -186,7 +187,7 @@ def execute(db_path: Path, jobs: int = 1, cpu: int = 120, mem: int = 4 << 30,
             limit: int | None = None, progress=print) -> int:
     """Replay the session's pending mutants, ``jobs`` children at a time; each child
     gets ``cpu`` CPU seconds (SIGXCPU, a timeout) and ``mem`` bytes of address
-    space; a child still running after 4 x ``cpu`` wall seconds is killed (timeout).
+    space; a child still running after WALL_FACTOR x ``cpu`` wall seconds is killed (timeout).
     Results go to the session as they come (a stopped run resumes)."""
     from cosmic_ray.work_db import WorkDB, use_db
     with use_db(str(db_path), WorkDB.Mode.open) as db:
@@ -209,17 +210,18 @@ def execute(db_path: Path, jobs: int = 1, cpu: int = 120, mem: int = 4 << 30,
                     finally:
                         os._exit(0)
                 running[pid] = (item, f, time.monotonic())
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
             if pid == 0:
                 for p, (item, f, t0) in list(running.items()):
-                    if time.monotonic() - t0 > 4 * cpu:
+                    if time.monotonic() - t0 > WALL_FACTOR * cpu:
                         os.kill(p, signal.SIGKILL)
                 time.sleep(0.05)
                 continue
             item, f, _ = running.pop(pid)
+            used = round(usage.ru_utime + usage.ru_stime, 1)
             res = json.loads(f.read_text()) if f.exists() else {
                 "kind": "timeout" if os.WIFSIGNALED(status) else "crash",
-                "witness": f"child ended with status {status}"}
+                "witness": f"child ended with status {status} after {used} CPU seconds"}
             f.unlink(missing_ok=True)
             _store(db, item, res)
             done += 1

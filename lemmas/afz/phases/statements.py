@@ -112,23 +112,26 @@ def _prefix(c, last_block, drop_last_sa=False):
 
 
 def phase_spans_check(c) -> CheckResult:
-    """The stated phase spans S, L, C, I partition blocks 1..L in order (C is the
-    last L block) and every block's phase label lies in its span."""
+    """The construction's stated phase spans (``c.phases``, name -> (first, last)
+    block) against the blocks it built: every block's phase label (``"L+C"``: in
+    both L and C) lies in the span of each name it carries, every span holds only
+    blocks carrying its name, and the spans cover blocks 1..L."""
     ph, L = c.phases, c.net.L
-    S, Lp, C, I = ph["S"], ph["L"], ph["C"], ph["I"]
-    want = {"S": S, "L": Lp, "L+C": C, "I": I}
-    ok_spans = (S[0] == 1 and Lp[0] == S[1] + 1 and C == (Lp[1], Lp[1]) and I[0] == Lp[1] + 1
-                and I[1] == L)
-    bad = next((b for b, blk in enumerate(c.net.blocks, start=1)
-                if blk.phase not in want or not want[blk.phase][0] <= b <= want[blk.phase][1]),
-               None)
-    ok = ok_spans and bad is None
-    return CheckResult("phase spans: S, L, C, I partition the blocks in order",
-                       Verdict.VERIFIED if ok else Verdict.REFUTED,
-                       [f"S = {S}, L = {Lp}, C = {C}, I = {I}, L = {L} blocks"],
+    names = [set(blk.phase.split("+")) for blk in c.net.blocks]
+    bad = next((b for b, ns in enumerate(names, start=1)
+                if any(n not in ph or not ph[n][0] <= b <= ph[n][1] for n in ns)), None)
+    if bad is None:
+        bad = next((b for n, (lo, hi) in ph.items() for b in range(lo, hi + 1)
+                    if not 1 <= b <= L or n not in names[b - 1]), None)
+    covered = {b for lo, hi in ph.values() for b in range(lo, hi + 1)}
+    ok = bad is None and covered == set(range(1, L + 1))
+    spans = ", ".join(f"{n} = {tuple(v)}" for n, v in ph.items())
+    return CheckResult("phase spans: every block in the span of its phase, the spans cover the "
+                       "blocks", Verdict.VERIFIED if ok else Verdict.REFUTED,
+                       [f"{spans}; L = {L} blocks"],
                        None if ok else Witness("phase span or block label out of place", block=bad,
-                                               expected=f"1..{L} in the order S, L, C, I",
-                                               got=f"S = {S}, L = {Lp}, C = {C}, I = {I}"))
+                                               expected=f"blocks 1..{L}, each in its phase's span",
+                                               got=spans))
 
 
 def _run_prefix(name, ds, upto, drop_last_sa, post):

@@ -61,6 +61,8 @@ def choose_mu(proj, spans, tops, beta, u) -> Fraction:
     if not gaps:
         return Fraction(1)
     bound = Fraction(sum(u)) * min(gaps) / (2 * len(u) * Fraction(beta) ** 2)
+    if not bound > 0:  # unique tops give positive gaps
+        raise ValueError(f"top collapse: the bound on mu must be positive, got {bound}")
     e = max(0, bound.denominator.bit_length() - bound.numerator.bit_length())
     mu = Fraction(1, 2 ** e)
     while mu > bound:
@@ -103,12 +105,11 @@ def ellipsoid_points(u, mu):
         eps0 /= 2
     else:
         raise RuntimeError("ellipsoid points: no eps = 2^-k, k < 256, puts the point below -1/2")
-    n = 1
-    while True:
+    for n in range(1, 1 << 20):  # points near s0 = -1 for every small eps: all but a few qualify
         s = point(eps0 / n)
-        n += 1
         if all(x < 0 for x in s):
             yield s
+    raise RuntimeError("ellipsoid points: 2^20 candidates tried")
 
 
 def scaled_k(leader_points, targets, d: int):

@@ -221,6 +221,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     else:
         nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    from lemmas.afz.phases.statements import phase_spans_check
+    checks.append(phase_spans_check(c))
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
