@@ -233,3 +233,23 @@ def test_separation_mutation_beyond_float_range_refuted_like_the_reference():
     a, _ = _both(Transformer(d, blocks), inputs, sep.claims)
     assert a.verdict.value == "REFUTED"
     assert (a.witness.block, a.witness.sublayer) == (8, "FF")
+
+
+@settings(max_examples=25, deadline=None)
+@given(admissible_datasets(max_N=7, max_n=5), st.sampled_from([-1100, 0, 1100]),
+       st.integers(0, 10 ** 6))
+def test_separation_networks_at_any_scale_check_like_the_reference(ds, bits, pick):
+    """Phase S networks of random datasets, tokens scaled by 2^bits: flint (lazy
+    offsets, float64 frames) equals the Fraction reference, and a probe whose shift
+    is halved is REFUTED by both with the same witness."""
+    scale = Fraction(2) ** bits
+    inputs = [[tuple(x * scale for x in t) for t in p.inputs] for p in ds.pairs]
+    sep = separate(inputs, ds.d)
+    a, b = _both(Transformer(ds.d, sep.blocks), inputs, sep.claims)
+    assert a.verdict.value == "VERIFIED" and a.outputs == b.outputs
+    if sep.R:
+        blocks = list(sep.blocks)
+        k = 1 + pick % sep.R
+        blocks[k] = _mutate_shift(blocks[k], Fraction(1, 2))
+        a, _ = _both(Transformer(ds.d, blocks), inputs, sep.claims)
+        assert a.verdict.value == "REFUTED" and a.witness.block == k + 1
