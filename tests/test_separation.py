@@ -253,3 +253,16 @@ def test_separation_networks_at_any_scale_check_like_the_reference(ds, bits, pic
         blocks[k] = _mutate_shift(blocks[k], Fraction(1, 2))
         a, _ = _both(Transformer(ds.d, blocks), inputs, sep.claims)
         assert a.verdict.value == "REFUTED" and a.witness.block == k + 1
+
+
+@pytest.mark.parametrize("modulus", [7, 1009])
+def test_wide_residue_collisions_are_decided_exactly(modulus, monkeypatch):
+    """With a tiny modulus most residues of wide values collide; each collision is
+    compared on the exact values, so the network is still the reference's."""
+    import lemmas.afz.phases.separation as sep_mod
+    monkeypatch.setattr(sep_mod, "_P", modulus)
+    for seed in range(6):
+        ds = random_dataset(seed, d=2 + seed % 3, N=8, max_n=6, style=STYLES[seed % 4])
+        _same([list(p.inputs) for p in ds.pairs], ds.d)
+    ds = digits_like(40, seed=3, top_share=1.0)
+    _same([list(p.inputs) for p in ds.pairs], ds.d)

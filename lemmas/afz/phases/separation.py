@@ -393,14 +393,20 @@ class _PhaseS:
         res, lens = self._wide_res
         vals = (res + np.repeat(np.array([s % _P for s in shifts], dtype=np.int64), lens)) % _P
         order = np.argsort(vals, kind="stable")
-        dup = np.flatnonzero(vals[order[1:]] == vals[order[:-1]])
-        if not len(dup):
+        same = vals[order[1:]] == vals[order[:-1]]
+        if not same.any():
             return True
-        where = [(W, b, s) for W, s in zip(self.wide, shifts) for b in W.bs]
-        for k in dup.tolist():
-            (_, b1, s1), (_, b2, s2) = where[order[k]], where[order[k + 1]]
-            if b1 + s1 == b2 + s2:
+        # every value whose residue is shared, by residue: the exact values must differ
+        shared = np.zeros(len(vals), dtype=bool)
+        shared[1:] |= same
+        shared[:-1] |= same
+        where = [b + s for W, s in zip(self.wide, shifts) for b in W.bs]
+        groups: dict = {}
+        for k in order[shared].tolist():
+            g = groups.setdefault(int(vals[k]), set())
+            if where[k] in g:
                 return False
+            g.add(where[k])
         return True
 
     def tag(self):
