@@ -173,10 +173,11 @@ class _Class:
     coordinates then.  After ``G[-1] / G[k] = F`` more growth the top projection
     is ``tb F``, the offset ``tb F - btop`` and the coordinate offset
     ``yb F - xtop``.  A wide class also keeps its top projection ``tnow`` up to
-    date (``None`` for a narrow one: the narrow tops are kept in a list)."""
+    date (``None`` for a narrow one: the narrow tops are kept in a list) and its
+    residue ``tres`` modulo :data:`_P` (``bres``: ``btop`` modulo :data:`_P`)."""
 
-    __slots__ = ("_res", "_set", "bs", "btop", "h", "k", "off", "pts", "seqs", "tb", "tnow",
-                 "top", "voff", "width", "xtop", "yb")
+    __slots__ = ("_res", "_set", "bres", "bs", "btop", "h", "k", "off", "pts", "seqs", "tb",
+                 "tnow", "top", "tres", "voff", "width", "xtop", "yb")
 
     def members(self):
         if self._set is None:
@@ -294,7 +295,7 @@ class _PhaseS:
     def born(self, K: _Class, off, voff):
         """Class formed now with projection offset ``off`` and coordinate offset ``voff``."""
         K.k, K.tb = len(self.G) - 1, K.btop + off
-        K.tnow = K.tb
+        K.tnow, K.tres, K.bres = K.tb, K.tb % _P, K.btop % _P
         K.yb = tuple(x + v for x, v in zip(K.xtop, voff))
 
     def factor(self, k: int) -> int:
@@ -356,13 +357,16 @@ class _PhaseS:
         (:meth:`_wide_distinct`)."""
         if not self.wide:
             return True
-        shifts = [self.off_now(W) + lam * self.top_now(W) for W in self.wide]
+        # the shift of a wide class: its offset plus lam times its top (exact, and
+        # modulo _P from the residues of its top)
+        f = 1 + lam
+        shifts = [f * W.tnow - W.btop for W in self.wide]
         if nt:
             lo_n, hi_n = nt[0] - self.nw[0], nt[-1]
             for W, s in zip(self.wide, shifts):
                 if self._meets_narrow(W.bs, s, lam, nt, lo_n, hi_n):
                     return False
-        return self._wide_distinct(shifts)
+        return self._wide_distinct(shifts, [(f * W.tres - W.bres) % _P for W in self.wide])
 
     def _meets_narrow(self, bs, s, lam, nt, lo_n, hi_n) -> bool:
         """Whether some value ``b + s`` (``b`` in the sorted ``bs``) equals a value
@@ -383,15 +387,15 @@ class _PhaseS:
                 pos = bisect_left(bs, bot - s, pos + 1, end)
         return False
 
-    def _wide_distinct(self, shifts) -> bool:
+    def _wide_distinct(self, shifts, shift_res) -> bool:
         """The wide classes' values ``b + s`` are pairwise distinct (values of one
-        class are).  Decided on residues modulo :data:`_P` (numpy); residue
-        collisions are compared exactly."""
+        class are); ``shift_res``: the shifts modulo :data:`_P`.  Decided on
+        residues (numpy); residue collisions are compared exactly."""
         if self._wide_res is None:
             res = [W.residues() for W in self.wide]
             self._wide_res = (np.concatenate(res), np.array([len(r) for r in res]))
         res, lens = self._wide_res
-        vals = (res + np.repeat(np.array([s % _P for s in shifts], dtype=np.int64), lens)) % _P
+        vals = (res + np.repeat(np.array(shift_res, dtype=np.int64), lens)) % _P
         order = np.argsort(vals, kind="stable")
         same = vals[order[1:]] == vals[order[:-1]]
         if not same.any():
@@ -427,6 +431,7 @@ class _PhaseS:
         self.ntop = nt
         for W in self.wide:
             W.tnow *= f
+            W.tres = W.tres * f % _P
         if self.gap is not None:
             self.gap *= f
         self.promote()
