@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from mutation.run import KILLS
-from mutation.scope import MODULES, ROOT
+from mutation.scope import MODULES, ROOT, functions
 
 RESULTS = ROOT / "mutation" / "results.json"
 COLUMNS = ("refuted", "raised", "rejects", "crash", "timeout", "inconclusive", "survived",
@@ -27,11 +27,11 @@ def mutant_id(spec) -> str:
 
 
 def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict:
-    """Rows of every completed mutant of the session, merged into ``out`` (the
-    ``reasons`` kept)."""
+    """Rows of every completed mutant of the session into ``out``; ``reasons``:
+    those already in the file for these mutants, then :mod:`mutation.reasons`."""
     from cosmic_ray.work_db import WorkDB, use_db
     old = json.loads(out.read_text()) if out.exists() else {}
-    rows = {}
+    rows, in_scope = {}, {}
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.output is None or not result.output.startswith("{"):
@@ -39,6 +39,8 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict
             spec = item.mutations[0]
             res = json.loads(result.output)
             module, fn = spec.definition_name.split(":")
+            if fn not in in_scope.setdefault(module, set(functions(module))):
+                continue  # check code since listed in mutation.scope (not measured)
             rows[mutant_id(spec)] = {
                 "module": module, "function": fn, "operator": spec.operator_name,
                 "line": spec.start_pos[0], "kind": res["kind"],
@@ -46,10 +48,15 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict
                 "cpu": res.get("cpu"),
                 "diff": "\n".join(x for x in (result.diff or "").splitlines()
                                   if x[:1] in "+-" and x[:3] not in ("+++", "---"))}
-    data = {"meta": {**old.get("meta", {}), **(meta or {})},
-            "mutants": {**old.get("mutants", {}), **rows} if meta and meta.get("merge") else rows,
-            "reasons": old.get("reasons", {})}
-    data["meta"].pop("merge", None)
+    from mutation.reasons import reason
+    given = {i: why for i, why in old.get("reasons", {}).items() if i in rows}
+    for i, r in rows.items():
+        if r["kind"] in ("survived", "inconclusive") and i not in given:
+            why = reason(r)
+            if why:
+                given[i] = why
+    data = {"meta": {**old.get("meta", {}), **(meta or {})}, "mutants": rows,
+            "reasons": dict(sorted(given.items()))}
     out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return data
 

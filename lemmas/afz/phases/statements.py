@@ -155,10 +155,14 @@ def _refuted(name, text, **where):
 # --------------------------------------------------------------------------- separation
 
 def separation_conclusion(c, outs, ds) -> CheckResult:
-    """Disjoint token sets, coordinates >= 1, ``<u, .>`` injective on all tokens
-    (unique tops, distinct across sequences), R <= N - 1; on ``outs``."""
+    """u a positive integer direction, disjoint token sets, coordinates >= 1,
+    ``<u, .>`` injective on all tokens (unique tops, distinct across sequences),
+    R <= N - 1; on ``outs``."""
     name = "separation: sequences pairwise disjoint, <u, .> injective, unique distinct tops"
     u, R = c.info["u"], c.info["R"]
+    if not all(Fraction(x).denominator == 1 and x > 0 for x in u):
+        return _refuted(name, "u is not a positive integer direction", expected="u > 0, integer",
+                        got=tuple(str(x) for x in u))
     seen, proj = {}, {}
     for j, s in enumerate(outs):
         for i, x in enumerate(s):

@@ -65,10 +65,17 @@ def choose_mu(proj, spans, tops, beta, u) -> Fraction:
         raise ValueError(f"top collapse: the bound on mu must be positive, got {bound}")
     e = max(0, bound.denominator.bit_length() - bound.numerator.bit_length())
     mu = Fraction(1, 2 ** e)
-    while mu > bound:
+    steps = range(bound.denominator.bit_length() + 64)  # 2^-e is within a few halvings
+    for _ in steps:
+        if not mu > bound:
+            break
         mu /= 2
-    while mu * 2 <= bound and mu < 1:
+    for _ in steps:
+        if not (mu * 2 <= bound and mu < 1):
+            break
         mu *= 2
+    if not 0 < mu <= bound:
+        raise RuntimeError(f"top collapse: the search for mu ended outside (0, {bound}]")
     return mu
 
 
