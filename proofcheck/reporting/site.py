@@ -272,12 +272,19 @@ def _plugins(out: Path):
     """The installed plugins' statements: each run on its built-in instance (seed 0),
     its page in ``plugins/`` and its certificate (``claim.source`` = the package),
     kept only when the certificate re-checks with the run's verdict; otherwise the
-    statement is left out with a note.  Returns ``(index lines, pages)``."""
+    statement is left out with a note (also when its file name, :func:`slug` of the id
+    compared case-insensitively, is an earlier plugin statement's).  Returns ``(index
+    lines, pages)``."""
     plugins = [s for s in load() if s.source != "proofcheck"]
     if not plugins:
         return [], {}
-    rows, notes, pages = [], [], {}
+    rows, notes, pages, files = [], [], {}, {}
     for st in plugins:
+        clash = files.setdefault(slug(st.id).lower(), st.id)
+        if clash != st.id:  # the same file name (and HTML anchor) as an earlier plugin's
+            notes.append(f"- `{_cell(st.id)}` ({_cell(st.source)}) left out: its file name "
+                         f"is that of `{_cell(clash)}`, plugins/{_cell(slug(clash))}.md")
+            continue
         ok, entry = _plugin_run(out, st)
         if ok:
             rows.append(entry)
@@ -296,8 +303,8 @@ def _plugins(out: Path):
 
 def _plugin_run(out: Path, st):
     """``(True, table row)`` with the plugin statement's files written, or ``(False,
-    reason)`` with nothing written.  A plugin's exception is its own failure, never
-    the report's."""
+    reason)`` with nothing written.  A plugin's exception (or ``sys.exit``) is its own
+    failure, never the report's."""
     from proofcheck.kernel.verify import verify_certificate
     try:
         results = st.runner()(None, 0)
@@ -307,7 +314,7 @@ def _plugin_run(out: Path, st):
             return False, "it has no exact layer instances to certify"
         vv, _ = verify_certificate(json.loads(json.dumps(cert)))
         page = _statement_page(st, results)
-    except Exception as exc:  # noqa: BLE001  (a plugin must not break the report)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001  (a plugin must not break the report)
         return False, f"its run or certificate raised {type(exc).__name__}: {exc}"[:300]
     if vv != v:
         return False, f"its certificate re-checks as {vv.value}, its run said {v.value}"
