@@ -1,4 +1,5 @@
-"""Writing files safely: atomic replacement with mode 0644, and file-name slugs."""
+"""Writing files safely: atomic replacement with mode 0644, an atomic exchange of two
+folders, and file-name slugs."""
 from __future__ import annotations
 
 import os
@@ -26,3 +27,30 @@ def atomic_write(path: Path, text: str) -> None:
 def slug(name: str) -> str:
     """A file-name-safe form of ``name`` (at most 100 characters, never empty)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:100] or "dataset"
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the two existing paths ``a`` and ``b`` (same file system) in ONE atomic step,
+    Linux ``renameat2(..., RENAME_EXCHANGE)``: at every moment each name holds one whole
+    version.  Returns False, changing nothing, where the C library, kernel or file
+    system has no such call (the caller then falls back to two renames); raises
+    ``OSError`` for any other failure."""
+    import ctypes
+    import errno
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    if fn(_AT_FDCWD, os.fsencode(str(a)), _AT_FDCWD, os.fsencode(str(b)), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))

@@ -16,7 +16,9 @@ provenance time stamps):
   certificate does not re-check is left out, with a note in the index).
 
 Atomic: the site is built in a temporary folder beside ``out`` and replaces it only
-when everything succeeded; on any failure ``out`` is left byte-for-byte as it was.
+when everything succeeded, in one atomic exchange of the two folders (Linux
+``renameat2``; elsewhere two renames); on any failure ``out`` is left byte-for-byte as
+it was.
 Files in ``out`` that the report does not make (the git-ignored ``theorem-*`` run
 reports) are carried over.
 """
@@ -37,7 +39,7 @@ from proofcheck.io.certificate_writer import (
     theorem_certificate,
     write_certificate,
 )
-from proofcheck.io.files import atomic_write, slug
+from proofcheck.io.files import atomic_write, exchange, slug
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.verdicts import combine, fmt_num
 
@@ -134,8 +136,11 @@ def regenerate(out="reports", quick: bool = False) -> int:
 
 def _swap_in(new: Path, out: Path) -> None:
     """Replace the folder ``out`` by ``new`` (same parent): entries of ``out`` the report
-    does not make are first hard-linked (else copied) into ``new``; then two renames,
-    the second undone when it fails, so ``out`` is always one whole version."""
+    does not make are first hard-linked (else copied) into ``new``; then one atomic
+    exchange of the two names (:func:`proofcheck.io.files.exchange`; ``new`` then holds
+    the old version, removed by the caller), or where the system has none two renames,
+    the second undone when it fails — a process killed between those two leaves the old
+    version in a ``.tmp-<out>-old-*`` folder beside ``out``."""
     if not out.exists():
         os.rename(new, out)
         return
@@ -145,6 +150,8 @@ def _swap_in(new: Path, out: Path) -> None:
                 shutil.copytree(p, new / p.name, symlinks=True, copy_function=_link_or_copy)
             else:
                 _link_or_copy(p, new / p.name)
+    if out.is_dir() and not out.is_symlink() and exchange(new, out):
+        return
     old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-old-"))
     try:
         os.rename(out, old / out.name)
