@@ -10,8 +10,11 @@ from pathlib import Path
 
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, mode 0644; the parent folder is
-    created.  On any failure nothing is left half-written.  Raises ``OSError``."""
+    created.  On any failure nothing is left half-written.  Raises ``OSError``, and
+    :class:`NotAFile` when ``path`` exists and is not a regular file
+    (:func:`require_replaceable`)."""
     path = Path(path)
+    require_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
@@ -22,6 +25,28 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class NotAFile(IsADirectoryError):
+    """An output path that exists and is not a regular file (a folder, device, FIFO or
+    socket): an atomic write would replace it by a file (as root even ``/dev/null``)."""
+
+
+def require_replaceable(path: Path, what: str = "output") -> None:
+    """Raise :class:`NotAFile` (an ``OSError``) when ``path`` exists, or is a symlink to
+    something that exists, and is not a regular file; ``what`` names the option."""
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode)
+                or stat.S_ISBLK(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise NotAFile(21, f"{what} {path} is {kind}, not a regular file: files are written "
+                       "by an atomic replacement, which would replace it; choose a file path",
+                       str(path))
 
 
 def slug(name: str) -> str:
