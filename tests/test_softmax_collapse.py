@@ -19,6 +19,9 @@ def test_default_reading_verified_on_several_instances():
     assert all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
     proofs = [r for r in res if "for all tau > 0 (symbolic)" in r.name and "'" in r.name]
     assert len(proofs) == len(sc.instances()) == 4
+    # the rows the proof is about: the exact hardmax trajectory, said on every proof line
+    assert all(r.data["rows"] == "hardmax trajectory" and "hardmax trajectory" in r.name
+               for r in proofs)
     assert {ds.d for ds in sc.instances()} == {6, 2, 3, 4}
 
 
