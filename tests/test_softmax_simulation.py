@@ -108,3 +108,19 @@ def test_cli_simulation_options(capsys):
     assert main(["theorem", "1.6", "--no-simulation", "--no-report"]) == 2
     err = capsys.readouterr().err
     assert "--simulation-budget must be at least 0" in err and "apply to theorem 1.8 only" in err
+
+
+@pytest.mark.parametrize("exc", [TypeError("unsupported operand"), RecursionError("too deep"),
+                                 MemoryError()])
+def test_no_failure_inside_the_simulation_changes_the_verdict_or_exit_code(monkeypatch, capsys,
+                                                                            exc):
+    """Before, only ArithmeticError / ValueError were caught: a TypeError in a pass was exit
+    4 (internal error) for a VERIFIED-CERTIFIED dataset."""
+    def broken(net, inputs, targets, tau, dps=60):
+        raise exc
+    monkeypatch.setattr(simulate_mod, "simulate", broken)
+    sc = verify(NAMED["square-builtin"])
+    assert combine(r.verdict for r in sc.results) is Verdict.VERIFIED_CERTIFIED
+    assert sc.simulation.note.startswith(f"simulation could not compute: {type(exc).__name__}")
+    assert main(["theorem", "1.8", "--limit", "2", "--no-report"]) == 0
+    assert "simulation could not compute" in capsys.readouterr().out
