@@ -207,11 +207,11 @@ def check_instance(dataset) -> list[CheckResult]:
     if wit is not None:
         return [CheckResult(f"{label}: unique attended token", Verdict.INCONCLUSIVE,
                             witness=wit)]
+    if not nl:  # neither half has anything to check: no line may pass vacuously
+        return [CheckResult(f"{label}: no non-leader (every token is a leader); nothing "
+                            "to prove, for hardmax or softmax", Verdict.INCONCLUSIVE)]
     hard = hardmax_exact(sa, nl, block)
     hard.name = f"{label}: {hard.name} (on this instance)"
-    if not nl:
-        return [hard, CheckResult(f"{label}: no non-leader (every token is a leader); nothing "
-                                  "to prove", Verdict.INCONCLUSIVE)]
     return [hard, softmax_never_exact(sa, nl, block, label)]
 
 
