@@ -16,8 +16,6 @@ from mutation.run import KILLS
 from mutation.scope import MODULES, ROOT, functions
 
 RESULTS = ROOT / "mutation" / "results.json"
-COLUMNS = ("refuted", "raised", "rejects", "crash", "timeout", "inconclusive", "survived",
-           "equivalent")
 
 
 def mutant_id(spec) -> str:
@@ -61,10 +59,19 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict
     return data
 
 
+def _kind(data: dict, i: str, r: dict) -> str:
+    """The row's kind; a survivor is split by the class of its reason."""
+    why = data.get("reasons", {}).get(i) or ""
+    if r["kind"] == "survived" and why.startswith(("valid variant", "not caught")):
+        return "survived-" + why.split(":")[0].split()[0]  # survived-valid / survived-not
+    return r["kind"]
+
+
 def table(data: dict) -> list[tuple[str, Counter]]:
+    """Per module (then ``all``), the count of each kind."""
     per = {m: Counter() for m in MODULES}
-    for r in data["mutants"].values():
-        per.setdefault(r["module"], Counter())[r["kind"]] += 1
+    for i, r in data["mutants"].items():
+        per.setdefault(r["module"], Counter())[_kind(data, i, r)] += 1
     tot = Counter()
     for c in per.values():
         tot.update(c)
@@ -73,7 +80,9 @@ def table(data: dict) -> list[tuple[str, Counter]]:
 
 def score(c: Counter) -> tuple[int, int]:
     """(killed, non-equivalent value mutants): crashes, which are not value
-    mutants of a well-typed program, are left out of both."""
+    mutants of a well-typed program, and mutants outside any function
+    (``not-applied``) are left out of both; every survivor, valid variant or
+    not, counts against the score (equivalence is shown only by the fingerprint)."""
     killed = sum(c[k] for k in KILLS)
     return killed, sum(c.values()) - c["equivalent"] - c["crash"] - c["not-applied"]
 
@@ -89,7 +98,7 @@ def render_readme(data: dict) -> str:
            "",
            "| module | mutants | equivalent | non-equivalent | REFUTED (value witness) | REFUTED "
            "(raised on an admissible input) | ParameterError | killed | crash (not counted) "
-           "| timeout | inconclusive | survived |",
+           "| timeout | survived: valid variant | survived: not caught |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m, c in table(data):
         k, n = score(c)
@@ -97,7 +106,7 @@ def render_readme(data: dict) -> str:
         name = f"**{m}**" if m == "all" else m
         out.append(f"| {name} | {sum(c.values())} | {c['equivalent']} | {n} | {c['refuted']} | "
                    f"{c['raised']} | {c['rejects']} | {pct} | {c['crash']} | {c['timeout']} | "
-                   f"{c['inconclusive']} | {c['survived']} |")
+                   f"{c['survived-valid']} | {c['survived-not'] + c['survived'] + c['inconclusive']} |")
     out += ["", "<!-- mutation:end -->"]
     return "\n".join(out)
 
