@@ -30,7 +30,7 @@ RULES = [
     ("separation", "_PhaseS", r"safe = |lows\.append",
      VALID + "another fallback tag factor: a candidate is used only once checked injective, "
      "and a larger fallback (above spread / gap) is injective too"),
-    ("separation", "_PhaseS", r"key=lambda x: \(abs\(",
+    ("separation", "_PhaseS", r"key=lambda x: \(abs\(|return max\(\(x for x, n in cnt",
      VALID + "another choice of the probe point: any point in some but not all sequences of "
      "the class splits it"),
     ("assembly", "construct", r"r=Fraction\(|margin=Fraction\(|spacing=Fraction\(",
@@ -39,9 +39,16 @@ RULES = [
     ("leaders", "place_leaders", r"pool = iter_negative_orthant_points",
      VALID + "another size of the pool of sphere points: they project below every token, "
      "only collisions among themselves consume extra points, and the pool still suffices"),
-    ("leaders", "place_leaders", r"c, d1 = tp, d2 / [3-9]|\) / [3-9]$",
-     VALID + "a narrower plateau or support of the leader hat (0 < delta1 < delta2 <= half "
-     "the gap still moves exactly the one token)"),
+    ("leaders", "place_leaders", r"n_sphere = sum\(m\)",
+     VALID + "a larger count of sphere leaders asked of the pool: only the pool's size "
+     "changes (the leaders drawn are the same)"),
+    ("leaders", "place_leaders", r"c, d1 = tp, d2 / [3-9]|else Fraction\(1\)\) / [1-9]$",
+     VALID + "another plateau or support of the leader hat within the gap (0 < delta1 < "
+     "delta2 <= the distance to the nearest projection: the hat fixes |t - t_p| >= delta2, so "
+     "it still moves exactly the one token)"),
+    ("leaders", "place_leaders", r"fmpq\(x\.denominator, x\.numerator\)",
+     VALID + "the hat widths measured between reciprocal projections: after phase S every "
+     "projection exceeds 1, so those gaps are smaller than the true ones and the hats narrower"),
     ("interpolation", "quarter_gaps", r"\) / [3-9]\)$",
      VALID + "a smaller snap half-width: any delta <= gap / 2 keeps every other value outside "
      "the support (snap fixes |x - kappa| >= 2 delta) and the plateau holds its kappa"),
@@ -64,13 +71,25 @@ RULES = [
      UNCAUGHT + "a mu bound too large (by beta^4, by the largest gap, or ignoring two-token "
      "sequences); mu then exceeds the proof's bound, but the collapse still holds on every "
      "instance run: an instance with a near tie below some top would expose it"),
-    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)",
+    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)|eps0 /= [3-9]",
      VALID + "other points of the same ellipsoid (negative eps, another first-eps threshold); "
      "each is checked exactly to lie in the open negative orthant"),
-    ("top-collapse", "ellipsoid_points", r"qw - eps \* eps \* c|s0 = tuple\(Fraction\(-2\)",
+    ("top-collapse", "ellipsoid_points",
+     r"qw - eps \* eps \* c|eps \* eps / c|s0 = tuple\(Fraction\(-2\)",
      UNCAUGHT + "points off the level set Q(s) = Q(s0) (wrong second intersection, or a base "
      "point at which w is no longer tangent); the extra leaders still attend to themselves on "
      "every instance run, as their levels differ by less than the score gaps there"),
+    ("separation", "_choose_u_scaled", r"tops >= best",
+     VALID + "ties between valid directions u broken the other way (each checked exactly)"),
+    ("separation", "_PhaseS", r"H = \(gmax - tp\) // self.step \+ [2-9]",
+     VALID + "a longer probe shift H u: any H above the current largest projection makes p "
+     "the unique top"),
+    ("separation", "_PhaseS", r"lo_n, hi_n = ",
+     VALID + "a wider window of narrow classes checked against a value (only extra exact "
+     "comparisons; injectivity is still decided exactly)"),
+    ("peel assembly", "_extra_leaders", r"scale \+= mj > ",
+     VALID + "another scale count c for the extra leaders' ellipsoid copies: the points "
+     "c Q = c^2 Q(-1) stay distinct per sequence for any increasing count"),
     ("top-collapse", "scaled_k", r"s = int",
      VALID + "a larger scale of k: every |kappa| still exceeds every target's |y_1|"),
 ]

@@ -25,10 +25,10 @@ def mutant_id(spec) -> str:
 
 
 def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict:
-    """Rows of every completed mutant of the session into ``out``; ``reasons``:
-    those already in the file for these mutants, then :mod:`mutation.reasons`."""
+    """Rows of every completed mutant of the session into ``out``; ``reasons``
+    from the rules of :mod:`mutation.reasons`."""
     from cosmic_ray.work_db import WorkDB, use_db
-    old = json.loads(out.read_text()) if out.exists() else {}
+    old = json.loads(out.read_text()) if out.exists() else {}  # its meta is kept
     rows, in_scope = {}, {}
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
@@ -47,9 +47,9 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict
                 "diff": "\n".join(x for x in (result.diff or "").splitlines()
                                   if x[:1] in "+-" and x[:3] not in ("+++", "---"))}
     from mutation.reasons import reason
-    given = {i: why for i, why in old.get("reasons", {}).items() if i in rows}
+    given = {}
     for i, r in rows.items():
-        if r["kind"] in ("survived", "inconclusive") and i not in given:
+        if r["kind"] in ("survived", "inconclusive"):
             why = reason(r)
             if why:
                 given[i] = why

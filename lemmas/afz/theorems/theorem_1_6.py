@@ -147,10 +147,11 @@ class TheoremCheck:
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     """The theorem's constants as exact checks (regression-tested)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
     def res(name, ok, detail):
-        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
+                           None if ok else Witness(f"{name} fails: {detail}"))
     P = net.n_params()
     L = net.L
     lr_check, lr_consts = low_rank_check(net)
