@@ -67,7 +67,7 @@ RULES = [
      "lies below it, which no instance reaches"),
     ("top-collapse", "choose_mu", r"/ \(4 \* len\(u\)|\*\* 4\)|mu /= [3-9]",
      VALID + "a smaller mu: the top collapse needs only 0 < mu <= the stated bound"),
-    ("top-collapse", "choose_mu", r"/ \(2 \* len\(u\) / |max\(gaps\)|hi - lo >= 3",
+    ("top-collapse", "choose_mu", r"/ \(2 \* len\(u\) / |max\(gaps\)|hi - lo >= [3-9]",
      UNCAUGHT + "a mu bound too large (by beta^4, by the largest gap, or ignoring two-token "
      "sequences); mu then exceeds the proof's bound, but the collapse still holds on every "
      "instance run: an instance with a near tie below some top would expose it"),
@@ -75,7 +75,7 @@ RULES = [
      VALID + "other points of the same ellipsoid (negative eps, another first-eps threshold); "
      "each is checked exactly to lie in the open negative orthant"),
     ("top-collapse", "ellipsoid_points",
-     r"qw - eps \* eps \* c|eps \* eps / c|s0 = tuple\(Fraction\(-2\)",
+     r"qw - eps \* eps \* c|qw \+ -eps|eps \* eps / c|s0 = tuple\(Fraction\(-2\)",
      UNCAUGHT + "points off the level set Q(s) = Q(s0) (wrong second intersection, or a base "
      "point at which w is no longer tangent); the extra leaders still attend to themselves on "
      "every instance run, as their levels differ by less than the score gaps there"),
@@ -90,6 +90,20 @@ RULES = [
     ("peel assembly", "_extra_leaders", r"scale \+= mj > ",
      VALID + "another scale count c for the extra leaders' ellipsoid copies: the points "
      "c Q = c^2 Q(-1) stay distinct per sequence for any increasing count"),
+    ("separation", "_PhaseS", r"K\.width = ",
+     VALID + "a wider interval recorded for a class: it is kept among the wide classes more "
+     "often, which only adds exact comparisons (injectivity is still decided exactly)"),
+    ("separation", "_PhaseS", r"elif best is None or lo - tp > best",
+     UNCAUGHT + "the nearest-projection search may keep a farther distance than the lower edge "
+     "of the next narrow class; the probe hat is then too wide only for a point whose nearest "
+     "projection is that edge, which none of the instances has"),
+    ("leaders", "place_leaders", r"move\(lo, \(t\[j\],\) \* d, t\[\(j - 1\)\] \* su\)",
+     UNCAUGHT + "the moved region-P leader's projection is recorded as the previous sequence's "
+     "t_(j-1) sum(u) (the last one's for j = 0); a later hat width uses it only for a token whose "
+     "nearest projection is that leader's, within spacing sum(u) of it: no instance has one"),
+    ("peel assembly", "construct", r'"leader_rows": ',
+     UNCAUGHT + "the peel construction's reported leader rows (info['leader_rows']) are wrong; "
+     "no check of theorem 1.6 --construction peel reads them (the network is unchanged)"),
     ("top-collapse", "scaled_k", r"s = int",
      VALID + "a larger scale of k: every |kappa| still exceeds every target's |y_1|"),
 ]
