@@ -46,6 +46,16 @@ def _default_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info["R"])
 
 
+def _bounded_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.bounded import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _bounded_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.bounded import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -54,6 +64,11 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "proofcheck's reconstruction of the seed's proof: separation (R <= N - 1 rounds), "
         "M leader moves, one collapse, M snaps",
         _default_build, _default_constants),
+    "bounded": ConstructionSpec(
+        "bounded", ("1.6",), "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1",
+        "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
+        "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
+        _bounded_build, _bounded_constants),
 }
 
 
