@@ -77,18 +77,22 @@ def plan_layout(ipts, d: int, D: int, z0: int = 0) -> tuple[Layout, list[tuple[i
     ``D``), and every point's position after block 1 (ints, flag 0, signature 0 —
     i.e. ``Z = 0``; the FF itself puts ``Z = -z0`` so that the signature tag lands on
     ``s_j - z0``).  Folds pick greedily the pair of content coordinates with the
-    smallest product of value counts (constant coordinates first)."""
+    smallest product of value counts (constant coordinates first), each with the
+    least scale that keeps the points distinct."""
     lo = [min(p[k] for p in ipts) for k in range(d)]
-    rng = [max(p[k] for p in ipts) - lo[k] for k in range(d)]
-    span = {k: rng[k] + 1 for k in range(d)}   # values of coordinate k after folding
+    cur = [[p[k] - lo[k] for k in range(d)] for p in ipts]   # >= 0, folded so far
+    span = {k: max(q[k] for q in cur) + 1 for k in range(d)}  # values of coordinate k
     folds = []                                 # (i, j, S): x_i += S (x_j - lo_j)
     received = set()                           # coordinates that hold a fold: never
     for _ in range(1 if d == 2 else 2):        # folded away (units read the inputs)
         i, j = min(((i, j) for i in span for j in span if i != j and j not in received),
                    key=lambda ij: (span[ij[0]] * span[ij[1]], ij))
+        S = _least_injective_scale(cur, [k for k in span if k != j], i, j, span[i])
         received.add(i)
-        folds.append((i, j, span[i]))
-        span[i] *= span[j]
+        folds.append((i, j, S))
+        for q in cur:
+            q[i] += S * q[j]
+        span[i] = max(q[i] for q in cur) + 1
         del span[j]
     F = folds[0][1]
     Z = folds[1][1] if d > 2 else None
@@ -118,6 +122,22 @@ def plan_layout(ipts, d: int, D: int, z0: int = 0) -> tuple[Layout, list[tuple[i
         out.append(tuple(q))
     cmax = [max(q[k] for q in out) for k in range(d)]
     return Layout(D, d, content, F, Z, z, content[0], units, translation, M, c, cmax), out
+
+
+def _least_injective_scale(cur, keep, i: int, j: int, safe: int) -> int:
+    """The least ``S >= 1`` for which ``x_i + S x_j`` keeps the points (``cur``: int
+    rows, >= 0) distinct on the coordinates ``keep`` (i among them); ``safe`` (more
+    than every value of coordinate i) always works, so the search stops there."""
+    for S in range(1, safe):
+        seen = set()
+        for q in cur:
+            key = tuple(q[k] + S * q[j] if k == i else q[k] for k in keep)
+            if key in seen:
+                break
+            seen.add(key)
+        else:
+            return S
+    return safe
 
 
 @dataclass
