@@ -310,3 +310,21 @@ def test_float_safe_option(digits40):
     assert main(["audit", "1.6", "--limit", "6", "--construction", "bounded", "--float-safe",
                  "float32", "--rounding", "float32", "--dtype", "float32"]) == 0
     assert main(["audit", "1.6", "--limit", "6", "--construction", "nope"]) == 2
+
+
+# ------------------------------------------------------------------ tag-growth
+def test_tag_growth_holds_on_the_default_network_and_can_fail():
+    """The seed's phase S: the largest projection more than doubles every round
+    (exactly, on the default network); with one tag's lam set to 0 it does not, and
+    the witness names that block."""
+    from lemmas.afz.theorems.tag_growth import check
+    from lemmas.afz.theorems.theorem_1_6 import construct as default
+    ds = NAMED["common-top"]
+    inputs, targets = _data(ds)
+    c = default(inputs, targets, ds.d)
+    assert c.info["R"] >= 3
+    assert check(c.net, inputs, c.info).verdict == Verdict.VERIFIED
+    net = with_parameter(c.net, 3, "SA", "V.lam", 0)
+    r = check(net, inputs, c.info)
+    assert r.verdict == Verdict.REFUTED and (r.witness.block, r.witness.sublayer) == (3, "SA")
+    assert r.witness.got <= r.witness.expected
