@@ -45,33 +45,31 @@ def _log2(q) -> float:
 
 
 def hat_ratios(net, inputs) -> dict:
-    """The two resolution ratios (module docstring) and the layer where each peaks."""
+    """The two resolution ratios (module docstring) and the block where each peaks.
+    *centre* is :func:`proofcheck.reporting.measures.measures`' hat resolution ratio;
+    *spread* uses the same kinks (``kinks_along``) and the layer's input tokens."""
     import numpy as np
 
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.backends import get_backend
-    from proofcheck.kernel.backends.flint import _rank_one, affine_pieces
+    from proofcheck.reporting.measures import kinks_along, measures
+    m = measures(net)
+    best = {"centre_log2": None if m.ratio is None else _log2(m.ratio),
+            "centre_block": m.ratio_block, "spread_log2": None, "spread_block": None}
     be = get_backend("flint")
     state = be.load(inputs)
-    best = {"centre_log2": None, "centre_block": None, "spread_log2": None, "spread_block": None}
     for bi, blk in enumerate(net.blocks, start=1):
-        r1 = _rank_one(blk.ff.U) if blk.ff.width else None
-        if r1 is not None:
-            w, kinks, _ = affine_pieces(blk.ff, r1)
-            gaps = [b - a for a, b in zip(kinks, kinks[1:]) if b > a]
-            if gaps:
-                g = min(gaps)
-                c = _log2(max(abs(k) for k in kinks) / g) if any(kinks) else 0.0
-                if best["centre_log2"] is None or c > best["centre_log2"]:
-                    best["centre_log2"], best["centre_block"] = c, bi
-                E = be.to_float64(state)
-                with np.errstate(all="ignore"):
-                    t = E @ np.array([float(x) for x in w])
-                spread = float(np.max(t) - np.min(t)) if t.size else 0.0
-                if spread > 0 and math.isfinite(spread):
-                    s = math.log2(spread) - _log2(g)
-                    if best["spread_log2"] is None or s > best["spread_log2"]:
-                        best["spread_log2"], best["spread_block"] = s, bi
+        ks = kinks_along(blk.ff) if blk.ff.width else None
+        if ks and len(ks) >= 2:
+            w = next(u for u in blk.ff.U if any(x != 0 for x in u))
+            gap = min(b - a for a, b in zip(ks, ks[1:]))
+            with np.errstate(all="ignore"):
+                t = be.to_float64(state) @ np.array([float(x) for x in w])
+            spread = float(np.max(t) - np.min(t)) if t.size else 0.0
+            if spread > 0 and math.isfinite(spread):
+                s = math.log2(spread) - _log2(gap)
+                if best["spread_log2"] is None or s > best["spread_log2"]:
+                    best["spread_log2"], best["spread_block"] = s, bi
         state, _, _ = be.ff(blk.ff, state)
         state, _, _ = be.sa(blk.sa, state, HARDMAX)
     return best
@@ -183,8 +181,8 @@ def tag_growth_row(ds) -> dict:
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)
     c0 = time.process_time()
-    r = check(c.net, inputs, c.info)
     g = growth(c.net, inputs, c.info["u"], c.info["R"])
+    r = check(c.net, inputs, c.info, g)
     return {"dataset": ds.name, "verdict": r.verdict.value, "R": c.info["R"],
             "log2_growth": _log2(g[-1] / g[0]), "g0_log2": _log2(g[0]),
             "min_round_factor_log2": min(_log2(b / a) for a, b in zip(g, g[1:])),

@@ -62,10 +62,12 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
             from proofcheck.kernel.checker import check_network
             from proofcheck.kernel.verdicts import combine
             nc = check_network(c.net, inputs, targets, c.claims, progress=progress)
+            from lemmas.afz.theorems.constructions import certified_constants
             checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+            consts.setdefault("construction", spec.name)
             b.verdict = combine(r.verdict for r in nc.results + checks)
             b.certificate = theorem_certificate("1.6", dataset, c.net, b.verdict,
-                                                constants=consts)
+                                                constants=certified_constants(consts))
         return b
     if statement != "1.8":
         raise ValueError(f"{statement} is not a theorem; theorems: 1.6, 1.8")

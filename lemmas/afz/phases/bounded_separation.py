@@ -318,9 +318,11 @@ def common_direction(sep, index: Positions, seqs, token_pairs):
     lay = sep.layout
     spread = _spreads(lay)
     cands = _direction_candidates(lay)
+    last = len(cands) - 1   # the mixed radix: its lexicographic k only
     tries = sorted((_magnitude(lay, _with_z(lay, w_c, k), index.smax), i, k)
                    for i, w_c in enumerate(cands)
-                   for k in ([0] if lay.Z is None else range(1, spread(w_c) + 2)))
+                   for k in ([0] if lay.Z is None else
+                             [spread(w_c) + 1] if i == last else range(1, spread(w_c) + 2)))
     for _, i, k in tries:
         w = _with_z(lay, cands[i], k) if lay.Z is not None else cands[i]
         pr = index.proj(w)

@@ -196,10 +196,22 @@ def magnitude_bound(info) -> int:
     return max(2 * (W * C + 1) * (S + 1) * Z + 2, 2 * K, tag, 1)
 
 
+PARAM_CONSTANT = 42
+NAME = "bounded"
+BLOCKS = "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1"
+
+
 def constant_checks(net, d: int, N: int, M: int, info):
     """The construction's constants as exact checks: L against its block formula and
-    Theorem 1.6's budget, R <= N - 1, width <= 4, P against the block structure, the
-    largest signature <= 4N and every phase-S / leader-lift scalar <= B_S."""
+    Theorem 1.6's budget, R <= N - 1, width <= 4, P against the block structure and
+    ``P <= 42 d M``, the SA layers' form, the largest signature <= 4N and every
+    phase-S / leader-lift scalar <= B_S.
+
+    P: block 1 costs <= 10d + 7 scalars, a round 12d + 8, a leader block or a snap
+    block 8d + 8 (the collapse adds 4d, or 2d on the general path), so with
+    R <= N - 1 <= M - 1, M' <= M and D' <= M: ``P <= (28d + 24) M + 2d <= 42 d M``
+    for d >= 2."""
+    from lemmas.afz.theorems.theorem_1_6 import low_rank_check
     from proofcheck.kernel.verdicts import CheckResult, Verdict
 
     def res(name, ok, detail):
@@ -212,12 +224,14 @@ def constant_checks(net, d: int, N: int, M: int, info):
                if bi <= nS and (bi > 1 or sub == "SA")), default=0)
     layout_big = max(abs(v) for bi, sub, _, v in net.parameters() if bi == 1 and sub == "FF")
     formula = ("R + 1 + max(1, M') + D'" if info["path"] == "flag" else "2M + R + 1")
-    consts = {"N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": Lf,
+    lr_check, lr_consts = low_rank_check(net)
+    consts = {"construction": NAME, "block_formula": BLOCKS, "N": N, "M": M, "d": d, "R": R,
+              "L": L, "L_construction": Lf, "L_default": 2 * M + R + 1,
               "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
               "max_width": net.max_width, "P": P, "P_formula": param_formula(net),
+              "P_bound": PARAM_CONSTANT * d * M, "param_constant": PARAM_CONSTANT,
               "max_bits": net.max_bits(), "S_max": info["S_max"], "B_S": B,
-              "largest_phase_S_scalar": big, "largest_layout_scalar": layout_big,
-              "block_formula": formula}
+              "largest_phase_S_scalar": big, "largest_layout_scalar": layout_big, **lr_consts}
     checks = [
         res(f"L = {formula}", L == Lf, f"L = {L}, {formula} = {Lf}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
@@ -226,6 +240,9 @@ def constant_checks(net, d: int, N: int, M: int, info):
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res("P = sum over blocks of 1 + w(2d+1) + 3 + 2d(rank A + rank V)",
             P == param_formula(net), f"P = {P}, formula = {param_formula(net)}"),
+        res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
+            f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        lr_check,
         res("largest signature <= 4N", info["S_max"] <= 4 * N,
             f"largest signature {info['S_max']} <= {4 * N}"),
         res("every scalar of block 1 SA .. block R+1+M' <= B_S (linear in the largest "

@@ -25,25 +25,43 @@ ID = "tag-growth"
 
 def growth(net, inputs, u, rounds: int):
     """``[g_0, ..., g_R]``: the exact largest ``<u, x>`` over all tokens after block
-    1 (``g_0``) and after each of the next ``rounds`` blocks (flint backend)."""
+    1 (``g_0``) and after each of the next ``rounds`` blocks (flint backend).
+
+    Each maximum is decided exactly: the float64 projections of the tokens (their
+    nearest floats, ``to_float64``) with the error bound ``2^-45 sum_c |u_c| |x_c|``
+    (conversion, d products and sums: well below that) filter the candidates, and
+    the exact projections of the candidates decide."""
+    import numpy as np
+
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.backends import get_backend
     be = get_backend("flint")
     state = be.load(inputs)
+    uf = np.array([float(x) for x in u])
     out = []
     for blk in net.blocks[:rounds + 1]:
         state, _, _ = be.ff(blk.ff, state)
         state, _, _ = be.sa(blk.sa, state, HARDMAX)
-        rows = be.to_fractions(state)
-        out.append(max(sum((a * b for a, b in zip(u, x)), Fraction(0)) for x in rows))
+        E = be.to_float64(state)
+        with np.errstate(all="ignore"):
+            t = E @ uf
+            err = (np.abs(E) @ np.abs(uf)) * 2.0 ** -45
+        if not (np.isfinite(t).all() and np.isfinite(err).all()):
+            cand = range(state.n)      # no usable filter: every row exactly
+        else:
+            cand = np.nonzero(t + err >= np.max(t - err))[0]
+        out.append(max(sum((Fraction(int(v.p), int(v.q)) * a
+                            for v, a in zip(be.row(state, int(i)), u)), Fraction(0))
+                       for i in cand))
     return out
 
 
-def check(net, inputs, info):
-    """The exact check on one default network (``info``: its construction info)."""
+def check(net, inputs, info, g=None):
+    """The exact check on one default network (``info``: its construction info;
+    ``g``: :func:`growth` if already computed)."""
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     R = info["R"]
-    g = growth(net, inputs, info["u"], R)
+    g = growth(net, inputs, info["u"], R) if g is None else g
     lam_ok = all(lam >= 1 for lam in info["lambdas"])
     for r in range(1, R + 1):
         if not g[r] > 2 * g[r - 1]:
