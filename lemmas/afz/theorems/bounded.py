@@ -62,12 +62,18 @@ def construct(inputs, targets, d: int, options=None, progress=None, **scales) ->
         blocks, claims = rest.blocks, rest.claims
         info = {"path": "flag", "kappas": rest.kappa, "lifts": sum(k != 0 for k in rest.kappa),
                 "snaps": len(rest.snapped), "lift_hats": rest.hats}
+        info_paths = {"phases L, C, I": f"flag lifts of {info['lifts']} leaders along "
+                      f"{tuple(rest.hats[0][0]) if rest.hats else '-'}, flag collapse, "
+                      f"{info['snaps']} snaps"}
     else:
         blocks, claims, info = _general(sep, inputs, targets, d, fmt, progress, scales)
+        info_paths = {"phases L, C, I": "the default's, along the lexicographic "
+                      f"u = {tuple(int(x) for x in info['u'])}"}
     secs["L, C, I"] = time.perf_counter() - t0
     from proofcheck.kernel.model import Transformer
     net = Transformer(d, list(sep.blocks) + blocks)
     info.update(_info(sep, net))
+    info["report"].update(info_paths)
     R = sep.R
     phases = {"S": (1, R + 1), "L, C, I": (R + 2, net.L)}
     c = Construction(net, list(sep.claims) + claims, phases, info, secs)
@@ -77,13 +83,21 @@ def construct(inputs, targets, d: int, options=None, progress=None, **scales) ->
 
 
 def _info(sep, net) -> dict:
-    """What the constant checks and the reports need from the separation."""
+    """What the constant checks and the reports need from the separation; ``report``:
+    the choices made, as display strings."""
     lay = sep.layout
     sigs = sep.signature
+    sig = None if sigs is None else {"kind": sigs.kind, "v": sigs.v, "lam": sigs.lam,
+                                     "classes": sigs.classes}
+    report = {"layout": f"scale D = {lay.D}, flag coordinate {lay.F}, signature "
+                        + (f"coordinate {lay.Z}" if lay.Z is not None else
+                           f"along z = {tuple(lay.z)}") + f", content coordinates {lay.content}",
+              "signature tag": "none (one class)" if sig is None else
+              f"{sig['kind']} of v = {sig['v']} (factor {sig['lam']}): {sig['classes']} classes",
+              "largest signature": max(sep.sig)}
     return {"R": sep.R, "S_max": max(sep.sig), "N": len(sep.sig), "layout": lay,
-            "signature_tag": None if sigs is None else
-            {"kind": sigs.kind, "v": sigs.v, "lam": sigs.lam, "classes": sigs.classes},
-            "rounds": sep.stats["rounds"], "phase_S_blocks": sep.R + 1}
+            "signature_tag": sig, "rounds": sep.stats["rounds"], "phase_S_blocks": sep.R + 1,
+            "report": report}
 
 
 def _general(sep, inputs, targets, d, fmt, progress, scales):
@@ -199,6 +213,8 @@ def magnitude_bound(info) -> int:
 PARAM_CONSTANT = 42
 NAME = "bounded"
 BLOCKS = "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1"
+ROUND_TEXT = ("each round lifts the flag of a point shared by some but not all sequences of a "
+              "class and moves the sequences holding it to a new signature")
 
 
 def constant_checks(net, d: int, N: int, M: int, info):
@@ -225,7 +241,8 @@ def constant_checks(net, d: int, N: int, M: int, info):
     layout_big = max(abs(v) for bi, sub, _, v in net.parameters() if bi == 1 and sub == "FF")
     formula = ("R + 1 + max(1, M') + D'" if info["path"] == "flag" else "2M + R + 1")
     lr_check, lr_consts = low_rank_check(net)
-    consts = {"construction": NAME, "block_formula": BLOCKS, "N": N, "M": M, "d": d, "R": R,
+    consts = {"construction": NAME, "block_formula": BLOCKS, "round_text": ROUND_TEXT,
+              "N": N, "M": M, "d": d, "R": R,
               "L": L, "L_construction": Lf, "L_default": 2 * M + R + 1,
               "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
               "max_width": net.max_width, "P": P, "P_formula": param_formula(net),
