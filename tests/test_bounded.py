@@ -328,3 +328,19 @@ def test_tag_growth_holds_on_the_default_network_and_can_fail():
     r = check(net, inputs, c.info)
     assert r.verdict == Verdict.REFUTED and (r.witness.block, r.witness.sublayer) == (3, "SA")
     assert r.witness.got <= r.witness.expected
+
+
+def test_cli_report_and_certificate(tmp_path):
+    """``theorem 1.6 --construction bounded`` writes its report (the construction's
+    choices, its round words) and a certificate that ``verify`` re-checks: VERIFIED."""
+    import json
+
+    from proofcheck.cli import main
+    cert = tmp_path / "c.json"
+    assert main(["theorem", "1.6", "--limit", "6", "--construction", "bounded", "--out",
+                 str(tmp_path / "rep"), "--certificate", str(cert)]) == 0
+    rep = json.loads(next((tmp_path / "rep").glob("*.json")).read_text())
+    assert rep["construction"]["name"] == "bounded" and "layout" in rep["construction"]["choices"]
+    assert rep["constants"]["construction"] == "bounded"
+    assert json.loads(cert.read_text())["claim"]["constants"]["L"] == rep["constants"]["L"]
+    assert main(["verify", str(cert)]) == 0
