@@ -3,7 +3,7 @@ modules (docs/mutation.md).
 
     python -m mutation init [MODULE ...]        # session mutants/session.sqlite
     python -m mutation exec [-j 2] [--cpu 120] [--sample K --seed S]
-    python -m mutation export                   # session -> mutation/results.json
+    python -m mutation export [--merge]         # session -> mutation/results.json
     python -m mutation readme                   # the README table from the results file
     python -m mutation summary                  # per-module counts, survivors, crashes
     python -m mutation show ID                  # one mutant's diff and outcome
@@ -65,6 +65,8 @@ def main(argv=None) -> int:
     p.add_argument("--sample", type=int, help="exec: at most K mutants per module")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int)
+    p.add_argument("--merge", action="store_true",
+                   help="export: keep the results file's rows of modules not in this session")
     a = p.parse_args(argv)
     sys.setrecursionlimit(10000)
     if a.cmd == "init":
@@ -86,7 +88,7 @@ def main(argv=None) -> int:
                 "cosmic_ray": getattr(cosmic_ray, "__version__", "8.7.0")}
         if a.args:
             meta["sample"] = " ".join(a.args)
-        d = R.export(a.session, meta=meta)
+        d = R.export(a.session, meta=meta, merge=a.merge)
         print(f"{len(d['mutants'])} mutants in {R.RESULTS}")
         return 0
     data = json.loads(R.RESULTS.read_text())

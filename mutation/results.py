@@ -24,9 +24,11 @@ def mutant_id(spec) -> str:
             f"{spec.start_pos[0]}:{spec.start_pos[1]}:{spec.occurrence}")
 
 
-def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict:
-    """Rows of every completed mutant of the session into ``out``; ``reasons``
-    from the rules of :mod:`mutation.reasons`."""
+def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None,
+           merge: bool = False) -> dict:
+    """Rows of every completed mutant of the session into ``out`` (``merge``: the
+    file's rows of other modules kept, for a session of some modules only);
+    ``reasons`` from the rules of :mod:`mutation.reasons`."""
     from cosmic_ray.work_db import WorkDB, use_db
     old = json.loads(out.read_text()) if out.exists() else {}  # its meta is kept
     rows, in_scope = {}, {}
@@ -53,6 +55,13 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None) -> dict
             why = reason(r)
             if why:
                 given[i] = why
+    if merge:  # keep the rows of the modules this session did not measure
+        mine = {r["module"] for r in rows.values()}
+        rows = {**{i: r for i, r in old.get("mutants", {}).items() if r["module"] not in mine},
+                **rows}
+        for i, r in rows.items():
+            if r["kind"] in ("survived", "inconclusive") and i not in given and reason(r):
+                given[i] = reason(r)
     data = {"meta": {**old.get("meta", {}), **(meta or {})}, "mutants": rows,
             "reasons": dict(sorted(given.items()))}
     out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

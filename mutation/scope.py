@@ -46,6 +46,12 @@ MODULES = {
     "top-collapse": ("lemmas/afz/phases/top_collapse.py", ()),
     "peel assembly": ("lemmas/afz/theorems/peel.py",
                       ("block_formula", "param_formula", "constant_checks")),
+    # the bounded construction (theorem 1.6 --construction bounded)
+    "flag": ("lemmas/afz/layers/flag.py", ()),
+    "bounded separation": ("lemmas/afz/phases/bounded_separation.py", ()),
+    "flag collapse": ("lemmas/afz/phases/flag_collapse.py", ()),
+    "bounded assembly": ("lemmas/afz/theorems/bounded.py",
+                         ("param_formula", "block_formula", "magnitude_bound", "constant_checks")),
 }
 ONLY = {"plateau": ("plateau_ff",)}
 
@@ -54,6 +60,7 @@ CASES = ("overlap-2d.json", "nested-chain.json", "shared-targets.json")
 
 _THEOREM = [["theorem", "1.6", "--no-report", "--dataset", "{case}"]]
 _PEEL = [["theorem", "1.6", "--construction", "peel", "--no-report", "--dataset", "{case}"]]
+_BOUNDED = [["theorem", "1.6", "--construction", "bounded", "--no-report", "--dataset", "{case}"]]
 _PHASE_CASES = lambda sid: [["lemma", sid, "--dataset", "{handed}"]]  # noqa: E731
 CHECKS = {
     "translation": [["lemma", "3.1"], ["lemma", "separation"]] + _THEOREM,
@@ -74,6 +81,10 @@ CHECKS = {
     "peeling": _PEEL,
     "top-collapse": _PEEL,
     "peel assembly": _PEEL,
+    "flag": _BOUNDED,
+    "bounded separation": _BOUNDED,
+    "flag collapse": _BOUNDED,
+    "bounded assembly": _BOUNDED,
 }
 
 

@@ -64,12 +64,13 @@ def sweep():
              ("choose_k bound", collapse.choose_k,
               ([(F(0), F(1)), (F(1, 2), F(1, 2))], {F(2)}, 2), {}),
              ("collapse claim", collapse.collapse_claim, ((1, 2), [(0, 3), (3, 5)], [[0, 1], [3]]), {})]
-    from lemmas.afz.theorems import peel
+    from lemmas.afz.theorems import bounded, peel
     for ds in _datasets():
         inputs = [list(p.inputs) for p in ds.pairs]
         targets = [list(p.outputs) for p in ds.pairs]
         rows.append((f"construct {ds.name}", _built, (inputs, targets, ds.d, construct), {}))
         rows.append((f"peel {ds.name}", _built, (inputs, targets, ds.d, peel.construct), {}))
+        rows.append((f"bounded {ds.name}", _built, (inputs, targets, ds.d, bounded.construct), {}))
     return rows
 
 
