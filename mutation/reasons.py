@@ -104,6 +104,31 @@ RULES = [
     ("peel assembly", "construct", r'"leader_rows": ',
      UNCAUGHT + "the peel construction's reported leader rows (info['leader_rows']) are wrong; "
      "no check of theorem 1.6 --construction peel reads them (the network is unchanged)"),
+    ("bounded separation", "_direction_candidates", r"cands",
+     VALID + "other candidate directions: each is checked exactly to isolate the point"),
+    ("bounded separation", "_signature_candidates", r"seed|count|randint|range",
+     VALID + "another seeded list of signature candidates: each is checked exactly"),
+    ("bounded separation", "plan_layout", r"key=lambda",
+     VALID + "another order of the layout's coordinate pairs (any order gives a valid layout)"),
+    ("bounded separation", "_rounds", r'"g": |"t_p": |"w": ',
+     UNCAUGHT + "the round statistics (sep.stats) are reported only; no check reads them"),
+    ("bounded assembly", "_info", r".",
+     UNCAUGHT + "a reported value of the bounded construction's info that no constant check "
+     "reads (the network is unchanged)"),
+    ("bounded assembly", "lexicographic_u", r"mult \*= (lay\.cmax\[k\]|smax) \+ [2-9]$|"
+     r"u, mult = \[0\] \* d, [2-9]$",
+     VALID + "a larger radix (or a common factor) of the mixed-radix direction u: it stays "
+     "positive and injective on the separated tokens"),
+    ("bounded separation", "Positions", r"range\(\s*[2-9], kmax",
+     VALID + "the isolation search starts at a later candidate: it returns another k outside "
+     "the excluded set (checked), not the least one"),
+    ("bounded separation", "plan_layout", r"span = ",
+     UNCAUGHT + "a coordinate's span read from the neighbouring coordinate; the layout is "
+     "wrong only where that coordinate's range is larger, which no instance run has"),
+    ("bounded assembly", "lexicographic_u", r".",
+     UNCAUGHT + "another mixed-radix direction u for the general path; the leaders need it "
+     "injective on the separated tokens, which it stays on every instance run (a radix "
+     "below a coordinate's range would break it on an instance with that range)"),
     ("top-collapse", "scaled_k", r"s = int",
      VALID + "a larger scale of k: every |kappa| still exceeds every target's |y_1|"),
 ]

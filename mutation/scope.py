@@ -101,11 +101,11 @@ def cases_dir() -> Path | None:
 
 def dataset_files() -> list[Path]:
     """The datasets ``{case}`` stands for: the handed cases of :data:`CASES` found
-    on this machine, then the edge datasets and seeded datasets (d = 2..5)
-    written once to ``mutants/datasets/`` as dataset files."""
+    on this machine, then the edge datasets, seeded datasets (d = 2..5) and the
+    edge datasets with one target per pair, written once to ``mutants/datasets/``."""
     import json
 
-    from lemmas.afz.edges import edge_datasets
+    from lemmas.afz.edges import edge_datasets, single_target
     from proofcheck.io.generate import random_dataset
     from proofcheck.kernel.dataset import dataset_to_json
     where = cases_dir()
@@ -113,6 +113,7 @@ def dataset_files() -> list[Path]:
     folder = ROOT / "mutants" / "datasets"
     folder.mkdir(parents=True, exist_ok=True)
     sets = edge_datasets() + [random_dataset(40 + d, d=d, N=5, style="mixed") for d in (2, 3, 4, 5)]
+    sets += [single_target(ds) for ds in sets[:5]]  # M = N: the bounded construction's flag path
     for ds in sets:
         f = folder / f"{ds.name}.json"
         text = json.dumps(dataset_to_json(ds))

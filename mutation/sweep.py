@@ -10,12 +10,12 @@ from fractions import Fraction as F
 
 
 def _datasets():
-    from lemmas.afz.edges import edge_datasets
+    from lemmas.afz.edges import edge_datasets, single_target
     from proofcheck.io.generate import random_dataset
     out = [random_dataset(s, d=d, N=n, max_n=5, style=st)
            for s, (d, n, st) in enumerate([(2, 5, "mixed"), (3, 5, "nested"), (4, 6, "overlap"),
                                            (5, 4, "union"), (2, 7, "nested"), (3, 6, "mixed")])]
-    return out + edge_datasets()
+    return out + edge_datasets() + [single_target(ds) for ds in edge_datasets()]
 
 
 def _points(d, k, seed):

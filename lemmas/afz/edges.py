@@ -79,3 +79,10 @@ def tight() -> Dataset:
 def edge_datasets() -> list[Dataset]:
     """The edge datasets above (d = 2, 2, 3, 4, 5)."""
     return [common_top(), ties(), both_sides(), negative(), tight()]
+
+
+def single_target(ds: Dataset) -> Dataset:
+    """``ds`` with one target per pair (its first; the constructions that treat
+    M = N apart, e.g. the bounded one's flag path, take another route there)."""
+    return Dataset(ds.name + "-single", ds.d,
+                   tuple(Pair(p.inputs, p.outputs[:1]) for p in ds.pairs))
