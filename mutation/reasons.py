@@ -125,6 +125,27 @@ RULES = [
     ("bounded separation", "plan_layout", r"span = ",
      UNCAUGHT + "a coordinate's span read from the neighbouring coordinate; the layout is "
      "wrong only where that coordinate's range is larger, which no instance run has"),
+    ("bounded assembly", "construct", r"one = all\(len\(y\) == 0",
+     VALID + "the general path (the default phases L, C, I) also when every pair has one "
+     "target: a correct, longer network"),
+    ("bounded separation", "_rounds", r"free \+= [2-9]",
+     VALID + "another unused signature label for the new class (labels need only be distinct)"),
+    ("bounded separation", "_split_point", r"key=lambda",
+     VALID + "another choice of the split point: any point in some but not all sequences splits"),
+    ("bounded separation", "separate_bounded", r"choose_signature\(.*0 \* N",
+     VALID + "no budget for the signature search: the construction takes its path without a "
+     "signature tag, still correct"),
+    ("bounded separation", "plan_layout", r"cur = ",
+     UNCAUGHT + "fold offsets read from the neighbouring coordinate; wrong only where the two "
+     "coordinates' minima differ enough to fold a point onto another, which no instance has"),
+    ("flag collapse", "_snaps", r"\) / [3-9]$",
+     VALID + "a smaller snap half-width (any delta <= gap / 2 keeps the support clear)"),
+    ("flag collapse", "_snaps", r"y\[\s*-1\]|all\(v != 0",
+     UNCAUGHT + "the snaps' forbidden values or skip rule read the wrong coordinates; wrong only "
+     "where a target's first coordinate lies near another kappa, which no instance has"),
+    ("flag collapse", "assign_kappas", r"all\(v == [1-9]",
+     UNCAUGHT + "targets on the e_1 axis no longer recognised as their own kappa; the snaps "
+     "still place them on every instance run"),
     ("bounded assembly", "lexicographic_u", r".",
      UNCAUGHT + "another mixed-radix direction u for the general path; the leaders need it "
      "injective on the separated tokens, which it stays on every instance run (a radix "
