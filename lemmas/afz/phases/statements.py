@@ -199,10 +199,41 @@ def separation_conclusion(c, outs, ds) -> CheckResult:
                         f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
 
 
+def probe_margin_check(c, ds) -> CheckResult:
+    """The probe hat of every round (blocks 2..R+1, read from its layer along u) is
+    centred on a token's projection and its support reaches at most half the
+    distance to the nearest other projection of the tokens it acts on (the
+    margin ``nearest`` and ``d2 = nearest / 2`` of phase S: the hat moves one point)."""
+    from proofcheck.kernel.layercheck import evaluate_layer
+    from proofcheck.kernel.lemma_checks.profile import Profile
+    name = "separation: every probe hat within half the distance to the nearest other projection"
+    u = tuple(c.info["u"])
+    state = [list(p.inputs) for p in ds.pairs]
+    for b in range(1, c.phases["S"][1] + 1):
+        blk = c.net.blocks[b - 1]
+        if b >= 2:
+            k = sorted(Profile.along(blk.ff, u).kinks())
+            centre, half = (k[0] + k[-1]) / 2, (k[-1] - k[0]) / 2
+            proj = {dot(u, x) for s in state for x in s}
+            others = [abs(p - centre) for p in proj if p != centre]
+            if centre not in proj or (others and not half <= min(others) / 2):
+                w = Witness("the probe hat is not centred on a projection within half the "
+                            "distance to the nearest other", block=b, sublayer="FF",
+                            expected=f"centre a projection, half-width <= {min(others, default=0) / 2}",
+                            got=(centre, half))
+                w.code = "probe-margin"
+                return CheckResult(name, Verdict.REFUTED, [], w)
+        state = evaluate_layer(blk.sa, evaluate_layer(blk.ff, state))
+    return CheckResult(name, Verdict.VERIFIED, [f"{c.phases['S'][1] - 1} probe hats"])
+
+
 def run_separation(dataset=None, seed: int = 0):
-    """``lemma separation``: blocks 1..R+1 and :func:`separation_conclusion`."""
+    """``lemma separation``: blocks 1..R+1, :func:`separation_conclusion` and
+    :func:`probe_margin_check`."""
+    def post(c, outs, ds):
+        return [separation_conclusion(c, outs, ds), probe_margin_check(c, ds)]
     return _phase_scoped("separation", lambda ds: _run_prefix(
-        "separation", ds, lambda c: c.phases["S"][1], False, separation_conclusion), dataset, seed)
+        "separation", ds, lambda c: c.phases["S"][1], False, post), dataset, seed)
 
 
 # --------------------------------------------------------------------------- leaders
@@ -356,6 +387,18 @@ def snap_plateaus_check(c, ds) -> CheckResult:
                                                 f"{min(c.info['snap_deltas'])}"])
 
 
+def snap_delta_check(c, ds) -> CheckResult:
+    """The stated half-width rule of phase I (:mod:`lemmas.afz.phases.interpolation`):
+    snap l is centred on kappa_l with ``delta_l`` exactly 1/4 of the distance to the
+    nearest other kappa or target first coordinate, read from its layer."""
+    from lemmas.afz.theorems.conclusions import snap_rule_check
+    kappas = list(c.info["kappas"])
+    first = c.phases["I"][0]
+    return snap_rule_check("interpolation: every snap's half-width is 1/4 of the nearest gap",
+                           c.net, range(first, first + len(kappas)), kappas,
+                           {y[0] for p in ds.pairs for y in p.outputs})
+
+
 def run_interpolation(dataset=None, seed: int = 0):
     """``lemma interpolation``: the whole network (every output set equals its
     target set) and :func:`snap_plateaus_check`."""
@@ -365,7 +408,7 @@ def run_interpolation(dataset=None, seed: int = 0):
             return [failed]
         ds, inputs, targets = _instance(ds)
         nc = check_network(c.net, inputs, targets, c.claims)
-        return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds)]
+        return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds), snap_delta_check(c, ds)]
     return _phase_scoped("interpolation", check, dataset, seed)
 
 

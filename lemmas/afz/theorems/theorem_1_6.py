@@ -225,6 +225,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
     from lemmas.afz.phases.statements import phase_spans_check
     checks.append(phase_spans_check(c))
+    if spec.conclusions is not None:
+        checks += spec.conclusions(c, inputs, targets, dataset.d)
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
