@@ -85,9 +85,23 @@ def two_token_top() -> Dataset:
     return Dataset("edge-two-token-top", 2, _pairs(rows))
 
 
+def leader_neighbour() -> Dataset:
+    """Shared points in several orders (found by a seeded search): after the
+    separation the first token of a later sequence has a region-P leader placed
+    before it as its nearest projection, so that leader's recorded projection
+    decides the later hat's width."""
+    F = Fraction
+    a, b, c = (F(-1, 2), 3), (2, -1), (F(-1, 3), 0)
+    rows = [([a, b, c], [(-1, -1)]), ([(-3, F(-4, 3)), b], [(0, -2), (0, 2)]),
+            ([c, a, b, (0, -1)], [(0, F(-5, 3)), (F(-1, 2), 3)]),
+            ([b, (0, F(-5, 3))], [(3, F(-5, 2)), (-3, F(-2, 3))])]
+    return Dataset("edge-leader-neighbour", 2, _pairs(rows))
+
+
 def edge_datasets() -> list[Dataset]:
-    """The edge datasets above (d = 2, 2, 3, 4, 5, 2)."""
-    return [common_top(), ties(), both_sides(), negative(), tight(), two_token_top()]
+    """The edge datasets above (d = 2, 2, 3, 4, 5, 2, 2)."""
+    return [common_top(), ties(), both_sides(), negative(), tight(), two_token_top(),
+            leader_neighbour()]
 
 
 def single_target(ds: Dataset) -> Dataset:
