@@ -11,9 +11,14 @@ from lemmas.afz.phases import statements as S
 from lemmas.afz.theorems import conclusions as C
 from lemmas.afz.theorems.constructions import get
 from mutation.apply import patched
+from proofcheck.io.generate import random_dataset
 from proofcheck.kernel.verdicts import Verdict
 
 _EDGES = edge_datasets()
+# the phase statements' seeded instances (seed, d, N, style) and the edge datasets
+_PHASE = [random_dataset(k, d=d, N=n, style=st) for k, d, n, st in (
+    (0, 2, 5, "mixed"), (1, 3, 5, "mixed"), (2, 4, 5, "mixed"), (3, 5, 4, "mixed"),
+    (4, 2, 6, "nested"), (5, 3, 6, "overlap"), (6, 4, 5, "union"))] + _EDGES
 
 
 def _data(ds):
@@ -119,7 +124,7 @@ def _built(ds):
 
 
 def test_interpolation_half_width_rule_is_checked_on_the_layers():
-    sets = S.phase_instances(0)
+    sets = _PHASE
     assert all(S.snap_delta_check(_built(ds), ds).verdict == Verdict.VERIFIED for ds in sets)
     with patched("lemmas/afz/phases/interpolation.py", "if near else Fraction(1)) / 4)",
                  "if near else Fraction(1)) / 8)"):
@@ -142,7 +147,7 @@ def _rule_codes(sets):
     ("for k in (1, 2, 3, 5, 8, 13)}", "for k in (1, 2, 3, 0, 8, 13)}", "tag-rule"),
 ], ids=["nearest keeps a farther edge", "tag candidates skip 2", "tag factor 0 tried"])
 def test_phase_s_rules_are_checked_on_the_layers(old, new, code):
-    sets = S.phase_instances(0)
+    sets = _PHASE
     assert not _rule_codes(sets)
     with patched(_SEP, old, new):
         assert code in _rule_codes(sets)

@@ -25,12 +25,15 @@ beside the construction:
   kappa's distance to the nearest other kappa or target first coordinate (its
   support holds no other); otherwise the lexicographic ``u`` is a mixed radix on the
   positions after phase S: integer positions, and along content coordinates, ``Z``,
-  ``F`` every weight exceeds the largest difference the lower ones can make.
+  ``F`` every weight exceeds the largest difference the lower ones can make, and
+  the region-P leaders sit above every coordinate (``t_j > beta``); block 1's
+  layout gives integer positions, contents >= 1, flag 0, and stacks the signature
+  above the content (``z = S_z e_i``, ``S_z`` above the coordinate's range, d = 2).
 
 A failing conclusion is REFUTED with a witness whose ``code`` names the
 conclusion (``mu-rule``, ``extra-leader-rows``, ``extra-leader-level-set``,
 ``leader-rows``, ``k-scale``, ``phase-S-info``, ``kappa-rule``, ``block-count``,
-``snap-delta``, ``radix``).
+``snap-delta``, ``radix``, ``region-P``, ``layout``).
 """
 from __future__ import annotations
 
@@ -319,13 +322,46 @@ def bounded_radix_check(c, inputs, targets, d) -> list[CheckResult]:
                             "the lower coordinates make", coordinate=k,
                             expected=f"> {reach}", got=u[k])]
         reach += u[k] * (max(x[k] for x in pts) - min(x[k] for x in pts))
-    return [_ok(name, [f"u = {tuple(int(x) for x in u)} along {order}"])]
+    beta = max(max(x) for x in pts)
+    if not min(info["t"]) > beta:  # the default phase L's region P: t_j > beta
+        return [refuted(name, "region-P", "a region-P leader is not above every coordinate after "
+                        "phase S", expected=f"t_j > beta = {beta}", got=min(info["t"]))]
+    return [_ok(name, [f"u = {tuple(int(x) for x in u)} along {order}; t_j from "
+                       f"{min(info['t'])} > beta = {beta}"])]
+
+
+def bounded_layout_check(c, inputs, targets, d) -> list[CheckResult]:
+    """Block 1's layout (its FF, evaluated): integer positions, content coordinates
+    >= 1, flag 0; for d = 2 the signature stacked above the one content coordinate
+    (``z = S_z e_i`` with ``S_z`` above the coordinate's range), for d >= 3 ``z = e_Z``."""
+    name = "bounded: block 1's layout (integers, contents >= 1, flag 0, signature direction)"
+    lay = c.info["layout"]
+    net = Transformer(c.net.d, [Block(c.net.blocks[0].ff, identity_sa(), "S")])
+    from lemmas.afz.phases.statements import check_network
+    pts = [x for s in check_network(net, inputs, None, None).outputs for x in s]
+    bad = next((x for x in pts if any(Fraction(v).denominator != 1 for v in x)
+                or min(x[k] for k in lay.content) < 1 or x[lay.F] != 0), None)
+    if bad is not None:
+        return [refuted(name, "layout", "a position after the layout is not integer, has a "
+                        "content coordinate below 1 or a flag", got=bad)]
+    if lay.Z is None:
+        i = lay.content[0]
+        rng = max(x[i] for x in pts) - min(x[i] for x in pts)
+        ok = lay.z[i] > rng and all(v == 0 for k, v in enumerate(lay.z) if k != i)
+        want = f"z = S_z e_{i}, S_z > {rng}"
+    else:
+        ok = tuple(lay.z) == tuple(int(k == lay.Z) for k in range(d))
+        want = f"z = e_{lay.Z}"
+    if not ok:
+        return [refuted(name, "layout", "the signature direction does not stack the signature "
+                        "above the content", expected=want, got=tuple(lay.z))]
+    return [_ok(name, [f"{len(pts)} tokens, z = {tuple(lay.z)}"])]
 
 
 def bounded_conclusions(c, inputs, targets, d) -> list[CheckResult]:
     """Every stated conclusion of the ``bounded`` construction on this dataset."""
-    fns = [bounded_info_check] + [bounded_flag_check if c.info["path"] == "flag"
-                                  else bounded_radix_check]
+    fns = [bounded_info_check, bounded_layout_check] + [
+        bounded_flag_check if c.info["path"] == "flag" else bounded_radix_check]
     out = []
     for fn in fns:
         out += guarded(f"bounded conclusion {fn.__name__}", fn, c, inputs, targets, d)
