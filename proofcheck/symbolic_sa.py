@@ -219,8 +219,9 @@ def kernel_recheck(statement: str, res: CheckResult) -> CheckResult:
     from proofcheck.kernel.lemma_checks import checker
     name = f"kernel re-derivation of {statement}: {res.name.split(':')[0]}"
     try:
+        d = next(len(t) for s in res.instance[1] for t in s)
         v, lines, w = checker(statement)(statement, data_json(res.data), res.instance[0],
-                                         {"attention": "hardmax"}, "$.instances[0]")
+                                         {"attention": "hardmax"}, "$.instances[0]", d)
     except Exception as exc:  # fail closed
         return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
     return CheckResult(name, v, lines, w)

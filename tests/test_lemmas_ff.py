@@ -284,7 +284,7 @@ def relocation_instance(draw):
 
 
 def _kernel(sid, data, ff):
-    return checker(sid)(sid, _data_json(data), ff, HARDMAX, "$.instances[0]")
+    return checker(sid)(sid, _data_json(data), ff, HARDMAX, "$.instances[0]", len(ff.U[0]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

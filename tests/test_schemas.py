@@ -280,7 +280,8 @@ def test_the_same_spellings_everywhere(spelling, ok, tmp_path, capsys):
                         "semantics": {"attention": "softmax", "tau": spelling},
                         "instances": [{"kind": "FF", "layer": {"eta": spelling, "U": [], "b": [],
                                                                "W": []},
-                                       "inputs": [], "expected": []}],
+                                       "inputs": [[["0"]]], "expected": [[["0"]]],
+                                       "verdict": "VERIFIED"}],
                         "verdict": "VERIFIED", "digest": "0" * 64}, "certificate")
     assert (err is None) == ok, err
     if not ok:  # --tau is rejected before anything runs

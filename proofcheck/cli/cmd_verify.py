@@ -27,7 +27,7 @@ def cmd_verify(args) -> int:
     from proofcheck.kernel.verify import verify_file
     v, lines = verify_file(args.file, args.dataset)
     args.verdict_exit_code = v.exit_code
-    for ln in lines:
-        print(ln)
+    for ln in lines:  # the kernel escapes input strings; no control character gets through
+        print("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in ln))
     print(f"\nVERDICT: {v.value}")
     return v.exit_code

@@ -49,10 +49,13 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
     return seal(cert)
 
 
-def lemma_certificate(statement: str, results, verdict, source: str | None = None) -> dict | None:
+def lemma_certificate(statement: str, results, verdict, source: str | None = None,
+                      text: str | None = None, hypotheses=()) -> dict | None:
     """Certificate of the exact layer instances of a lemma run, or ``None`` when
     the statement has none (symbolic / numeric checks only).  ``source``: the
-    distribution name of a plugin's statement (recorded as ``claim.source``)."""
+    distribution name of a plugin's statement (recorded as ``claim.source``, with
+    the statement's ``text`` and ``hypotheses`` and the scope the kernel re-checks:
+    its instances)."""
     inst = []
     for r in results:
         i = getattr(r, "instance", None)
@@ -61,7 +64,8 @@ def lemma_certificate(statement: str, results, verdict, source: str | None = Non
         layer, inputs, expected = i
         kind = "FF" if hasattr(layer, "eta") else "SA"
         q = lambda t: None if t is None else [format_q(x) for x in t]  # noqa: E731
-        inst.append({"name": r.name, "kind": kind,
+        d = next((len(t) for s in inputs for t in s), 0)
+        inst.append({"name": r.name, "kind": kind, "d": d,
                      "layer": ff_to_json(layer) if kind == "FF" else sa_to_json(layer),
                      "inputs": [[q(x) for x in s] for s in inputs],
                      "expected": [[q(x) for x in s] for s in expected],
@@ -71,7 +75,8 @@ def lemma_certificate(statement: str, results, verdict, source: str | None = Non
         return None
     claim = {"statement": statement}
     if source is not None:  # a plugin's statement (docs/plugins.md)
-        claim["source"] = f"plugin:{source}"
+        claim.update(source=f"plugin:{source}", text=text or statement,
+                     hypotheses=list(hypotheses), scope="instances")
     cert = {"format": FORMAT, "kind": "lemma", "claim": claim,
             "semantics": {"attention": "hardmax"}, "instances": inst,
             "verdict": verdict.value, "provenance": provenance()}

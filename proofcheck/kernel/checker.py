@@ -16,7 +16,9 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
@@ -110,6 +112,20 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
     return None
 
 
+def _guard(be, old, new, touched, layer, where) -> None:
+    """Resource bounds after one sub-layer (proofcheck.kernel.limits): the values it
+    computed stay below the bit bound, and its work is charged to the budget."""
+    if new is old and touched == []:
+        return
+    rows = [] if getattr(new, "tag", None) is not None else touched
+    bits = be.max_bits(new, rows)
+    check_bits(bits, where)
+    n = new.n if rows is None else len(rows) + len(new.spans)
+    terms = getattr(layer, "width", None)
+    terms = terms if terms is not None else len(layer.A.left) + len(layer.V.left) + 1
+    charge(n * new.d * (terms + 1), where, bits)
+
+
 def interpolation_witness(outputs: Sequence[Sequence[tuple]], targets: Sequence[Sequence[tuple]]):
     """Exact set equality per pair, both inclusions (SPEC §1).
 
@@ -164,6 +180,7 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
             for sub, layer, fn in (("FF", blk.ff, be.ff), ("SA", blk.sa,
                                    lambda l, s: be.sa(l, s, rule))):
                 new, touched, before = fn(layer, state)
+                _guard(be, state, new, touched, layer, f"block {bi} {sub}")
                 if claims is not None:
                     claim = claims[bi - 1][0 if sub == "FF" else 1]
                     w = _compare(be, claim, state, new, touched, before, bi, sub)
@@ -200,6 +217,8 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
             res.results.append(CheckResult(
                 f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {len(tg)} pairs (both inclusions)",
                 Verdict.VERIFIED))
+    except ResourceLimit:
+        raise  # a resource bound: the caller reports RESOURCE-LIMIT
     except Exception as exc:  # fail closed
         res.verdict = Verdict.ERROR
         res.results.append(CheckResult("evaluation", Verdict.ERROR,

@@ -11,6 +11,8 @@ from fractions import Fraction
 
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.errors import ResourceLimit
+from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
@@ -34,12 +36,20 @@ def check_layer(name: str, layer, sequences, expected, rule=HARDMAX,
 
 
 def _check_layer(name, layer, sequences, expected, rule, details):
+    n = sum(len(s) for s in sequences)
+    d = len(sequences[0][0]) if sequences and sequences[0] else 0
+    terms = layer.width if isinstance(layer, FF) else len(layer.A.left) + len(layer.V.left) + 1
+    charge(2 * n * d * (terms + 1), f"layer {name}")
     try:
         got = evaluate_layer(layer, sequences, "flint", rule)
         ref = evaluate_layer(layer, sequences, "fraction", rule)
+    except ResourceLimit:
+        raise
     except Exception as exc:  # fail closed
         return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
     n = sum(len(s) for s in sequences)
+    check_bits(max((max(x.numerator.bit_length(), x.denominator.bit_length())
+                    for s in got for t in s for x in t), default=0), f"layer {name}")
     det = list(details or []) + [f"{n} tokens in {len(sequences)} sequence(s), "
                                  "exact evaluation by the flint and Fraction backends"]
     if got != ref:

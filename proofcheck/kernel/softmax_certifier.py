@@ -62,9 +62,11 @@ from fractions import Fraction
 
 from flint import fmpq, fmpq_mat
 
+from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q
 from proofcheck.kernel.checker import interpolation_witness
 from proofcheck.kernel.expbounds import FLOOR_BITS, exp_neg_upper_q
+from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF, SA, Transformer
 from proofcheck.kernel.verdicts import Verdict, Witness, fmt_num
 
@@ -573,6 +575,7 @@ def _prep_sa(ps: _Pass, sa: SA, block: int) -> tuple[_SARec, Witness | None]:
                 dr.shifts_changed()
             return rec, None
     # generic: exact scores per sequence
+    charge(sum((hi - lo) ** 2 for lo, hi in ps.spans) * (d + 8), f"block {block} SA (scores)")
     rows = [ps.token(i) for i in range(len(ps.base))]
     new_rows = [None] * len(rows)
     Ad = fmpq_mat([[_q(x) for x in row] for row in sa.A.dense(d)])
@@ -605,6 +608,14 @@ def _prep_sa(ps: _Pass, sa: SA, block: int) -> tuple[_SARec, Witness | None]:
     return rec, None
 
 
+def _guard(ps, rows, terms, where):
+    """Resource bounds (proofcheck.kernel.limits) after one layer of the pass."""
+    bits = max((max(int(x.p).bit_length(), int(x.q).bit_length()) for r in rows for x in r),
+               default=0)
+    check_bits(bits, where)
+    charge((len(rows) + ps.N) * ps.d * terms, where, bits)
+
+
 def prepare(net: Transformer, inputs, progress=None) -> Trajectory:
     """The tau-independent pass (see the module docstring).  ``inputs[j]``:
     ``(n_j, d)`` exact tokens.  ``progress(block, total)`` after each block.
@@ -615,9 +626,13 @@ def prepare(net: Transformer, inputs, progress=None) -> Trajectory:
     stop = None
     for bi, blk in enumerate(net.blocks, start=1):
         if not blk.ff.is_identity:
-            records.append(("FF", _prep_ff(ps, blk.ff, bi)))
+            rec = _prep_ff(ps, blk.ff, bi)
+            _guard(ps, [c[3] for c in rec.cands], blk.ff.width + 1, f"block {bi} FF")
+            records.append(("FF", rec))
         if not blk.sa.is_identity:
             rec, tie = _prep_sa(ps, blk.sa, bi)
+            _guard(ps, [s for s in ps.shift if s is not None], len(blk.sa.A.left) + 1,
+                   f"block {bi} SA")
             records.append(("SA", rec))
             if tie is not None:
                 stop = (len(records) - 1, Verdict.INCONCLUSIVE, tie)
@@ -675,6 +690,8 @@ def certify(net: Transformer, inputs, targets, tau, round_bits: int | None = Non
         traj = trajectory if trajectory is not None else prepare(net, inputs)
         F = floor_bits if floor_bits is not None else choose_floor(traj, targets)[0]
         cert = _radius_pass(traj, tau, targets, F, progress)
+    except ResourceLimit:
+        raise  # the caller reports RESOURCE-LIMIT
     except Exception as exc:  # fail closed
         cert = Certificate(Verdict.ERROR, tau, reason=f"{type(exc).__name__}: {exc}")
     cert.seconds = time.perf_counter() - t0

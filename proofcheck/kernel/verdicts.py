@@ -17,6 +17,8 @@ class Verdict(enum.Enum):
     REFUTED = "REFUTED"
     INCONCLUSIVE = "INCONCLUSIVE"
     ERROR = "ERROR"
+    # the check stopped at a resource bound (proofcheck.kernel.limits): nothing decided
+    RESOURCE_LIMIT = "RESOURCE-LIMIT"
 
     @property
     def exit_code(self) -> int:
@@ -33,6 +35,7 @@ EXIT_CODES = {
     Verdict.REFUTED: 1,
     Verdict.INCONCLUSIVE: 3,
     Verdict.ERROR: 4,
+    Verdict.RESOURCE_LIMIT: 4,
 }
 EXIT_BAD_INPUT = 2
 
@@ -40,10 +43,10 @@ EXIT_BAD_INPUT = 2
 def combine(verdicts) -> Verdict:
     """The verdict of a conjunction of checks: the worst one wins.
 
-    Order (worst first): ERROR, REFUTED, INCONCLUSIVE, VERIFIED-CERTIFIED, VERIFIED.
+    Order (worst first): ERROR, RESOURCE-LIMIT, REFUTED, INCONCLUSIVE, VERIFIED-CERTIFIED, VERIFIED.
     An empty conjunction is ERROR (nothing was checked: fail closed).
     """
-    order = [Verdict.ERROR, Verdict.REFUTED, Verdict.INCONCLUSIVE,
+    order = [Verdict.ERROR, Verdict.RESOURCE_LIMIT, Verdict.REFUTED, Verdict.INCONCLUSIVE,
              Verdict.VERIFIED_CERTIFIED, Verdict.VERIFIED]
     vs = list(verdicts)
     if not vs:
@@ -58,6 +61,23 @@ def fmt_value(v: Any) -> str:
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return str(v)
+
+
+def escape(s, limit: int = 200) -> str:
+    """A string from an input (certificate, dataset) as printable text: control,
+    format and separator characters (newline, ESC, zero-width space, ...) are
+    written as ``\\xNN`` / ``\\uNNNN`` escapes and the text is cut at ``limit``
+    characters, so that no input can start a line or hide text on a terminal."""
+    import unicodedata
+    s = str(s)
+    out = []
+    for ch in s[:limit]:
+        cat = unicodedata.category(ch)
+        if ch == "\\" or (cat[0] in "CZ" and ch != " "):
+            out.append(ch.encode("unicode_escape").decode("ascii") if ch != "\\" else "\\\\")
+        else:
+            out.append(ch)
+    return "".join(out) + ("..." if len(s) > limit else "")
 
 
 SHORT = 24  # exact text up to this many characters; longer values are approximated
@@ -140,7 +160,7 @@ def fmt_num(v: Any, sig: int = 6) -> str:
 class Witness:
     """Where an exact check failed.
 
-    ``block`` is 1-based, ``sublayer`` is ``"FF"`` or ``"SA"`` (or ``None`` for a
+    ``code`` names the kind of failure (stable across versions), ``block`` is 1-based, ``sublayer`` is ``"FF"`` or ``"SA"`` (or ``None`` for a
     check on the final outputs), ``sequence``/``token``/``coordinate`` are 0-based
     indices; ``expected``/``got`` are exact values (Fractions or tuples of them).
     """
@@ -153,6 +173,9 @@ class Witness:
     coordinate: int | None = None
     expected: Any = None
     got: Any = None
+    # a stable identifier of the kind of failure ("output-not-target", "form", ...),
+    # for tests and tools; the reason is prose and may change
+    code: str = ""
 
     def describe(self) -> str:
         parts = []

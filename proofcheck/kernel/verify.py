@@ -26,41 +26,36 @@ Any mismatch is REFUTED or ERROR with the reason, never VERIFIED.
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
 from proofcheck.kernel.documents import read_json, validate
-from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.errors import BadInput, ResourceLimit
+from proofcheck.kernel.limits import MAX_LEMMA_D, budget
 from proofcheck.kernel.numbers import format_q, parse_exact
 from proofcheck.kernel.serialize import (
+    canonical,
     ff_from_json,
     network_from_json,
     sa_from_json,
     sha256,
 )
-from proofcheck.kernel.verdicts import Verdict
+from proofcheck.kernel.statements import (
+    BUDGETS,
+    LEMMA_FORMS,
+    PARAM_CONSTANT,
+    THEOREM_SEMANTICS,
+    normalise_id,
+    param_formula,
+    poses_as,
+)
+from proofcheck.kernel.verdicts import Verdict, combine, escape
 
 FORMAT = "proofcheck-certificate/1"
 
-#: the explicit parameter bound of the construction, P <= PARAM_CONSTANT * d * M
-#: (derivation: P = (16d+16)M + (10d+8)R + 6d + 5 with R <= N - 1 <= M - 1 and
-#: d >= 2 gives P <= (26d + 24)M <= 38 d M; SPEC §4 "Budget")
-PARAM_CONSTANT = 38
-
-#: the block budget of each theorem (SPEC §2) as a function of (N, M)
-BUDGETS = {"1.6": ("2M + 2N + 1", lambda N, M: 2 * M + 2 * N + 1),
-           "1.8": ("2M + 3N", lambda N, M: 2 * M + 3 * N)}
-
-#: the attention rule each theorem is about
-THEOREM_SEMANTICS = {"1.6": "hardmax", "1.8": "softmax"}
-
-
-def param_formula(d: int, M: int, R: int) -> int:
-    """Parameter count of the construction with R probe rounds (SPEC §4):
-    ``(16d + 16) M + (10d + 8) R + 6d + 5``.  Re-derived here from the layer
-    shapes of the construction (translation + tag, R probe + tag blocks, M leader
-    moves, one collapse, M snaps), independently of ``lemmas/``."""
-    return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
+#: a plugin statement id: ASCII, no white space (no look-alikes of catalogue ids)
+PLUGIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 
 def _fail(v: Verdict, reason: str):
@@ -101,21 +96,31 @@ def verify_certificate(cert, dataset=None) -> tuple[Verdict, list[str]]:
     if dataset is not None:
         _same_dataset(cert, dataset)
     body = {k: v for k, v in cert.items() if k != "digest"}
+    raw = canonical(body)
     if sha256(body) != cert.get("digest"):
         return _fail(Verdict.ERROR, "digest mismatch: the certificate was altered after sealing")
-    stated = cert.get("verdict")
-    kind = cert.get("kind")
-    if kind == "theorem":
-        got, lines = _theta_sq_norm(cert, *_theorem(cert))
-    elif kind == "lemma":
-        got, lines = _lemma(cert)
-    else:  # excluded by the schema
-        raise BadInput(f"unknown certificate kind {kind!r}", "$.kind")
+    try:
+        with budget(len(raw)):
+            got, lines = _check(cert)
+    except (BadInput, KeyboardInterrupt):
+        raise
+    except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided
+        return _fail(Verdict.RESOURCE_LIMIT, f"resource limit: {e}")
+    except Exception as e:  # fail closed: an internal error is never a weaker check
+        return _fail(Verdict.ERROR, f"internal error in the kernel: {type(e).__name__}: "
+                     f"{escape(e)}")
+    stated = cert["verdict"]
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
-    if got.value != stated:
-        v = Verdict.REFUTED if got != Verdict.ERROR else Verdict.ERROR
-        return v, lines + [f"the certificate states {stated} but the re-check gives {got.value}"]
+    if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
+        return Verdict.REFUTED, lines + [f"the certificate states {stated} but the re-check "
+                                         f"gives {got.value}"]
     return got, lines
+
+
+def _check(cert):
+    if cert["kind"] == "theorem":
+        return _theta_sq_norm(cert, *_theorem(cert))
+    return _lemma(cert)
 
 
 def _same_dataset(cert, ds) -> None:
@@ -125,8 +130,8 @@ def _same_dataset(cert, ds) -> None:
     want = cert["claim"]["dataset"]["sha256"]
     got = digest(ds)
     if got != want:
-        raise BadInput(f"the given dataset '{ds.name}' is not the certificate's dataset "
-                       f"'{cert['claim']['dataset']['name']}': its SHA-256 is {got}, the "
+        raise BadInput(f"the given dataset '{escape(ds.name)}' is not the certificate's "
+                       f"dataset '{escape(cert['claim']['dataset']['name'])}': its SHA-256 is {got}, the "
                        f"certificate claims {want}", "$.claim.dataset.sha256")
 
 
@@ -242,7 +247,10 @@ def _theorem(cert):
     net = network_from_json(cert["network"])
     if net.d != ds.d:
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
-    lines = [f"dataset {ds.name}: N = {ds.N}, M = {ds.M}, d = {ds.d}; digest and SHA-256 match"]
+    if claim["dataset"]["name"] != ds.name:
+        raise BadInput(f"the claim names the dataset {escape(claim['dataset']['name'])!r} but the "
+                       f"embedded dataset is {escape(ds.name)!r}", "$.claim.dataset.name")
+    lines = [f"dataset {escape(ds.name)}: N = {ds.N}, M = {ds.M}, d = {ds.d}; digest and SHA-256 match"]
     bad = _check_constants(claim, ds, net, st, lines)
     if bad:
         return Verdict.REFUTED, lines + bad
@@ -307,135 +315,122 @@ def _show(t: tuple) -> str:
                      for k, v in zip(_BOUND_KEYS, t))
 
 
-def _num_field(v, path) -> Fraction:
-    """An exact value of a certificate through the one number parser."""
-    return parse_exact(v, path)
-
-
-# what each lemma's instances must be (kind, FF width); the kernel checks the
-# stated layer maps the stated inputs to the stated outputs, has this shape, and
-# (through proofcheck.kernel.lemma_checks) re-derives the lemma's conclusion
-LEMMA_SHAPES = {"3.1": ("FF", 1), "3.2": ("FF", 3), "3.2p": ("FF", 4), "3.3": ("FF", 4),
-                "4.1": ("SA", None), "4.2": ("SA", None), "4.3": ("SA", None)}
-
-
 def _lemma_semantics(sem) -> dict:
     """``{"attention": "hardmax"}`` or ``{"attention": "softmax", "tau": Fraction > 0}``."""
-    from proofcheck.kernel.numbers import parse_number
-    if not isinstance(sem, dict) or sem.get("attention") not in ("hardmax", "softmax"):
-        raise BadInput("semantics must be {'attention': 'hardmax'} or "
-                       "{'attention': 'softmax', 'tau': '<rational>'}", "$.semantics")
     if sem["attention"] == "hardmax":
         return {"attention": "hardmax"}
-    if not isinstance(sem.get("tau"), str):
-        raise BadInput("softmax semantics need tau as an exact rational string", "$.semantics.tau")
-    tau, _ = parse_number(sem["tau"], "$.semantics.tau", "tau")
+    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
     if tau <= 0:
-        raise BadInput(f"tau must be positive (got {tau})", "$.semantics.tau")
+        raise BadInput(f"tau must be positive (got {format_q(tau)[:40]})", "$.semantics.tau")
     return {"attention": "softmax", "tau": tau}
 
 
-def _lemma_tokens(obj, path, allow_none: bool):
-    """Sequences of exact tokens (``None`` entries allowed in expected outputs)."""
-    from proofcheck.kernel.numbers import parse_number
-    if not isinstance(obj, list) or not all(isinstance(s, list) for s in obj):
-        raise BadInput("expected a list of sequences (lists of tokens)", path)
+def _lemma_tokens(obj, d, path):
+    """Sequences of exact tokens of dimension ``d`` (``None``: a token the statement
+    says nothing about; the schema admits it for built-in statements only)."""
     out = []
     for j, s in enumerate(obj):
         seq = []
         for i, t in enumerate(s):
             p = f"{path}[{j}][{i}]"
-            if t is None and allow_none:
-                seq.append(None)
-                continue
-            if not isinstance(t, list) or not t:
-                raise BadInput("expected a token (a non-empty list of numbers)", p)
-            if any(isinstance(x, float) for x in t):
-                raise BadInput("expected exact rational strings, got a JSON float", p)
-            seq.append(tuple(parse_number(x, f"{p}[{c}]")[0] for c, x in enumerate(t)))
+            if t is not None and len(t) != d:
+                raise BadInput(f"token has {len(t)} coordinates, the instance is in d = {d}", p)
+            seq.append(None if t is None else
+                       tuple(parse_exact(x, f"{p}[{c}]") for c, x in enumerate(t)))
         out.append(seq)
     return out
+
+
+def _lemma_claim(cert) -> tuple[str, str | None]:
+    """``(statement, plugin source or None)``; a plugin claim must not pose as a
+    catalogue statement (``BadInput``, exit 2)."""
+    claim = cert["claim"]
+    st, src = claim["statement"], claim.get("source")
+    if src is None:
+        if st not in LEMMA_FORMS:
+            raise BadInput(f"no lemma certificate form for statement {escape(st)!r} (a plugin's "
+                           "statement needs claim.source)", "$.claim.statement")
+        return st, None
+    alias = poses_as(st)
+    if alias is not None:
+        raise BadInput(f"a plugin claim may not pose as a catalogue statement: "
+                       f"{escape(st)!r} is (or aliases) the catalogue id {alias!r}",
+                       "$.claim.statement")
+    if not PLUGIN_ID.fullmatch(st):
+        raise BadInput(f"a plugin statement id must be ASCII letters, digits and . _ - "
+                       f"(got {escape(st)!r})", "$.claim.statement")
+    if normalise_id(src.removeprefix("plugin:")) == "proofcheck":
+        raise BadInput("a plugin's source may not be proofcheck itself", "$.claim.source")
+    return st, src
+
+
+def _instance_d(i, p) -> int:
+    """The instance's dimension: its stated ``d``, else that of its first token."""
+    d = i.get("d")
+    if d is None:
+        d = next((len(t) for s in i["inputs"] for t in s), 0)
+    if not 1 <= d <= MAX_LEMMA_D:
+        raise BadInput(f"an instance must live in dimension 1..{MAX_LEMMA_D} (d = {d})", p)
+    return d
 
 
 def _lemma(cert):
     """Re-check a lemma certificate: per instance (1) the form (kind, FF width),
     (2) the stated inputs -> stated outputs by exact evaluation (numbers, never
-    spellings), (3) the statement's own re-derivation from the instance's ``data``
-    (``proofcheck.kernel.lemma_checks``; "conclusion not re-derived" where no module
-    exists), (4) the instance's stated verdict against the recomputed one."""
+    spellings), (3) for a catalogue lemma the statement's own re-derivation from the
+    instance's ``data`` (``proofcheck.kernel.lemma_checks``), (4) the instance's
+    stated verdict against the recomputed one.  Every vector (tokens, layer factors,
+    lemma data) must have the instance's dimension (else ``BadInput``)."""
     from proofcheck.kernel.layercheck import check_layer
     from proofcheck.kernel.lemma_checks import checker
-    from proofcheck.kernel.verdicts import combine
-    insts = cert.get("instances")
-    if not isinstance(insts, list) or not insts:
-        raise BadInput("a lemma certificate needs a non-empty list of instances", "$.instances")
-    claim = cert.get("claim")
-    if not isinstance(claim, dict):
-        raise BadInput("claim must be an object with a statement", "$.claim")
-    st = claim.get("statement")
-    plugin = claim.get("source") if st not in LEMMA_SHAPES else None
-    if not isinstance(st, str) or (st not in LEMMA_SHAPES and plugin is None):
-        raise BadInput(f"no lemma certificate form for statement {st!r}", "$.claim.statement")
-    sem = _lemma_semantics(cert.get("semantics"))
+    st, plugin = _lemma_claim(cert)
+    sem = _lemma_semantics(cert["semantics"])
+    insts = cert["instances"]
+    kind, width, _ = LEMMA_FORMS[st] if plugin is None else (insts[0]["kind"], None, None)
     check = checker(st) if plugin is None else None
-    kind, width = LEMMA_SHAPES[st] if plugin is None else (insts[0].get("kind"), None)
-    if plugin is not None and kind not in ("FF", "SA"):
-        raise BadInput("an instance's kind must be FF or SA", "$.instances[0].kind")
     if sem["attention"] == "softmax" and kind == "SA" and check is None:
-        raise BadInput(f"Lemma {st} instances cannot be certified under softmax here (no "
+        raise BadInput(f"{escape(st)} instances cannot be certified under softmax here (no "
                        "re-derivation module); state hardmax semantics", "$.semantics")
     verdicts, lines = [], []
     for k, i in enumerate(insts):
         p = f"$.instances[{k}]"
-        if not isinstance(i, dict):
-            raise BadInput("an instance must be an object", p)
-        layer_json = i.get("layer")
-        if i.get("kind") != kind or not isinstance(layer_json, dict) or (
-                width is not None and len(layer_json.get("U") or []) != width):
+        d = _instance_d(i, p)
+        if i["kind"] != kind or (width is not None and len(i["layer"]["U"]) != width):
             lines.append(f"instance {k} is not a Lemma {st} layer (expected {kind}"
                          + (f" of width {width})" if width else ")"))
             return Verdict.REFUTED, lines
-        inputs = _lemma_tokens(i.get("inputs"), f"{p}.inputs", False)
-        expected = _lemma_tokens(i.get("expected"), f"{p}.expected", True)
+        inputs = _lemma_tokens(i["inputs"], d, f"{p}.inputs")
+        expected = _lemma_tokens(i["expected"], d, f"{p}.expected")
         if len(inputs) != len(expected) or any(len(a) != len(b) for a, b in zip(inputs, expected)):
             raise BadInput("inputs and expected outputs differ in shape", p)
-        d = len(inputs[0][0]) if inputs and inputs[0] else 0
-        if d == 0 or any(len(t) != d for s in inputs for t in s) or any(
-                t is not None and len(t) != d for s in expected for t in s):
-            raise BadInput("tokens must be non-empty and all of one dimension d", f"{p}.inputs")
-        layer = (ff_from_json(layer_json, d, f"{p}.layer") if kind == "FF"
-                 else sa_from_json(layer_json, d, f"{p}.layer"))
-        name = i.get("name", f"instance {k}")
+        if any(None in s for s in inputs) or not any(t is not None for s in expected for t in s):
+            raise BadInput("an instance must state at least one expected output token "
+                           "(and every input token)", f"{p}.expected")
+        layer = (ff_from_json(i["layer"], d, f"{p}.layer") if kind == "FF"
+                 else sa_from_json(i["layer"], d, f"{p}.layer"))
+        name = escape(i.get("name", f"instance {k}"))
         parts = []
         if kind == "FF" or sem["attention"] == "hardmax":
-            r = check_layer(str(name), layer, inputs, expected)
+            r = check_layer(name, layer, inputs, expected)
             parts.append(r.verdict)
-            lines.append(f"[{r.verdict.value}] {r.name}: stated inputs -> stated outputs")
+            lines.append(f"[{r.verdict.value}] {name}: stated inputs -> stated outputs")
             if r.witness:
                 lines.append("    witness: " + r.witness.describe())
         if plugin is not None:
-            lines.append(f"    {st} ({plugin}): conclusion not re-derived (a plugin's statement: "
-                         "the kernel re-checks only the stated inputs -> outputs)")
-        elif check is None:
-            if all(e is None or e == x for se, sx in zip(expected, inputs) for e, x in zip(se, sx)) \
-                    and st != "4.3":
-                parts.append(Verdict.REFUTED)
-                lines.append(f"    instance {k} claims nothing moves: not an instance of Lemma {st}")
-            lines.append(f"    Lemma {st}: conclusion not re-derived (no lemma_checks module); "
-                         "only the stated inputs -> outputs were checked")
+            lines.append(f"    {escape(st)} ({escape(plugin)}): conclusion not re-derived (a "
+                         "plugin's statement: the kernel re-checks only the stated inputs -> "
+                         "outputs)")
         else:
             if "data" not in i:
                 raise BadInput(f"a Lemma {st} instance must carry the lemma's data", f"{p}.data")
-            v2, l2, w2 = check(st, i["data"], layer, sem, p)
+            v2, l2, w2 = check(st, i["data"], layer, sem, p, d)
             parts.append(v2)
             lines.append(f"[{v2.value}] Lemma {st} conclusion re-derived from the instance's data")
             lines += ["    " + x for x in l2]
             if w2 is not None:
                 lines.append("    witness: " + w2.describe())
         got = combine(parts)
-        stated = i.get("verdict")
-        if stated not in {v.value for v in Verdict}:
-            raise BadInput(f"unknown instance verdict {stated!r}", f"{p}.verdict")
+        stated = i["verdict"]
         if stated != got.value:
             lines.append(f"    instance {k} states {stated} but the re-check gives {got.value}")
             got = combine([got, Verdict.REFUTED])

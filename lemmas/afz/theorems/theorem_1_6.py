@@ -29,14 +29,10 @@ from lemmas.afz.phases.separation import separate
 from proofcheck.kernel.backends import spans_of
 from proofcheck.kernel.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, identity_sa
+# the parameter formula and constant are the kernel's (one place; re-exported here)
+from proofcheck.kernel.statements import PARAM_CONSTANT, param_formula  # noqa: F401
 
 ID = "1.6"
-PARAM_CONSTANT = 38
-
-
-def param_formula(d: int, M: int, R: int) -> int:
-    """Exact parameter count of the construction (see module docstring)."""
-    return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 
 @dataclass

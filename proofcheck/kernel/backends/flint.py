@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - installed with hypothesis; plain lists
     SortedList = None
 
 from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
 
 
@@ -345,8 +346,10 @@ class _Offsets:
         """Offsets after one tag (direction key ``a``, factor ``f``) on offset-free
         rows with tops ``tops``."""
         xb = [tuple(X[t, c] for c in range(d)) for t in tops]
-        return cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
-                   np.zeros(len(tops), np.int64))
+        new = cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
+                  np.zeros(len(tops), np.int64))
+        new.row_bits = max((_bits(x) for r in xb for x in r), default=0)
+        return new
 
     def F(self, k):
         """``C[n] / C[k]`` (exact)."""
@@ -411,11 +414,14 @@ class _Offsets:
         if a != self.a and tops != self.t:
             rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
         k, yb, xb, karr = list(self.k), list(self.yb), list(self.xb), self.karr.copy()
+        rb = self.row_bits
         for j in rebase:
             o = self.off(j)
             x = tuple(X[tops[j], c] for c in range(d))
             k[j], xb[j], yb[j], karr[j] = n, x, tuple(a + b for a, b in zip(x, o)), n
+            rb = max(rb, max(_bits(v) for v in x + yb[j]))
         new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr)
+        new.row_bits = rb
         for key, (fw, wy, wx, wyf, wxf) in self._proj.items():  # carry the projections
             wy, wx = list(wy), list(wx)
             wyf = None if wyf is None else wyf.copy()
@@ -432,6 +438,10 @@ class _Offsets:
         return new
 
 
+def _bits(x: fmpq) -> int:
+    return max(x.p.bit_length(), x.q.bit_length())
+
+
 def _put(arr, idx, vals):
     arr[idx] = vals
     return arr
@@ -439,6 +449,20 @@ def _put(arr, idx, vals):
 
 class FlintBackend:
     name = "flint"
+
+    def max_bits(self, state: State, rows=None) -> int:
+        """Largest numerator / denominator bit size of the given rows (``None``: all
+        rows) — for pending offsets, an upper bound from the offsets' factors."""
+        X = state.X
+        d = state.d
+        if rows is None:
+            b = max((_bits(x) for x in X.entries()), default=0)
+        else:
+            b = max((_bits(X[i, c]) for i in rows for c in range(d)), default=0)
+        off = state.off
+        if off is not None:
+            b = max(b, off.row_bits + _bits(off.C[off.n]) + 1)
+        return b
 
     # ------------------------------------------------------------ offsets
     @staticmethod
@@ -737,6 +761,8 @@ class FlintBackend:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
         for lo, hi in state.spans:
             cache = {}
+            if not fast:
+                charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
             if fast:
                 ps = p[lo:hi]
                 top, bot = max(ps), min(ps)

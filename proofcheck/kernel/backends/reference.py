@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, dot
 
 
@@ -21,6 +22,11 @@ class ReferenceBackend:
         rows = [[Fraction(x) for x in t] for s in sequences for t in s]
         d = len(rows[0]) if rows else 0
         return State(rows, spans_of(len(s) for s in sequences), d)
+
+    def max_bits(self, state: State, rows=None) -> int:
+        rs = state.X if rows is None else [state.X[i] for i in rows]
+        return max((max(x.numerator.bit_length(), x.denominator.bit_length())
+                    for r in rs for x in r), default=0)
 
     def row(self, state: State, i: int) -> tuple:
         return tuple(state.X[i])
@@ -43,6 +49,7 @@ class ReferenceBackend:
     def sa(self, sa: SA, state: State, rule):
         out = []
         for lo, hi in state.spans:
+            charge((hi - lo) ** 2 * (state.d + 8), "an SA layer (scores)")
             Xs = state.X[lo:hi]
             AX = [sa.A.apply(x) for x in Xs]
             for i, x in enumerate(Xs):

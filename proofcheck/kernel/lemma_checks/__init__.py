@@ -8,7 +8,7 @@ delta, target; 4.1: u; 4.2: box and t; 4.3: sphere radius and points; ...).
 
 One module per statement family, each with the same small interface::
 
-    def check(statement: str, data: dict, layer, semantics: dict, path: str)
+    def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
         -> tuple[Verdict, list[str], Witness | None]
 
 It checks the hypotheses on ``data``, the form of ``layer`` (kind, width, eta, rho,
@@ -21,7 +21,8 @@ object (read it with :mod:`.data`: exact strings through the one number parser);
 ``layer`` the parsed ``FF``/``SA`` (its kind already checked against the statement);
 ``semantics`` is ``{"attention": "hardmax"}`` or ``{"attention": "softmax", "tau":
 Fraction}`` (tau > 0, parsed); ``path`` the instance's JSON path
-(``$.instances[k]``).  Under softmax, ``verify`` evaluates the stated outputs only
+(``$.instances[k]``); ``d`` the instance's dimension: every vector of ``data``
+must have it (``BadInput`` otherwise).  Under softmax, ``verify`` evaluates the stated outputs only
 for FF layers; an SA check must certify its conclusion at tau itself (or return
 REFUTED / INCONCLUSIVE).  The returned witness, if any, is printed by ``verify``.
 
@@ -39,26 +40,18 @@ from __future__ import annotations
 
 import importlib
 
+from proofcheck.kernel.statements import LEMMA_FORMS
+
 # statement id -> module (relative to this package) that re-derives it
-MODULES = {
-    "3.1": "translation",
-    "3.2": "hat",
-    "3.2p": "hat",
-    "3.3": "snap",
-    "4.1": "clustering",
-    "4.2": "corner",
-    "4.3": "sphere",
-}
+MODULES = {sid: form[2] for sid, form in LEMMA_FORMS.items()}
 
 
 def checker(statement: str):
-    """The ``check`` function for ``statement``, or ``None`` when no module exists
-    (yet) for it.  Raises nothing."""
+    """The ``check`` function for ``statement``, or ``None`` when the statement has
+    no module here.  A module that exists in the table but cannot be imported
+    raises (the caller's check is then ERROR: never a silent downgrade to a
+    weaker check)."""
     name = MODULES.get(statement)
     if name is None:
         return None
-    try:
-        mod = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError:
-        return None
-    return getattr(mod, "check", None)
+    return importlib.import_module(f"{__name__}.{name}").check

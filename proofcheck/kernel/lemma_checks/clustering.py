@@ -19,32 +19,29 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from proofcheck.kernel.lemma_checks import data as D
 from proofcheck.kernel.lemma_checks.sa_form import (
     Refuted,
     dense,
     expect_matrix,
     expect_value,
-    field,
     fmt_value,
     identity,
-    number,
     rank,
     require_hardmax,
     require_sa,
     run_check,
-    vector,
 )
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.1 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    u = vector(field(data, "u", dp), f"{dp}.u")
+    u = D.vector(D.get(data, "u", dp), d, f"{dp}.u")
     tag = isinstance(data, dict) and "lambda" in data
-    lam = number(data["lambda"], f"{dp}.lambda") if tag else None
-    d = len(u)
+    lam = D.number(data["lambda"], f"{dp}.lambda") if tag else None
 
     def body(lines):
         require_hardmax(statement, semantics, path)

@@ -19,33 +19,30 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from proofcheck.kernel.lemma_checks import data as D
 from proofcheck.kernel.lemma_checks.sa_form import (
     Refuted,
     dense,
     expect_matrix,
     expect_value,
-    field,
     fmt_value,
     identity,
-    number,
     rank,
     require_hardmax,
     require_sa,
     run_check,
-    vector,
 )
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.2 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    box = field(data, "box", dp)
-    lower = vector(field(box, "lower", f"{dp}.box"), f"{dp}.box.lower")
-    d = len(lower)
-    upper = vector(field(box, "upper", f"{dp}.box"), f"{dp}.box.upper", d)
-    t = number(field(data, "t", dp), f"{dp}.t")
+    box = D.get(data, "box", dp)
+    lower = D.vector(D.get(box, "lower", f"{dp}.box"), d, f"{dp}.box.lower")
+    upper = D.vector(D.get(box, "upper", f"{dp}.box"), d, f"{dp}.box.upper")
+    t = D.number(D.get(data, "t", dp), f"{dp}.t")
 
     def body(lines):
         require_hardmax(statement, semantics, path)

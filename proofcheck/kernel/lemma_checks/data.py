@@ -1,5 +1,6 @@
-"""Strict readers for a lemma instance's ``data`` (SPEC §3): every number is an exact
-rational string or a JSON integer read by the one number parser
+"""The ONE reader of a lemma instance's ``data`` (SPEC §3), used by every module of
+this package: every number is an exact rational string or a JSON integer (both
+exact: one rule) read by the one number parser
 (``proofcheck.kernel.numbers``, with its size and exponent guards); JSON floats,
 booleans, null, wrong shapes and missing keys raise ``BadInput`` with the JSON path.
 """
@@ -22,7 +23,9 @@ def number(v, path: str) -> Fraction:
 def vector(v, d: int, path: str) -> tuple:
     """A ``(d,)`` vector of exact numbers."""
     if not isinstance(v, list) or len(v) != d:
-        raise BadInput(f"expected a list of {d} numbers", path)
+        got = f"{len(v)} entries" if isinstance(v, list) else type(v).__name__
+        raise BadInput(f"expected a list of d = {d} numbers (the instance's dimension), "
+                       f"got {got}", path)
     return tuple(number(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 
@@ -38,5 +41,5 @@ def get(data, key: str, path: str):
     if not isinstance(data, dict):
         raise BadInput("the lemma's data must be an object", path)
     if key not in data:
-        raise BadInput(f"the lemma's data lacks {key!r}", path)
+        raise BadInput(f"the lemma's data lacks {key!r}", f"{path}.{key}")
     return data[key]

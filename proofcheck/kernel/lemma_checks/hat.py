@@ -34,13 +34,12 @@ def _fmt(x):
     return "(" + ", ".join(str(v) for v in x) + ")"
 
 
-def check(statement, data, layer, semantics, path):
+def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.2"`` or ``"3.2p"``."""
     width = 3 if statement == "3.2" else 4
     bad = ff_form(layer, width, statement)
     if bad:
         return Verdict.REFUTED, [bad], Witness(bad)
-    d = len(layer.U[0])
     dp = f"{path}.data"
     S = D.points(D.get(data, "S", dp), d, f"{dp}.S")
     p = D.vector(D.get(data, "p", dp), d, f"{dp}.p")

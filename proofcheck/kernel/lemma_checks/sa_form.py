@@ -1,6 +1,5 @@
-"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): reading the
-lemma's data (exact rational strings only), the semantics, and the layer's form
-as dense exact matrices.
+"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): the semantics
+and the layer's form as dense exact matrices (the data is read by :mod:`.data`).
 
 A failed step raises :class:`Refuted` (caught by the statement's ``check`` and
 turned into ``(REFUTED, lines, witness)``); malformed data raises ``BadInput``
@@ -11,8 +10,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
-from proofcheck.kernel.numbers import parse_number
 from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 
@@ -22,32 +21,6 @@ class Refuted(Exception):
     def __init__(self, witness: Witness):
         self.witness = witness
         super().__init__(witness.describe())
-
-
-def field(data, key: str, path: str):
-    """``data[key]``; ``BadInput`` naming ``path.key`` when absent."""
-    if not isinstance(data, dict):
-        raise BadInput("the lemma's data must be an object", path)
-    if key not in data:
-        raise BadInput(f"missing {key!r} in the lemma's data", f"{path}.{key}")
-    return data[key]
-
-
-def number(value, path: str) -> Fraction:
-    """One exact rational given as a string (``"p/q"``, ``"-7"``, ``"0.5"``);
-    JSON numbers, booleans and floats are rejected (``BadInput``)."""
-    if not isinstance(value, str):
-        raise BadInput(f"expected an exact rational string, got {type(value).__name__}", path)
-    return parse_number(value, path)[0]
-
-
-def vector(value, path: str, d: int | None = None) -> tuple[Fraction, ...]:
-    """A non-empty list of exact rational strings (of length ``d`` when given)."""
-    if not isinstance(value, list) or not value:
-        raise BadInput("expected a non-empty list of exact rational strings", path)
-    if d is not None and len(value) != d:
-        raise BadInput(f"expected {d} coordinates, got {len(value)}", path)
-    return tuple(number(x, f"{path}[{i}]") for i, x in enumerate(value))
 
 
 def require_hardmax(statement: str, semantics, path: str) -> None:
@@ -94,6 +67,7 @@ def require_sa(layer, d: int) -> SA:
 def dense(f, d: int) -> list[list[Fraction]]:
     """The ``(d, d)`` matrix of a ``Factored`` by applying it to the basis
     (column b = M e_b), as the evaluator would."""
+    charge(d * d * (len(f.left) + 1), "a dense matrix of a lemma check")
     cols = [f.apply(tuple(Fraction(int(i == b)) for i in range(d))) for b in range(d)]
     return [[Fraction(cols[b][a]) for b in range(d)] for a in range(d)]
 
@@ -132,5 +106,5 @@ def run_check(body):
     return Verdict.VERIFIED, lines, None
 
 
-__all__ = ["Refuted", "field", "number", "vector", "require_hardmax", "require_sa", "dense",
+__all__ = ["Refuted", "require_hardmax", "require_sa", "dense",
            "expect_matrix", "expect_value", "identity", "rank", "run_check", "fmt_value"]

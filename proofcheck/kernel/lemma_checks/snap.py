@@ -16,12 +16,11 @@ from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, ff_
 from proofcheck.kernel.verdicts import Verdict, Witness
 
 
-def check(statement, data, layer, semantics, path):
+def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.3"``."""
     bad = ff_form(layer, 4, statement)
     if bad:
         return Verdict.REFUTED, [bad], Witness(bad)
-    d = len(layer.U[0])
     dp = f"{path}.data"
     e = D.vector(D.get(data, "line", dp), d, f"{dp}.line")
     kappa = D.number(D.get(data, "kappa", dp), f"{dp}.kappa")

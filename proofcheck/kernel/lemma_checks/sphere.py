@@ -17,37 +17,29 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.lemma_checks import data as D
 from proofcheck.kernel.lemma_checks.sa_form import (
     Refuted,
     dense,
     expect_matrix,
     expect_value,
-    field,
     fmt_value,
     identity,
-    number,
     rank,
     require_hardmax,
     require_sa,
     run_check,
-    vector,
 )
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.3 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    r = number(field(data, "r", dp), f"{dp}.r")
-    raw = field(data, "points", dp)
-    if not isinstance(raw, list) or not raw:
-        raise BadInput("expected a non-empty list of points", f"{dp}.points")
-    pts = [vector(raw[0], f"{dp}.points[0]")]
-    d = len(pts[0])
-    pts += [vector(p, f"{dp}.points[{k}]", d) for k, p in enumerate(raw[1:], start=1)]
+    r = D.number(D.get(data, "r", dp), f"{dp}.r")
+    pts = D.points(D.get(data, "points", dp), d, f"{dp}.points")
 
     def body(lines):
         require_hardmax(statement, semantics, path)

@@ -12,12 +12,11 @@ from proofcheck.kernel.lemma_checks.profile import EXACT, Profile, ff_form, prof
 from proofcheck.kernel.verdicts import Verdict, Witness
 
 
-def check(statement, data, layer, semantics, path):
+def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.1"``."""
     bad = ff_form(layer, 1, statement)
     if bad:
         return Verdict.REFUTED, [bad], Witness(bad)
-    d = len(layer.U[0])
     c = D.vector(D.get(data, "c", f"{path}.data"), d, f"{path}.data.c")
     if not any(c):
         why = "not an instance of a translation: c = 0 moves nothing"

@@ -1,0 +1,70 @@
+"""Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource
+limit").  A check that would exceed them ends with the outcome RESOURCE-LIMIT
+(exit 4): nothing was decided about the claim, and the message says which bound
+was hit and where.
+
+* **Value size**: no exact value computed during an evaluation may have a
+  numerator or denominator longer than :data:`MAX_VALUE_BITS` bits.
+* **Work**: every evaluation step charges its cost (rows x coordinates x terms,
+  weighted by the size of the values) to the budget of the running check,
+  ``max(MIN_UNITS, UNITS_PER_BYTE * size of the certificate)``; a step is charged
+  BEFORE it runs, so memory stays proportional to the work allowed.
+* **Shapes**: lemma instances live in dimension at most :data:`MAX_LEMMA_D`.
+
+Outside a check (``budget(None)``) nothing is charged; the value-size bound
+always holds.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from proofcheck.kernel.errors import ResourceLimit
+
+MAX_VALUE_BITS = 1 << 16
+MIN_UNITS = 20_000_000
+UNITS_PER_BYTE = 40
+MAX_LEMMA_D = 64
+
+_BUDGET: ContextVar = ContextVar("proofcheck_budget", default=None)
+
+
+class Budget:
+    """Work units left for one check."""
+
+    def __init__(self, units: int):
+        self.total = self.left = units
+
+    def charge(self, units: int, where: str) -> None:
+        self.left -= units
+        if self.left < 0:
+            raise ResourceLimit(f"the check needs more than its work budget of {self.total} "
+                                f"units (max({MIN_UNITS}, {UNITS_PER_BYTE} x certificate "
+                                f"bytes)); stopped before {where}")
+
+
+@contextmanager
+def budget(size_bytes: int | None):
+    """Run a check under the budget of a certificate of ``size_bytes`` bytes
+    (``None``: no work bound)."""
+    b = None if size_bytes is None else Budget(max(MIN_UNITS, UNITS_PER_BYTE * size_bytes))
+    token = _BUDGET.set(b)
+    try:
+        yield b
+    finally:
+        _BUDGET.reset(token)
+
+
+def charge(units: int, where: str, bits: int = 0) -> None:
+    """Charge ``units * (1 + bits // 1024)`` to the running check's budget."""
+    b = _BUDGET.get()
+    if b is not None:
+        b.charge(units * (1 + bits // 1024), where)
+
+
+def check_bits(bits: int, where: str) -> None:
+    """Raise :class:`ResourceLimit` when a computed value has more than
+    :data:`MAX_VALUE_BITS` bits."""
+    if bits > MAX_VALUE_BITS:
+        raise ResourceLimit(f"a value of {bits} bits at {where} exceeds the kernel's bound of "
+                            f"{MAX_VALUE_BITS} bits per numerator or denominator")
