@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofcheck.kernel.verdicts import CheckResult, Verdict
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict
 
 
 def relu(x):
@@ -81,7 +81,7 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
     Returns VERIFIED, REFUTED (with the failing point and parameter values) or
     INCONCLUSIVE (an undecided sign)."""
     from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
-    from proofcheck.kernel.verdicts import Verdict, Witness
+    from proofcheck.kernel.verdicts import Witness
     det = [f"hypotheses: {hypotheses}",
            "profile computed from the returned U, b, W: FF(x) = eta x + "
            "sum_k W_k relu(alpha_k <w,x> + b_k), U_k = alpha_k w"]
@@ -111,7 +111,7 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
         return CheckResult(name, Verdict.REFUTED, det, Witness(str(e)))
     except Undecided as e:
         return CheckResult(name, Verdict.INCONCLUSIVE, det + [f"undecided: {e}"])
-    return CheckResult(name, Verdict.VERIFIED, det)
+    return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.ALL_PARAMETERS)
 
 
 def prove_positive(name: str, expr, why: str = "") -> CheckResult:
@@ -143,4 +143,4 @@ class ProofSteps:
 
     def result(self, name: str, details: list[str]) -> CheckResult:
         return CheckResult(name, Verdict.VERIFIED if self.ok else Verdict.INCONCLUSIVE,
-                           list(details) + self.steps)
+                           list(details) + self.steps, scope=Scope.ALL_PARAMETERS)

@@ -139,7 +139,8 @@ class Proof:
         w = None
         if v == Verdict.REFUTED:
             w = Witness(f"symbolic step failed on the returned layer: {self.first_failure}")
-        return CheckResult(name, v, list(details) + self.steps, w)
+        from proofcheck.kernel.verdicts import Scope
+        return CheckResult(name, v, list(details) + self.steps, w, scope=Scope.ALL_PARAMETERS)
 
 
 def _candidates(sym):

@@ -262,3 +262,34 @@ def test_the_kernel_knows_every_catalogue_statement():
     assert {poses_as(i) for i in ids} == ids
     for alias, target in catalogue._ALIASES.items():
         assert ALIASES.get(alias) == target and poses_as(alias) == target
+
+
+# ------------------------------------------------------------- item 4: scopes
+
+def test_scope_of_a_plugin_certificate_is_its_instances(tmp_path):
+    from proofcheck.kernel.verdicts import Scope
+    c = plugin_cert("x.shift")
+    out = verify_certificate(c)
+    assert out.verdict == Verdict.VERIFIED and out.scope == Scope.INSTANCES
+    assert not out.conclusion_rederived and out.exit_code(True) == 3 and out.exit_code() == 0
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(c))
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "verify", str(f)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("VERDICT")][0]
+    assert line.startswith("VERDICT: VERIFIED (on these instances only: 1 stated map")
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "verify", str(f),
+                        "--require-conclusion"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 3
+
+
+@pytest.mark.parametrize("name,scope", [("lemma-3.2", "EVERY_TOKEN"),
+                                        ("theorem-1.6-generated-7", "DATASET"),
+                                        ("theorem-1.8-generated-7", "DATASET")])
+def test_scope_of_committed_certificates(name, scope):
+    from proofcheck.kernel.verdicts import Scope
+    out = verify_certificate(json.loads((ROOT / "reports" / "certificates" /
+                                         f"{name}.json").read_text()))
+    assert out.scope == Scope[scope] and out.conclusion_rederived and out.exit_code(True) == 0
+    assert out.verdict_line().startswith(f"VERDICT: {out.verdict.value} ({Scope[scope].value}: ")

@@ -20,7 +20,7 @@ from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.backends import get_backend
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import Transformer
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
 
 
 @dataclass
@@ -216,7 +216,7 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
             res.verdict = Verdict.VERIFIED
             res.results.append(CheckResult(
                 f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {len(tg)} pairs (both inclusions)",
-                Verdict.VERIFIED))
+                Verdict.VERIFIED, scope=Scope.DATASET))
     except ResourceLimit:
         raise  # a resource bound: the caller reports RESOURCE-LIMIT
     except Exception as exc:  # fail closed

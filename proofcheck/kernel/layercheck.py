@@ -14,7 +14,7 @@ from proofcheck.kernel.backends import get_backend
 from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
 
 
 def evaluate_layer(layer, sequences, backend: str = "flint", rule=HARDMAX):
@@ -64,4 +64,4 @@ def _check_layer(name, layer, sequences, expected, rule, details):
                 return CheckResult(name, Verdict.REFUTED, det, Witness(
                     "layer output differs from the lemma's conclusion", sequence=j, token=i,
                     coordinate=c, expected=e[c], got=g[c]))
-    return CheckResult(name, Verdict.VERIFIED, det)
+    return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.INSTANCES)

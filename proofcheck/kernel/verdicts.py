@@ -29,6 +29,20 @@ class Verdict(enum.Enum):
         return self in (Verdict.VERIFIED, Verdict.VERIFIED_CERTIFIED)
 
 
+class Scope(enum.Enum):
+    """What a passing check established (README "Scopes", SPEC §5)."""
+
+    ALL_PARAMETERS = "for all parameters"  # symbolic, on the returned layer
+    EVERY_TOKEN = "for every token of the stated layers"  # conclusion re-derived from data
+    DATASET = "on this dataset"  # exact evaluation of every pair of the dataset
+    INSTANCES = "on these instances only"  # the stated maps, not the statement
+
+    @property
+    def rederived(self) -> bool:
+        """True when the statement's conclusion itself was established."""
+        return self is not Scope.INSTANCES
+
+
 EXIT_CODES = {
     Verdict.VERIFIED: 0,
     Verdict.VERIFIED_CERTIFIED: 0,
@@ -211,9 +225,12 @@ class CheckResult:
     # a lemma's own data for a certificate instance (exact values; SPEC §3), see
     # proofcheck.kernel.lemma_checks
     data: dict | None = None
+    # what a passing check established; None: not said (a construction's own check)
+    scope: Scope | None = None
 
     def lines(self) -> list[str]:
-        out = [f"[{self.verdict.value}] {self.name}"]
+        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
+        out = [f"[{self.verdict.value}] {self.name}{tail}"]
         out += ["    " + d for d in self.details]
         if self.witness is not None:
             out.append("    witness: " + self.witness.describe())

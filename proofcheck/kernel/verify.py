@@ -27,6 +27,7 @@ Any mismatch is REFUTED or ERROR with the reason, never VERIFIED.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
@@ -50,7 +51,7 @@ from proofcheck.kernel.statements import (
     param_formula,
     poses_as,
 )
-from proofcheck.kernel.verdicts import Verdict, combine, escape
+from proofcheck.kernel.verdicts import Scope, Verdict, combine, escape, fmt_num
 
 FORMAT = "proofcheck-certificate/1"
 
@@ -58,40 +59,74 @@ FORMAT = "proofcheck-certificate/1"
 PLUGIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 
-def _fail(v: Verdict, reason: str):
-    return v, [reason]
+@dataclass
+class Outcome:
+    """What :func:`verify_certificate` established (the in-memory API of the kernel).
+
+    ``verdict``; ``lines`` (every check, in order); ``scope`` (for a passing verdict:
+    what was established, :class:`Scope`) and ``detail`` (its extent, e.g. "12
+    stated maps; the statement itself is not re-derived"); ``route`` (``"plain"`` or
+    ``"fast (<modules>)"``).  ``verdict_line()`` is the one VERDICT line every
+    command prints; ``exit_code(require_conclusion)`` the exit code (SPEC §5; with
+    ``require_conclusion`` a pass whose conclusion was not re-derived exits 3).
+    Unpacks as ``verdict, lines`` for callers of the older tuple form."""
+
+    verdict: Verdict
+    lines: list[str] = field(default_factory=list)
+    scope: Scope | None = None
+    detail: str = ""
+    route: str = "plain"
+
+    def __iter__(self):
+        return iter((self.verdict, self.lines))
+
+    def __getitem__(self, k):
+        return (self.verdict, self.lines)[k]
+
+    @property
+    def conclusion_rederived(self) -> bool:
+        return self.verdict.passed and self.scope is not None and self.scope.rederived
+
+    def verdict_line(self) -> str:
+        if self.verdict.passed and self.scope is not None:
+            return f"VERDICT: {self.verdict.value} ({self.scope.value}: {self.detail})"
+        return f"VERDICT: {self.verdict.value}"
+
+    def exit_code(self, require_conclusion: bool = False) -> int:
+        if require_conclusion and self.verdict.passed and not self.conclusion_rederived:
+            return Verdict.INCONCLUSIVE.exit_code
+        return self.verdict.exit_code
 
 
-def verify_file(path, dataset_path=None) -> tuple[Verdict, list[str]]:
+def _fail(v: Verdict, reason: str) -> Outcome:
+    return Outcome(v, [reason])
+
+
+def verify_file(path, dataset=None) -> Outcome:
     """Read a certificate file strictly (duplicate keys rejected; see
-    :func:`proofcheck.kernel.documents.read_json`) and :func:`verify_certificate` it;
-    with ``dataset_path`` also require that the certificate is about that dataset
-    file (``.json`` or ``.npz``, loaded and checked as by ``theorem``).
-    Raises ``BadInput`` (exit 2) for unreadable or malformed input, including a
-    dataset that is not the certificate's (the reason names both SHA-256)."""
-    cert = read_json(path, "certificate")
-    dataset = None
-    if dataset_path is not None:
-        from proofcheck.kernel.dataset import load_dataset
-        dataset = load_dataset(dataset_path)
-    return verify_certificate(cert, dataset=dataset)
+    :func:`proofcheck.kernel.documents.read_json`) and :func:`verify_certificate` it
+    (``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about).
+    Raises ``BadInput`` (exit 2) for unreadable or malformed input."""
+    return verify_certificate(read_json(path, "certificate"), dataset=dataset)
 
 
-def verify_certificate(cert, dataset=None) -> tuple[Verdict, list[str]]:
-    """``(verdict, lines)`` for a parsed certificate (SPEC §3, §5).
+def verify_certificate(cert, dataset=None) -> Outcome:
+    """The :class:`Outcome` of re-checking a parsed certificate (SPEC §3, §5).
 
     ``dataset``: an optional :class:`~proofcheck.kernel.dataset.Dataset` the
     certificate must be about.  Malformed content (schema violation, bad number,
     shape that does not match d, semantics that do not fit the statement, a
-    ``dataset`` that is not the certificate's) raises ``BadInput`` (exit 2) with
-    the JSON path; everything else is a verdict.
+    ``dataset`` that is not the certificate's, a plugin claim posing as a catalogue
+    statement) raises ``BadInput`` (exit 2) with the JSON path; everything else is
+    an outcome: an exception inside the kernel is ERROR, a resource bound
+    (:mod:`proofcheck.kernel.limits`) RESOURCE-LIMIT — never a weaker check.
     """
     if not isinstance(cert, dict):
         raise BadInput(f"not a {FORMAT} certificate: the top-level JSON value is not an "
                        "object", "$")
     if cert.get("format") != FORMAT:
         raise BadInput(f"not a {FORMAT} certificate (format is "
-                       f"{str(cert.get('format'))[:60]!r})", "$.format")
+                       f"{escape(cert.get('format'), 60)!r})", "$.format")
     validate(cert, "certificate")
     if dataset is not None:
         _same_dataset(cert, dataset)
@@ -112,15 +147,33 @@ def verify_certificate(cert, dataset=None) -> tuple[Verdict, list[str]]:
     stated = cert["verdict"]
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
     if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
-        return Verdict.REFUTED, lines + [f"the certificate states {stated} but the re-check "
-                                         f"gives {got.value}"]
-    return got, lines
+        return Outcome(Verdict.REFUTED, lines + [f"the certificate states {stated} but the "
+                                                 f"re-check gives {got.value}"])
+    return Outcome(got, lines, *_scope(cert))
 
 
 def _check(cert):
     if cert["kind"] == "theorem":
         return _theta_sq_norm(cert, *_theorem(cert))
     return _lemma(cert)
+
+
+def _scope(cert) -> tuple[Scope, str]:
+    """What a passing re-check of ``cert`` established, and its extent."""
+    claim = cert["claim"]
+    if cert["kind"] == "theorem":
+        n = len(cert["dataset"]["pairs"])
+        if cert["semantics"]["attention"] == "hardmax":
+            return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, exact "
+                                   "hardmax evaluation; budget and constants re-derived")
+        return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, softmax for "
+                               f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]")
+    k = len(cert["instances"])
+    if "source" in claim:
+        return Scope.INSTANCES, (f"{k} stated map{'s' * (k != 1)} of {escape(claim['statement'])}"
+                                 "; the statement itself is not re-derived")
+    return Scope.EVERY_TOKEN, (f"the conclusion of Lemma {claim['statement']} re-derived on "
+                               f"{k} stated layer{'s' * (k != 1)}")
 
 
 def _same_dataset(cert, ds) -> None:
@@ -260,14 +313,17 @@ def _theorem(cert):
         res = check_network(net, inputs, targets, None)
         if res.witness:
             lines.append("witness: " + res.witness.describe())
-        return res.verdict, lines + [f"exact hardmax evaluation: {res.verdict.value}"]
+        tail = f"  [on this dataset: {ds.N} pairs]" if res.verdict.passed else ""
+        return res.verdict, lines + [f"exact hardmax evaluation: {res.verdict.value}{tail}"]
     tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
     if tau <= 0:
         raise BadInput(f"tau must be positive (got {format_q(tau)[:40]})", "$.semantics.tau")
     res = certify(net, inputs, targets, tau)
     if res.witness:
         lines.append("witness: " + res.witness.describe())
-    lines.append(f"softmax certificate at tau = {format_q(tau)}: {res.verdict.value}")
+    tail = (f"  [on this dataset: {ds.N} pairs, every tau in (0, {fmt_num(tau)}]]"
+            if res.verdict.passed else "")
+    lines.append(f"softmax certificate at tau = {fmt_num(tau)}: {res.verdict.value}{tail}")
     stated_bounds = [_bound(b, f"$.bounds[{k}]") for k, b in enumerate(cert.get("bounds", []))]
     got_bounds = [_bound(b.to_json(), "re-computed") for b in res.bounds
                   if b.max_eps is not None]
@@ -413,7 +469,8 @@ def _lemma(cert):
         if kind == "FF" or sem["attention"] == "hardmax":
             r = check_layer(name, layer, inputs, expected)
             parts.append(r.verdict)
-            lines.append(f"[{r.verdict.value}] {name}: stated inputs -> stated outputs")
+            tail = "  [on these instances only]" if r.verdict.passed else ""
+            lines.append(f"[{r.verdict.value}] {name}: stated inputs -> stated outputs{tail}")
             if r.witness:
                 lines.append("    witness: " + r.witness.describe())
         if plugin is not None:
@@ -425,7 +482,9 @@ def _lemma(cert):
                 raise BadInput(f"a Lemma {st} instance must carry the lemma's data", f"{p}.data")
             v2, l2, w2 = check(st, i["data"], layer, sem, p, d)
             parts.append(v2)
-            lines.append(f"[{v2.value}] Lemma {st} conclusion re-derived from the instance's data")
+            tail = "  [for every token of this layer]" if v2.passed else ""
+            lines.append(f"[{v2.value}] Lemma {st} conclusion re-derived from the instance's "
+                         f"data{tail}")
             lines += ["    " + x for x in l2]
             if w2 is not None:
                 lines.append("    witness: " + w2.describe())
