@@ -66,7 +66,7 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
     from bench.dense_float import compile_network, forward
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.examples import digits
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
     ds, _ = digits(limit=images)
     if tokens or targets:
@@ -126,7 +126,7 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
 
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import digits_like
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
     from proofcheck.progress import Progress
     n_seq = max(1, tokens // 16)

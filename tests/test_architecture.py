@@ -21,10 +21,10 @@ NOT_NEEDED_BY_VERIFY = {
     "proofcheck.kernel": "package",
     # claims are what a construction says each sub-layer does; kernel.checker compares
     # them token by token in `theorem` runs (trusted there), `verify` passes none
-    "proofcheck.kernel.claims": "checked by kernel.checker in theorem runs",
+    "lemmas.claims": "checked by kernel.checker in theorem runs",
     # three-valued arb comparisons (SPEC §6): used by the TS lemma checks and by
     # kernel lemma checks of softmax instances
-    "proofcheck.kernel.balls": "three-valued ball comparisons (SPEC §6)",
+    "lemmas.ts.balls": "three-valued ball comparisons (SPEC §6)",
 }
 
 #: what the kernel must never import (SPEC: the trusted base imports no construction,

@@ -18,7 +18,7 @@ from conftest import NAMED
 from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.backends import get_backend
-from proofcheck.kernel.checker import check_network
+from lemmas.claim_check import check_network
 from proofcheck.kernel.model import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 

@@ -21,8 +21,8 @@ from proofcheck.io.generate import (
     digits_like,
     random_dataset,
 )
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.claims import SequenceShift
+from lemmas.claim_check import check_network
+from lemmas.claims import SequenceShift
 from proofcheck.kernel.model import Factored, Transformer
 from proofcheck.kernel.serialize import network_to_json
 
@@ -98,7 +98,7 @@ def test_lazy_offsets_run_through_a_separation_network():
     """R + 1 tags in a row with a probe between each two: every tag after the first
     is kept lazily, and the probed sequences are rebased (their top changed)."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend, _Offsets
+    from proofcheck.kernel.fast.flint import FlintBackend, _Offsets
     inputs, d, sep = _separation_case()
     assert sep.R == len(inputs) - 1
     be = FlintBackend()
@@ -157,7 +157,7 @@ def test_mutated_separation_network_refuted_like_the_reference(mutation):
 def test_translate_claim_mutation_refuted_like_the_reference():
     """Block 1's translation is compared as one matrix; a wrong translation vector
     in the claim still gets the per-row witness of the reference."""
-    from proofcheck.kernel.claims import Translate
+    from lemmas.claims import Translate
     inputs, d, sep = _separation_case(n=5)
     claims = [list(c) for c in sep.claims]
     c = claims[0][0].c

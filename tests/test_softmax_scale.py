@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
 from proofcheck.cli import main
-from proofcheck.kernel.checker import check_network
+from lemmas.claim_check import check_network
 from proofcheck.kernel.expbounds import exp_neg_upper_q
 from proofcheck.kernel.model import SA, Block, Factored, Transformer, identity_ff
-from proofcheck.kernel.softmax_certifier import certify, prepare
+from proofcheck.kernel.fast.softmax_certifier import certify, prepare
 from proofcheck.kernel.verdicts import Verdict, fmt_num
 
 

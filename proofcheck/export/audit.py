@@ -186,7 +186,7 @@ class _ExactRows:
     cannot decide)."""
 
     def __init__(self, be, state):
-        from proofcheck.kernel.backends.flint import f2q
+        from proofcheck.kernel.fast.flint import f2q
         self.be, self.state, self.f2q = be, state, f2q
 
     def __getitem__(self, i):

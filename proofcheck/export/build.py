@@ -54,7 +54,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
         b.info["options"] = options
         if check:
             from proofcheck.io.certificate_writer import theorem_certificate
-            from proofcheck.kernel.checker import check_network
+            from lemmas.claim_check import check_network
             from proofcheck.kernel.verdicts import combine
             nc = check_network(c.net, inputs, targets, c.claims, progress=progress)
             checks, consts = theorem_1_6.constant_checks(c.net, dataset.d, dataset.N,
@@ -78,7 +78,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
             return b
         cert = sc.certificate
     else:
-        from proofcheck.kernel.softmax_certifier import certify
+        from proofcheck.kernel.fast.softmax_certifier import certify
         c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES,
                                   options=options)
         cert = certify(c.net, inputs, targets, Fraction(tau)) if check else None

@@ -62,7 +62,7 @@ def _trajectory(out_img, ds):
     """Token positions after each phase of the Theorem 1.6 network on ``ds``."""
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     from proofcheck.reporting.plots import trajectory_plot
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]

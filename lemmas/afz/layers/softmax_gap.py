@@ -54,8 +54,8 @@ def check_row(scores, tau, X=None, V=None, name="row"):
     ``(n,)`` Fractions; ``X``: ``(n, d)`` tokens; ``V``: ``(d, d)``."""
     from flint import arb
 
-    from proofcheck.kernel.balls import ball as to_arb
-    from proofcheck.kernel.balls import le
+    from lemmas.ts.balls import ball as to_arb
+    from lemmas.ts.balls import le
     smax = max(scores)
     C = [l for l, s in enumerate(scores) if s == smax]
     t = to_arb(Fraction(tau))

@@ -27,7 +27,7 @@ from lemmas.afz.phases.interpolation import snaps
 from lemmas.afz.phases.leaders import place_leaders
 from lemmas.afz.phases.separation import separate
 from proofcheck.kernel.backends import spans_of
-from proofcheck.kernel.claims import Fixed
+from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, identity_sa
 # the parameter formula and constant are the kernel's (one place; re-exported here)
 from proofcheck.kernel.statements import PARAM_CONSTANT, param_formula  # noqa: F401
@@ -159,7 +159,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``construction`` names the construction
     (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown."""
     from lemmas.afz.theorems.constructions import get
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]

@@ -133,7 +133,7 @@ def loss_check(name: str, net: Transformer, inputs, targets, backend: str = "fli
     """``J(theta*) = 0``: exact evaluation of ``net`` (hardmax), exact set
     equality per pair (witness on failure) and the exact value of J.  Returns
     ``(CheckResult, J or None)``."""
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.reporting.approx import approx_text
     nc = check_network(net, inputs, targets, None, backend=backend)
     if nc.verdict == Verdict.ERROR:

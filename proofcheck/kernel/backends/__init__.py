@@ -61,7 +61,7 @@ def spans_of(lengths) -> list[tuple[int, int]]:
 
 def get_backend(name: str):
     if name in ("flint", "exact"):
-        from proofcheck.kernel.backends.flint import FlintBackend
+        from proofcheck.kernel.fast.flint import FlintBackend
         return FlintBackend()
     if name in ("fraction", "reference"):
         from proofcheck.kernel.backends.reference import ReferenceBackend

@@ -103,7 +103,7 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
             continue
         c = _first_diff(exp, got)
         if c is not None:
-            from proofcheck.kernel.backends.flint import f2q
+            from proofcheck.kernel.fast.flint import f2q
             conv = (lambda x: f2q(x)) if backend.name == "flint" else (lambda x: x)
             j, t = new_state.locate(i)
             return Witness(f"{sub} output differs from the claim ({claim.kind})",
