@@ -5,7 +5,7 @@ The SA construction routines are generic in their scalars: :func:`scalar` keeps 
 sympy expression as it is and turns anything else into a ``Fraction`` (the
 rational path never imports sympy).  The proofs then evaluate the *returned*
 layer with the same formulas as the reference backend
-(``proofcheck.kernel.backends.reference``): scores ``<A x_i, x_l>`` through
+(``proofcheck.kernel.evaluate``): scores ``<A x_i, x_l>`` through
 ``Factored.apply`` and ``dot``, and the value map ``rho x_i + V mean``
 (:func:`score`, :func:`value`).  No layer formula is typed a second time.
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proofcheck.kernel.attention import HARDMAX
-from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.model import FF, SA, Block, Factored
 
 small = st.fractions(min_value=-4, max_value=4, max_denominator=3)

@@ -17,8 +17,8 @@ from proofcheck.kernel.dataset import (
     dataset_from_json,
     dataset_to_json,
     digest,
-    load_dataset,
 )
+from proofcheck.io.datasets import load_dataset
 from proofcheck.kernel.errors import BadInput, Inadmissible
 
 needs_cases = pytest.mark.skipif(

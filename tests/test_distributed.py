@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.distributed import check_shard, merge, restrict_claims, shard_bounds
 from lemmas.claim_check import check_network
-from proofcheck.kernel.model import with_parameter
+from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
 

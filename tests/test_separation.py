@@ -1,7 +1,7 @@
 """Phase S at speed: the incremental construction (lemmas/afz/phases/separation.py) builds
 exactly the blocks, claims and rows of the straightforward one
 (tests/separation_reference.py), and the flint checker's lazy offsets for runs of
-tags (proofcheck/kernel/backends/flint.py, ``_Offsets``) agree with the Fraction
+tags (proofcheck/kernel/fast/flint.py, ``_Offsets``) agree with the plain
 reference on separation networks, including mutated ones, which both REFUTE with
 the same witness."""
 from __future__ import annotations

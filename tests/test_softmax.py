@@ -76,7 +76,7 @@ def test_certificate_monotone_in_tau(name, e, k):
 
 def test_mutated_network_is_not_certified():
     ds, inputs, targets, c = _net("square-builtin")
-    from proofcheck.kernel.model import with_parameter
+    from mutate import with_parameter
     tau, cert, _ = search_tau_cert(c.net, inputs, targets)
     last = c.net.L  # the last snap: move its plateau off the leader image
     bad = with_parameter(c.net, last, "FF", "b[1]", c.net.blocks[last - 1].ff.b[1] + 5)

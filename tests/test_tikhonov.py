@@ -17,7 +17,8 @@ from lemmas.afz.theorems import tikhonov
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.io.certificate_writer import seal, theorem_certificate
 from proofcheck.io.synthetic import authors_setting, ff_of_mean
-from proofcheck.kernel.model import Block, Factored, Transformer, with_parameter
+from proofcheck.kernel.model import Block, Factored, Transformer
+from mutate import with_parameter
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate

@@ -25,6 +25,10 @@ def register(sub) -> None:
     q.add_argument("--require-conclusion", action="store_true",
                    help="exit 3 unless the statement's conclusion itself was re-derived "
                    "(a plugin certificate checked on its instances only does not qualify)")
+    q.add_argument("--route", choices=["auto", "plain", "fast"], default="auto",
+                   help="how to evaluate: plain (the definitions read literally, the "
+                   "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
+                   "against plain by the tests) or auto (fast above a size; default)")
     q.set_defaults(func=cmd_verify)
 
 
@@ -35,12 +39,13 @@ def _printable(line: str) -> str:
 
 
 def cmd_verify(args) -> int:
+    import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
     dataset = None
     if args.dataset is not None:
-        from proofcheck.kernel.dataset import load_dataset
+        from proofcheck.io.datasets import load_dataset
         dataset = load_dataset(args.dataset)
-    out = verify_file(args.file, dataset)
+    out = verify_file(args.file, dataset, route=args.route)
     code = out.exit_code(args.require_conclusion)
     args.verdict_exit_code = code
     for ln in out.lines:

@@ -6,11 +6,10 @@ In memory a dataset is ``Dataset(name, d, pairs, notes)`` where each
 pairs[j].outputs`` has shape (m_j, d).
 
 Errors: ``BadInput`` for malformed data (wrong shape or type, non-numeric or
-non-finite numbers, unreadable file), ``Inadmissible`` for well-formed data that
-violates a hypothesis of Theorems 1.6/1.8 (SPEC §1).  Both carry the JSON path of
-the offending value (``$.pairs[0].input[1][0]``); for ``.npz`` files the path names
-the array and element (``X_0[1][0]``) for shape errors, and the equivalent JSON
-path for admissibility errors.
+non-finite numbers), ``Inadmissible`` for well-formed data that violates a
+hypothesis of Theorems 1.6/1.8 (SPEC §1).  Both carry the JSON path of the
+offending value (``$.pairs[0].input[1][0]``).  Dataset files (``.json``, ``.npz``)
+are read by :mod:`proofcheck.io.datasets`.
 
 The canonical form (``dataset_to_json`` / ``canonical_bytes`` / ``digest``) contains
 ``format``, ``name``, ``d`` and ``pairs`` (numbers as exact ``"p/q"`` strings, order
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -75,7 +73,7 @@ class Dataset:
 
 # --------------------------------------------------------------------------- JSON
 
-def _plural(k: int, word: str) -> str:
+def plural(k: int, word: str) -> str:
     return f"{k} {word}" + ("" if k == 1 else "s")
 
 
@@ -92,14 +90,14 @@ def _check_name(name: str, root: str = "$") -> None:
         raise BadInput("name contains control characters (newline, NUL, ...)", where)
 
 
-def _type_name(v) -> str:
+def type_name(v) -> str:
     if v is None:
         return "null"
     return {bool: "boolean", str: "string", int: "number", float: "number",
             list: "list", dict: "object"}.get(type(v), type(v).__name__)
 
 
-def _float_note(paths: list[str]) -> str:
+def float_note(paths: list[str]) -> str:
     shown = ", ".join(paths[:5]) + (f" (and {len(paths) - 5} more)" if len(paths) > 5 else "")
     return ("JSON floats were read as the exact binary value of the double "
             f"(e.g. 0.1 -> 3602879701896397/36028797018963968) at: {shown}")
@@ -108,17 +106,17 @@ def _float_note(paths: list[str]) -> str:
 def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
                     float_paths: list[str]) -> tuple[Token, ...]:
     if not isinstance(seq, list):
-        raise BadInput(f"{kind} {j} is a {_type_name(seq)}, expected a list of tokens", path)
+        raise BadInput(f"{kind} {j} is a {type_name(seq)}, expected a list of tokens", path)
     if not seq:
         raise Inadmissible(f"{kind} {j} is empty", path)
     out = []
     for t, tok in enumerate(seq):
         tpath = f"{path}[{t}]"
         if not isinstance(tok, list):
-            raise BadInput(f"token {t} of {kind} {j} is a {_type_name(tok)}, "
-                           f"expected a list of {_plural(d, 'number')}", tpath)
+            raise BadInput(f"token {t} of {kind} {j} is a {type_name(tok)}, "
+                           f"expected a list of {plural(d, 'number')}", tpath)
         if len(tok) != d:
-            raise BadInput(f"token {t} of {kind} {j} has {_plural(len(tok), 'coordinate')}, "
+            raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
                            f"expected {d}", tpath)
         coords = []
         for c, v in enumerate(tok):
@@ -159,7 +157,7 @@ def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
 
 def _build(obj, source: str, root: str) -> Dataset:
     if not isinstance(obj, dict):
-        raise BadInput(f"top-level JSON value is a {_type_name(obj)}, expected an object", root)
+        raise BadInput(f"top-level JSON value is a {type_name(obj)}, expected an object", root)
     fmt = obj.get("format")
     if fmt != FORMAT:
         what = "missing" if "format" not in obj else f"{fmt!r}"
@@ -167,7 +165,7 @@ def _build(obj, source: str, root: str) -> Dataset:
     default_name = Path(source).stem if source and not source.startswith("<") else "dataset"
     name = obj.get("name", default_name)
     if not isinstance(name, str):
-        raise BadInput(f"name is a {_type_name(name)}, expected a string", f"{root}.name")
+        raise BadInput(f"name is a {type_name(name)}, expected a string", f"{root}.name")
     _check_name(name, root)
     d = obj.get("d")
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
@@ -177,7 +175,7 @@ def _build(obj, source: str, root: str) -> Dataset:
                        "100000, which this tool accepts", f"{root}.d")
     pairs = obj.get("pairs")
     if not isinstance(pairs, list):
-        raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + _type_name(pairs)}"
+        raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + type_name(pairs)}"
                        ", expected a non-empty list", f"{root}.pairs")
     if not pairs:
         raise BadInput("pairs is empty, expected at least one pair", f"{root}.pairs")
@@ -186,7 +184,7 @@ def _build(obj, source: str, root: str) -> Dataset:
     for j, pair in enumerate(pairs):
         ppath = f"{root}.pairs[{j}]"
         if not isinstance(pair, dict):
-            raise BadInput(f"pair {j} is a {_type_name(pair)}, expected an object "
+            raise BadInput(f"pair {j} is a {type_name(pair)}, expected an object "
                            "with keys 'input' and 'output'", ppath)
         for key in ("input", "output"):
             if key not in pair:
@@ -194,7 +192,7 @@ def _build(obj, source: str, root: str) -> Dataset:
         xs = _parse_sequence(pair["input"], d, j, "input", f"{ppath}.input", float_paths)
         ys = _parse_sequence(pair["output"], d, j, "output", f"{ppath}.output", float_paths)
         out.append(Pair(xs, ys))
-    notes = (_float_note(float_paths),) if float_paths else ()
+    notes = (float_note(float_paths),) if float_paths else ()
     return Dataset(name=name, d=d, pairs=tuple(out), notes=notes)
 
 
@@ -223,7 +221,7 @@ def check_admissible(ds: Dataset) -> None:
             for t, tok in enumerate(seq):
                 if len(tok) != ds.d:
                     raise BadInput(f"token {t} of {kind} {j} has "
-                                   f"{_plural(len(tok), 'coordinate')}, expected {ds.d}",
+                                   f"{plural(len(tok), 'coordinate')}, expected {ds.d}",
                                    f"{path}[{t}]")
                 if tok in seen:
                     raise Inadmissible(f"repeated token in {kind} {j}: tokens {seen[tok]} "
@@ -239,130 +237,6 @@ def check_admissible(ds: Dataset) -> None:
         if k != j:
             raise Inadmissible(f"input sequences {k} and {j} are equal as sets",
                                f"$.pairs[{j}].input")
-
-
-# --------------------------------------------------------------------- files
-
-def _load_json(path: Path) -> Dataset:
-    from proofcheck.kernel.documents import read_json
-    obj = read_json(path, "file")
-    if not isinstance(obj, dict):
-        raise BadInput(f"top-level JSON value is a {_type_name(obj)}, expected an object",
-                       str(path))
-    return dataset_from_json(obj, source=str(path))
-
-
-_NPZ_KEY = re.compile(r"([XY])_(0|[1-9][0-9]*)")
-
-
-def _npz_sequence(arr, key: str, j: int, kind: str, d: int | None,
-                  float_paths: list[str]) -> tuple[tuple[Token, ...], int]:
-    if arr.ndim != 2:
-        raise BadInput(f"array {key} has {_plural(arr.ndim, 'dimension')} (shape "
-                       f"{tuple(arr.shape)}), expected 2 (shape (n, d))", key)
-    rows, cols = arr.shape
-    if d is not None and cols != d:
-        raise BadInput(f"array {key} has {_plural(cols, 'column')}, expected d={d} "
-                       "(from X_0)", key)
-    if cols < 1:
-        raise BadInput(f"array {key} has 0 columns, expected d >= 1", key)
-    if rows == 0:
-        raise Inadmissible(f"{kind} {j} is empty", key)
-    kindch = arr.dtype.kind
-    if kindch not in "iufUSO":
-        raise BadInput(f"array {key} has dtype {arr.dtype}, expected integers, floats "
-                       "or strings", key)
-    toks = []
-    for t in range(rows):
-        coords = []
-        for c in range(cols):
-            v = arr[t, c]
-            if kindch == "S":
-                v = bytes(v).decode("ascii", "replace")
-            elif kindch == "U":
-                v = str(v)
-            elif kindch in "iu":
-                v = int(v)
-            cpath = f"{key}[{t}][{c}]"
-            q, was_float = parse_number(v, cpath, f"{kind} {j} token {t} coordinate {c}")
-            if was_float:
-                float_paths.append(cpath)
-            coords.append(q)
-        toks.append(tuple(coords))
-    return tuple(toks), cols
-
-
-def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
-    import zipfile
-
-    import numpy as np
-
-    try:
-        npz = np.load(path, allow_pickle=allow_pickle)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise BadInput(f"cannot read npz file: {e}", str(path)) from None
-    if not hasattr(npz, "files"):
-        raise BadInput("file is a single .npy array, expected an .npz archive "
-                       "with arrays X_0, Y_0, X_1, Y_1, ...", str(path))
-    with npz:
-        keys = list(npz.files)
-        ignored = [k for k in keys if not _NPZ_KEY.fullmatch(k)]
-        xs = {int(m.group(2)) for k in keys if (m := _NPZ_KEY.fullmatch(k)) and m.group(1) == "X"}
-        ys = {int(m.group(2)) for k in keys if (m := _NPZ_KEY.fullmatch(k)) and m.group(1) == "Y"}
-        if not xs and not ys:
-            raise BadInput("no arrays X_0, Y_0, X_1, Y_1, ... found (arrays: "
-                           f"{', '.join(keys) or 'none'})", str(path))
-        N = max(xs | ys) + 1
-        for j in range(N):
-            if j not in xs:
-                raise BadInput(f"array X_{j} is missing (arrays must be X_0..X_{N - 1}, "
-                               f"Y_0..Y_{N - 1})", str(path))
-            if j not in ys:
-                raise BadInput(f"array Y_{j} is missing (X_{j} has no target)", str(path))
-        float_paths: list[str] = []
-        pairs = []
-        d = None
-        for j in range(N):
-            try:
-                x_arr, y_arr = npz[f"X_{j}"], npz[f"Y_{j}"]
-            except ValueError as e:
-                raise BadInput(f"cannot read arrays X_{j}/Y_{j}: {e} (object arrays need "
-                               "allow_pickle=True; prefer a unicode string array)",
-                               str(path)) from None
-            xt, d = _npz_sequence(x_arr, f"X_{j}", j, "input", d, float_paths)
-            yt, _ = _npz_sequence(y_arr, f"Y_{j}", j, "output", d, float_paths)
-            pairs.append(Pair(xt, yt))
-    notes = []
-    if float_paths:
-        notes.append(_float_note(float_paths).replace("JSON floats", "Float array entries"))
-    if ignored:
-        notes.append("ignored npz arrays: " + ", ".join(sorted(ignored)))
-    return Dataset(name=path.stem, d=d, pairs=tuple(pairs), notes=tuple(notes))
-
-
-def load_dataset(path: str | Path, *, allow_pickle: bool = False) -> Dataset:
-    """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it.
-
-    ``.npz``: arrays ``X_j`` (n_j, d) and ``Y_j`` (m_j, d) for j = 0..N-1; integer
-    arrays are exact, float arrays are read as exact binary values (with a note),
-    string arrays (``<U``/``S``) are parsed like JSON strings.  Object arrays need
-    pickle, which can run code from the file: they are refused unless
-    ``allow_pickle=True``.  Raises ``BadInput`` or ``Inadmissible`` (after
-    ``check_admissible``).
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        ds = _load_json(path)
-    elif suffix == ".npz":
-        if not path.exists():
-            raise BadInput("cannot read file: No such file or directory", str(path))
-        ds = _load_npz(path, allow_pickle)
-    else:
-        raise BadInput(f"unsupported file type {path.suffix or '(none)'!r}, expected "
-                       ".json or .npz", str(path))
-    check_admissible(ds)
-    return ds
 
 
 # ------------------------------------------------------------------ canonical form

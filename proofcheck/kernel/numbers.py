@@ -180,3 +180,75 @@ def bit_size(q: Fraction) -> int:
     """``max(numerator.bit_length(), denominator.bit_length())``."""
     q = Fraction(q)
     return max(q.numerator.bit_length(), q.denominator.bit_length())
+
+
+# ------------------------------------------------------------------ display
+#: values whose exact text has at most this many characters are printed exactly
+SHORT = 24
+
+
+def approx(q, sig: int = 6) -> str:
+    """``q`` (an exact rational) rounded to ``sig`` significant decimal digits, half
+    away from zero, written like ``%g`` (``1.23457e+45``, ``61.2345``, ``0``) — the
+    ONE decimal approximation of the project, with integer arithmetic only (no
+    float, so no overflow).  Raises ``ValueError`` when ``sig < 1``."""
+    if sig < 1:
+        raise ValueError(f"sig must be at least 1 (got {sig})")
+    q = Fraction(q)
+    if q == 0:
+        return "0"
+    sign, a, b = "-" if q < 0 else "", abs(q.numerator), q.denominator
+    e = (a.bit_length() - b.bit_length()) * 30103 // 100000  # 10^e <= |q| < 10^(e+1), fixed:
+    while (a * 10 ** -e if e < 0 else a) < (b if e < 0 else b * 10 ** e):
+        e -= 1
+    while (a * 10 ** -(e + 1) if e + 1 < 0 else a) >= (b if e + 1 < 0 else b * 10 ** (e + 1)):
+        e += 1
+    k = sig - 1 - e  # m = round(|q| 10^k)
+    num, den = (a * 10 ** k, b) if k >= 0 else (a, b * 10 ** -k)
+    m = (2 * num + den) // (2 * den)
+    if m == 10 ** sig:
+        m, e = m // 10, e + 1
+    ds = str(m)
+    if -4 <= e < sig:
+        whole, frac = (ds[:e + 1], ds[e + 1:]) if e >= 0 else ("0", "0" * (-e - 1) + ds)
+        frac = frac.rstrip("0")
+        return sign + whole + ("." + frac if frac else "")
+    frac = ds[1:].rstrip("0")
+    return f"{sign}{ds[0]}{'.' + frac if frac else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+def _exact(v) -> Fraction:
+    """Fraction of an exact (or binary floating) number: Fraction, int, python-flint
+    fmpq/fmpz, a finite float, an mpmath mpf; ``TypeError`` otherwise."""
+    t = type(v).__name__
+    if t == "fmpq":
+        return Fraction(int(v.p), int(v.q))
+    if t == "mpf":
+        man, exp = v.man_exp
+        return Fraction(int(man) * 2 ** int(exp)) if exp >= 0 else Fraction(int(man), 2 ** -int(exp))
+    if isinstance(v, float) and not math.isfinite(v):
+        raise TypeError("not finite")
+    return Fraction(int(v)) if t == "fmpz" else Fraction(v)
+
+
+def fmt_num(v, sig: int = 6) -> str:
+    """The ONE display form of a number (never decides anything): its exact text
+    (``p/q`` or an integer) when at most :data:`SHORT` characters long, else
+    ``≈`` :func:`approx` plus the bit sizes of the exact value (which stays in the
+    JSON).  Tuples and lists elementwise; strings, ``None`` and values that are not
+    exact numbers (an arb ball) as ``str``."""
+    if isinstance(v, (tuple, list)):
+        return "(" + ", ".join(fmt_num(x, sig) for x in v) + ")"
+    if v is None or isinstance(v, (str, bool)):
+        return str(v)
+    try:
+        v = _exact(v)
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+    exact = format_q(v)
+    if len(exact) <= SHORT:
+        return exact
+    p, q = abs(v.numerator), v.denominator
+    size = (f"{p.bit_length()}-bit integer" if q == 1 else
+            f"{p.bit_length()}-bit / {q.bit_length()}-bit rational")
+    return f"≈{approx(v, sig)} (exact: {size})"

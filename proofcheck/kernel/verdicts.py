@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from proofcheck.kernel.numbers import fmt_num  # noqa: F401  (the one display form of a number)
+
 
 class Verdict(enum.Enum):
     VERIFIED = "VERIFIED"
@@ -92,82 +94,6 @@ def escape(s, limit: int = 200) -> str:
         else:
             out.append(ch)
     return "".join(out) + ("..." if len(s) > limit else "")
-
-
-SHORT = 24  # exact text up to this many characters; longer values are approximated
-
-
-def _sci(p: int, q: int, sig: int = 6) -> str:
-    """``p/q`` (``p, q > 0``) in scientific notation with ``sig`` significant digits,
-    rounded to nearest, computed with integers only (no float: no overflow)."""
-    e = (p.bit_length() - q.bit_length()) * 30103 // 100000
-    while True:
-        k = sig - e  # one guard digit
-        m = (p * 10 ** k) // q if k >= 0 else p // (q * 10 ** (-k))
-        if m >= 10 ** (sig + 1):
-            e += 1
-        elif m < 10 ** sig:
-            e -= 1
-        else:
-            break
-    m = (m + 5) // 10
-    if m >= 10 ** sig:
-        m //= 10
-        e += 1
-    digits = str(m).rstrip("0") or "0"
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f"{mant}e{e:+d}" if not -5 <= e <= 6 else _plain(m, e, sig)
-
-
-def _plain(m: int, e: int, sig: int) -> str:
-    s = str(m)
-    if e >= sig - 1:
-        return s + "0" * (e - sig + 1)
-    if e >= 0:
-        out = s[:e + 1] + "." + s[e + 1:]
-    else:
-        out = "0." + "0" * (-e - 1) + s
-    return out.rstrip("0").rstrip(".")
-
-
-def fmt_num(v: Any, sig: int = 6) -> str:
-    """The ONE display form of a number (SPEC §5: never decides anything).
-
-    Exact text (``p/q`` or an integer) when it has at most :data:`SHORT`
-    characters; otherwise ``≈`` a ``sig``-significant-digit decimal computed with
-    integer arithmetic, plus the bit sizes of the exact value (which stays in the
-    JSON).  Accepts Fraction, int, python-flint ``fmpq``/``fmpz``/``arb``, mpmath
-    ``mpf``, float, strings (returned as they are) and tuples/lists (elementwise).
-    Never converts an unbounded rational to float, so it cannot overflow."""
-    if isinstance(v, (tuple, list)):
-        return "(" + ", ".join(fmt_num(x, sig) for x in v) + ")"
-    if v is None or isinstance(v, (str, bool)):
-        return str(v)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return str(v)
-        v = Fraction(v)
-    tname = type(v).__name__
-    if tname == "arb":
-        return v.str(sig, radius=False) if v.is_finite() else str(v)
-    if tname == "mpf":
-        import mpmath
-        return mpmath.nstr(v, sig)
-    if tname == "fmpq":
-        v = Fraction(int(v.p), int(v.q))
-    elif not isinstance(v, Fraction):
-        try:
-            v = Fraction(int(v)) if tname == "fmpz" else Fraction(v)
-        except (TypeError, ValueError):
-            return str(v)
-    exact = fmt_value(v)
-    if len(exact) <= SHORT:
-        return exact
-    p, q = abs(v.numerator), v.denominator
-    approx = ("-" if v < 0 else "") + _sci(p, q, sig)
-    bits = f"{p.bit_length()}-bit integer" if q == 1 else \
-        f"{p.bit_length()}-bit / {q.bit_length()}-bit rational"
-    return f"≈{approx} (exact: {bits})"
 
 
 @dataclass

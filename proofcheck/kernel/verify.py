@@ -33,8 +33,10 @@ from fractions import Fraction
 from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
 from proofcheck.kernel.documents import read_json, validate
 from proofcheck.kernel.errors import BadInput, ResourceLimit
+from proofcheck.kernel.evaluate import interpolation_witness, run
 from proofcheck.kernel.limits import MAX_LEMMA_D, budget
 from proofcheck.kernel.numbers import format_q, parse_exact
+from proofcheck.kernel.routes import FAST, choose
 from proofcheck.kernel.serialize import (
     canonical,
     ff_from_json,
@@ -102,19 +104,21 @@ def _fail(v: Verdict, reason: str) -> Outcome:
     return Outcome(v, [reason])
 
 
-def verify_file(path, dataset=None) -> Outcome:
+def verify_file(path, dataset=None, route: str = "auto") -> Outcome:
     """Read a certificate file strictly (duplicate keys rejected; see
     :func:`proofcheck.kernel.documents.read_json`) and :func:`verify_certificate` it
     (``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about).
     Raises ``BadInput`` (exit 2) for unreadable or malformed input."""
-    return verify_certificate(read_json(path, "certificate"), dataset=dataset)
+    return verify_certificate(read_json(path, "certificate"), dataset=dataset, route=route)
 
 
-def verify_certificate(cert, dataset=None) -> Outcome:
+def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     """The :class:`Outcome` of re-checking a parsed certificate (SPEC §3, §5).
 
     ``dataset``: an optional :class:`~proofcheck.kernel.dataset.Dataset` the
-    certificate must be about.  Malformed content (schema violation, bad number,
+    certificate must be about.  ``route``: ``"auto"`` (the fast route above a size,
+    when the fast tier is loaded), ``"plain"`` (the definitional evaluator) or
+    ``"fast"`` (:mod:`proofcheck.kernel.routes`).  Malformed content (schema violation, bad number,
     shape that does not match d, semantics that do not fit the statement, a
     ``dataset`` that is not the certificate's, a plugin claim posing as a catalogue
     statement) raises ``BadInput`` (exit 2) with the JSON path; everything else is
@@ -132,11 +136,12 @@ def verify_certificate(cert, dataset=None) -> Outcome:
         _same_dataset(cert, dataset)
     body = {k: v for k, v in cert.items() if k != "digest"}
     raw = canonical(body)
+    where = {"route": "plain"}
     if sha256(body) != cert.get("digest"):
         return _fail(Verdict.ERROR, "digest mismatch: the certificate was altered after sealing")
     try:
         with budget(len(raw)):
-            got, lines = _check(cert)
+            got, lines = _check(cert, route, where)
     except (BadInput, KeyboardInterrupt):
         raise
     except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided
@@ -148,13 +153,14 @@ def verify_certificate(cert, dataset=None) -> Outcome:
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
     if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
         return Outcome(Verdict.REFUTED, lines + [f"the certificate states {stated} but the "
-                                                 f"re-check gives {got.value}"])
-    return Outcome(got, lines, *_scope(cert))
+                                                 f"re-check gives {got.value}"],
+                       route=where["route"])
+    return Outcome(got, lines, *_scope(cert), route=where["route"])
 
 
-def _check(cert):
+def _check(cert, route, where):
     if cert["kind"] == "theorem":
-        return _theta_sq_norm(cert, *_theorem(cert))
+        return _theta_sq_norm(cert, *_theorem(cert, route, where))
     return _lemma(cert)
 
 
@@ -280,9 +286,7 @@ def _theta_sq_norm(cert, got, lines):
     return got, lines + ["||theta*||^2 (theta_sq_norm) re-derived and equal"]
 
 
-def _theorem(cert):
-    from lemmas.claim_check import check_network
-    from proofcheck.kernel.fast.softmax_certifier import certify
+def _theorem(cert, route, where):
     claim = cert["claim"]
     st = claim["statement"]
     sem = cert["semantics"]
@@ -309,12 +313,23 @@ def _theorem(cert):
         return Verdict.REFUTED, lines + bad
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
+    work = ds.n_tokens * sum((not b.ff.is_identity) + (not b.sa.is_identity) for b in net.blocks)
     if st == "1.6":
-        res = check_network(net, inputs, targets, None)
-        if res.witness:
-            lines.append("witness: " + res.witness.describe())
-        tail = f"  [on this dataset: {ds.N} pairs]" if res.verdict.passed else ""
-        return res.verdict, lines + [f"exact hardmax evaluation: {res.verdict.value}{tail}"]
+        backend, where["route"] = choose(route, work)
+        lines.append(f"route: {where['route']}")
+        w, _ = interpolation_witness(run(net, inputs, backend), targets)
+        v = Verdict.REFUTED if w else Verdict.VERIFIED
+        if w:
+            lines.append("witness: " + w.describe())
+        tail = f"  [on this dataset: {ds.N} pairs]" if v.passed else ""
+        return v, lines + [f"exact hardmax evaluation: {v.value}{tail}"]
+    certify = FAST.get("softmax")
+    if certify is None:
+        raise BadInput("this kernel checks softmax certificates on the fast route only; "
+                       "load the fast tier", "$.semantics")
+    where["route"] = f"fast ({', '.join(certify[1])})"
+    lines.append(f"route: {where['route']}")
+    certify = certify[0]
     tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
     if tau <= 0:
         raise BadInput(f"tau must be positive (got {format_q(tau)[:40]})", "$.semantics.tau")

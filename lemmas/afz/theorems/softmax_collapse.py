@@ -22,7 +22,7 @@ tau > 0); the reported witness is the closest approach found.
 """
 from __future__ import annotations
 
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_num
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 ID = "1.8-collapse"
 EXPONENTS = tuple(range(4, -65, -4))
@@ -32,7 +32,7 @@ PRECISIONS = (128, 512, 2048, 8192)
 def _collapse_input(c, inputs):
     """Exact tokens entering the collapse SA (hardmax trajectory, flint backend)."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     be = get_backend("flint")
     state = be.load(inputs)
     cb = c.phases["C"][0]
@@ -139,7 +139,7 @@ def check(dataset, exponents=EXPONENTS):
         f"{exponents[1]}, ..., {exponents[-1]}, every non-leader stays at a certified positive "
         "distance from its leader's image", Verdict.VERIFIED,
         [f"{len(nonleaders)} non-leader(s) x {len(exponents)} temperatures, arb lower bounds",
-         f"closest approach: sequence {j}, token {i}, tau = 2^{e}: distance >= {fmt_num(lb)}",
+         f"closest approach: sequence {j}, token {i}, tau = 2^{e}: distance >= {lb.str(6, radius=False)}",
          "hence one softmax SA layer cannot collapse a cluster exactly (a strict convex "
          "combination); the seed adds O(N) non-residual ReLU FF blocks (2M + 3N), proofcheck "
          "snaps certified intervals with plateau FF layers (2M + R + 1)"],

@@ -26,7 +26,7 @@ from lemmas.afz.phases.collapse import choose_k, collapse_claim, collapse_sa
 from lemmas.afz.phases.interpolation import snaps
 from lemmas.afz.phases.leaders import place_leaders
 from lemmas.afz.phases.separation import separate
-from proofcheck.kernel.backends import spans_of
+from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, identity_sa
 # the parameter formula and constant are the kernel's (one place; re-exported here)

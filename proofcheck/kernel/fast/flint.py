@@ -28,7 +28,9 @@ Tests cross-check every shortcut against the reference backend.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from flint import fmpq, fmpq_mat
@@ -38,9 +40,26 @@ try:
 except ImportError:  # pragma: no cover - installed with hypothesis; plain lists then
     SortedList = None
 
-from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.evaluate import State as PlainState
+from proofcheck.kernel.evaluate import spans_of
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
+
+
+@dataclass
+class State(PlainState):
+    """The plain state plus this backend's caches: ``index`` (sorted projections
+    per direction), ``off`` (pending per-sequence offsets: token i of sequence j is
+    ``X[i] + off[j]``; ``None``: ``X`` holds the tokens), ``meta`` (shared by every
+    state derived from one ``load``), ``shift``/``tag`` (how the last SA computed this
+    state, for claim checks), ``ff_after_tag``."""
+
+    index: Any = None
+    off: Any = None
+    meta: Any = None
+    shift: Any = None
+    tag: Any = None
+    ff_after_tag: bool = False
 
 
 def q2f(q: Fraction) -> fmpq:

@@ -64,7 +64,7 @@ from flint import fmpq, fmpq_mat
 
 from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.fast.flint import _rank_one, affine_pieces, f2q
-from lemmas.claim_check import interpolation_witness
+from proofcheck.kernel.evaluate import interpolation_witness
 from proofcheck.kernel.expbounds import FLOOR_BITS, exp_neg_upper_q
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF, SA, Transformer
