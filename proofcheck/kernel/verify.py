@@ -33,10 +33,18 @@ from fractions import Fraction
 from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
 from proofcheck.kernel.documents import read_json, validate
 from proofcheck.kernel.errors import BadInput, ResourceLimit
-from proofcheck.kernel.evaluate import interpolation_witness, run
+from proofcheck.kernel.expbounds import FLOOR_BITS
+from proofcheck.kernel.evaluate import interpolation_witness, q, run
 from proofcheck.kernel.limits import MAX_LEMMA_D, budget
 from proofcheck.kernel.numbers import format_q, parse_exact
-from proofcheck.kernel.routes import FAST, choose
+from proofcheck.kernel.routes import AUTO_FAST_WORK, FAST, choose
+from proofcheck.kernel.softmax import (
+    MAX_FLOOR_BITS,
+    SARecord,
+    Undecided,
+    check_bounds,
+    plain_trajectory,
+)
 from proofcheck.kernel.serialize import (
     canonical,
     ff_from_json,
@@ -323,36 +331,100 @@ def _theorem(cert, route, where):
             lines.append("witness: " + w.describe())
         tail = f"  [on this dataset: {ds.N} pairs]" if v.passed else ""
         return v, lines + [f"exact hardmax evaluation: {v.value}{tail}"]
-    certify = FAST.get("softmax")
-    if certify is None:
-        raise BadInput("this kernel checks softmax certificates on the fast route only; "
-                       "load the fast tier", "$.semantics")
-    where["route"] = f"fast ({', '.join(certify[1])})"
-    lines.append(f"route: {where['route']}")
-    certify = certify[0]
-    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
+    return _softmax(cert, ds, net, inputs, targets, route, where, lines, work)
+
+
+def _softmax(cert, ds, net, inputs, targets, route, where, lines, work):
+    """Theorem 1.8: the softmax certificate at the stated tau, floor and bounds."""
+    tau = parse_exact(cert["semantics"]["tau"], "$.semantics.tau", "tau")
     if tau <= 0:
-        raise BadInput(f"tau must be positive (got {format_q(tau)[:40]})", "$.semantics.tau")
-    res = certify(net, inputs, targets, tau)
+        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
+    F, stated = _stated_bounds(cert)
+    fast = FAST.get("softmax")
+    use_fast = fast is not None and (route == "fast" or (route == "auto" and
+                                                          work > AUTO_FAST_WORK))
+    if route == "fast" and fast is None:
+        raise BadInput("--route fast: no fast tier is loaded", "--route")
+    res = None
+    if use_fast:
+        where["route"] = f"fast ({', '.join(fast[1])})"
+        traj = fast[0](net, inputs)
+        try:
+            res = check_bounds(traj, tau, F, targets, _align(stated, traj))
+        except Undecided as e:
+            lines.append(f"route: fast declined ({e}); the plain route decides")
+    if res is None:
+        where["route"] = "plain"
+        traj = plain_trajectory(net, inputs)
+        res = check_bounds(traj, tau, F, targets, _align(stated, traj))
+    lines.append(f"route: {where['route']}")
     if res.witness:
         lines.append("witness: " + res.witness.describe())
     tail = (f"  [on this dataset: {ds.N} pairs, every tau in (0, {fmt_num(tau)}]]"
             if res.verdict.passed else "")
-    lines.append(f"softmax certificate at tau = {fmt_num(tau)}: {res.verdict.value}{tail}")
-    stated_bounds = [_bound(b, f"$.bounds[{k}]") for k, b in enumerate(cert.get("bounds", []))]
-    got_bounds = [_bound(b.to_json(), "re-computed") for b in res.bounds
-                  if b.max_eps is not None]
-    if stated_bounds and stated_bounds != got_bounds:
-        k = next((i for i, (a, b) in enumerate(zip(stated_bounds, got_bounds)) if a != b),
-                 min(len(stated_bounds), len(got_bounds)))
-        why = (f"{len(stated_bounds)} bounds stated, {len(got_bounds)} re-computed"
-               if k >= min(len(stated_bounds), len(got_bounds)) else
-               f"stated {_show(stated_bounds[k])}, re-computed {_show(got_bounds[k])}")
-        return Verdict.REFUTED, lines + [f"stated per-layer bound {k} differs from the "
-                                         f"re-computed one: {why}"]
-    if stated_bounds:
-        lines.append(f"{len(got_bounds)} per-layer softmax bounds re-computed and equal")
+    lines.append(f"softmax certificate at tau = {fmt_num(tau)}, exp bounds floored at "
+                 f"2^-{F}, {len(res.bounds)} stated bounds checked in one pass: "
+                 f"{res.verdict.value}{tail}")
     return res.verdict, lines
+
+
+def _qx(v, path):
+    return q(parse_exact(v, path))
+
+
+def _stated_bounds(cert):
+    """``(F, [(block, sublayer, hint, path)])`` of a softmax certificate.
+    ``proofcheck-certificate/2``: ``bounds = {"exp_floor_bits", "layers": [...]}``, one
+    entry per non-identity sub-layer.  ``/1``: a list of the SA layers' ``min_gap``
+    and ``max_eps`` (radii derived), with the floor implied by the stated eps (the
+    finest floor any of them used: a finer floor only lowers an exp bound)."""
+    b = cert.get("bounds", [])
+    out = []
+    if isinstance(b, dict):
+        F = b["exp_floor_bits"]
+        if not 1 <= F <= MAX_FLOOR_BITS:
+            raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
+        for k, h in enumerate(b["layers"]):
+            p = f"$.bounds.layers[{k}]"
+            hint = {"radius": [_qx(x, f"{p}.radius[{c}]") for c, x in
+                               enumerate(h["radius"])]}
+            if h["sublayer"] == "SA":
+                g = h["min_gap"]
+                hint.update(min_gap=None if g is None else _qx(g, f"{p}.min_gap"),
+                            max_eps=_qx(h["max_eps"], f"{p}.max_eps"))
+            out.append((h["block"], h["sublayer"], hint, p))
+        return F, out
+    F = FLOOR_BITS
+    for k, h in enumerate(b):
+        p = f"$.bounds[{k}]"
+        g = h["min_gap"]
+        e = _qx(h["max_eps"], f"{p}.max_eps")
+        F = max(F, e.denominator.bit_length() + 8)
+        out.append((h["block"], h["sublayer"], {"min_gap": None if g is None else
+                    _qx(g, f"{p}.min_gap"), "max_eps": e, "radius": None}, p))
+    return min(F, MAX_FLOOR_BITS), out
+
+
+def _align(stated, traj):
+    """The stated hints in the trajectory's record order (``None``: derive).  /2
+    states every record, /1 the SA records; a bound for another sub-layer than the
+    record at its place is ``BadInput``."""
+    if not stated:
+        return None
+    recs = traj.records
+    every = all(h["radius"] is not None for _, _, h, _ in stated)
+    want = [r for r in recs if every or isinstance(r, SARecord)]
+    if len(stated) < len(want) or (traj.stop is None and len(stated) != len(want)):
+        raise BadInput(f"{len(stated)} per-layer bounds stated, the network has {len(want)} "
+                       "such sub-layers", "$.bounds")
+    by_rec = {}
+    for rec, (block, sub, h, p) in zip(want, stated):
+        kind = "SA" if isinstance(rec, SARecord) else "FF"
+        if (block, sub) != (rec.block, kind):
+            raise BadInput(f"this bound is for block {block} {sub}, the sub-layer at its place is "
+                           f"block {rec.block} {kind}", p)
+        by_rec[id(rec)] = h
+    return [by_rec.get(id(r)) for r in recs]
 
 
 def check_admissible_at(ds) -> None:
@@ -365,25 +437,6 @@ def check_admissible_at(ds) -> None:
         if path and path.startswith("$"):
             path = "$.dataset" + path[1:]
         raise type(e)(e.message, path) from None
-
-
-_BOUND_KEYS = ("block", "sublayer", "min_gap", "max_eps", "max_width", "straddles")
-
-
-def _bound(b: dict, path: str) -> tuple:
-    """A per-layer bound as a tuple of numbers (``None`` kept) in ``_BOUND_KEYS``
-    order, so that bounds are compared as numbers, never as spellings."""
-    def num(k):
-        v = b.get(k)
-        if v is None or k == "sublayer":
-            return v
-        return parse_exact(v, f"{path}.{k}", k)
-    return tuple(num(k) for k in _BOUND_KEYS)
-
-
-def _show(t: tuple) -> str:
-    return ", ".join(f"{k} = {v if not isinstance(v, Fraction) else format_q(v)}"
-                     for k, v in zip(_BOUND_KEYS, t))
 
 
 def _lemma_semantics(sem) -> dict:

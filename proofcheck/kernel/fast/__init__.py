@@ -6,17 +6,19 @@ kernel, never the reverse (an import-linter contract); importing it registers th
 fast route with :mod:`proofcheck.kernel.routes`.
 
 * :mod:`.flint` — the flint backend: identity skips, rank-one FF layers per linear
-  piece, lazy per-sequence tag offsets, rank-one and ``lam I`` hardmax attention.
+  piece, lazy per-sequence tag offsets, rank-one and ``lam I`` hardmax attention;
+* :mod:`.softmax` — the hardmax trajectory of a softmax certificate from the flint
+  backend's evaluation (per-sequence extremes, rank-one FF pieces).
 """
 from __future__ import annotations
 
 from proofcheck.kernel.evaluate import PlainBackend
 from proofcheck.kernel.fast.flint import FlintBackend
-from proofcheck.kernel.fast.softmax_certifier import certify
+from proofcheck.kernel.fast.softmax import fast_trajectory
 from proofcheck.kernel.routes import register
 
 register("flint", FlintBackend, ("proofcheck.kernel.fast.flint",))
-register("softmax", certify, ("proofcheck.kernel.fast.softmax_certifier",))
+register("softmax", fast_trajectory, ("proofcheck.kernel.fast.flint", "proofcheck.kernel.fast.softmax"))
 
 
 def get_backend(name: str):

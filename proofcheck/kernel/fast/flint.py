@@ -135,6 +135,29 @@ def _in_range(tt, lo, hi):
     return [i for i in cand if lo <= tt[i] <= hi]
 
 
+def _nearest_outside(exact_t, f, m, lo, hi, inside: set, n: int):
+    """``(distance, row)`` of the row outside ``inside`` whose exact projection
+    ``exact_t(row)`` is nearest to ``[lo, hi]`` (``None`` when every row is inside).
+    ``f``: float64 copies of the projections (or ``None``: every row decided
+    exactly), within ``m`` (per row; ``None``: ``REL (|f| + |lo| + |hi|)``)."""
+    def dist(i):
+        t = exact_t(i)
+        return lo - t if t < lo else t - hi
+    fl = _floats([lo, hi])
+    if f is None or fl is None:
+        rows = [i for i in range(n) if i not in inside]
+    else:
+        err = (m if m is not None else REL * (np.abs(f) + abs(fl[0]) + abs(fl[1]))) * 2
+        approx = np.maximum(fl[0] - f, f - fl[1])
+        out = np.ones(n, dtype=bool)
+        out[list(inside)] = False
+        if not out.any():
+            return None
+        ub = (approx + err)[out].min()
+        rows = np.nonzero(out & (approx - err <= ub))[0].tolist()
+    return min(((dist(i), i) for i in rows), default=None)
+
+
 def _apply(X, i, eta, m, ti, d):
     g, h = m
     for c in range(d):
@@ -160,6 +183,18 @@ class _Index:
             return [r for _, r in self.pairs.irange((lo, -1), (hi, self.n))]
         return [r for _, r in self.pairs[bisect_left(self.pairs, (lo, -1)):
                                          bisect_right(self.pairs, (hi, self.n))]]
+
+    def nearest_outside(self, lo, hi):
+        """``(distance, row)`` of the nearest projection outside ``[lo, hi]``, or None."""
+        P = self.pairs
+        a = P.bisect_left((lo, -1)) if SortedList is not None else bisect_left(P, (lo, -1))
+        b = P.bisect_right((hi, self.n)) if SortedList is not None else bisect_right(P, (hi, self.n))
+        near = []
+        if a > 0:
+            near.append((lo - P[a - 1][0], P[a - 1][1]))
+        if b < len(P):
+            near.append((P[b][0] - hi, P[b][1]))
+        return min(near, default=None)
 
     def update(self, i, new_t):
         if SortedList is not None:
@@ -298,6 +333,9 @@ class _Dir:
         n_seq = len(spans)
         self.top = [None] * n_seq
         self.mn = [None] * n_seq
+        self.mnrow = [None] * n_seq   # a row of the minimum
+        self.mx = [None] * n_seq
+        self.second = [None] * n_seq  # (second largest value, its row); None: one row
         self.mnf = np.zeros(n_seq)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
@@ -308,9 +346,14 @@ class _Dir:
             lo, hi = spans[s]
             ps = pb[lo:hi]
             mx = max(ps)
-            t = lo + ps.index(mx) if ps.count(mx) == 1 else None
-            self.top[s] = t
+            k = ps.index(mx)
+            t = lo + k if ps.count(mx) == 1 else None
+            self.top[s], self.mx[s] = t, mx
+            if hi - lo > 1:
+                m2 = max((m for m in range(hi - lo) if m != k), key=lambda m: (ps[m], -m))
+                self.second[s] = (ps[m2], lo + m2)
             mn = self.mn[s] = min(ps)
+            self.mnrow[s] = lo + ps.index(mn)
             try:
                 self.mnf[s] = float(mn)
             except OverflowError:
@@ -551,7 +594,7 @@ class FlintBackend:
         new.tag = (list(da.top), sa.V.lam)
         return new
 
-    def _ff_offset(self, state: State, w, kinks, maps, eta):
+    def _ff_offset(self, state: State, w, kinks, maps, eta, trace=None):
         """Bounded-support rank-one FF on ``X[i] + off[j]``, updating ``X`` in place."""
         meta = self._meta(state)
         dw = self._dir(state, w)
@@ -567,18 +610,30 @@ class FlintBackend:
             m = REL * (np.abs(dw.bf) + mag[sa_] + abs(fl[0]) + abs(fl[1]))
             cand = np.nonzero((tf >= fl[0] - m) & (tf <= fl[1] + m))[0].tolist()
         else:
+            tf = m = None
             cand = range(state.n)
         X, d = state.X, state.d
         touched, before = [], {}
         pj = {}  # <w, off_j> of the candidates' sequences
-        for i in cand:
+
+        def exact_t(i):
             j = seq[i]
             p = pj.get(j)
             if p is None:
                 p = pj[j] = proj(j)
-            ti = dw.pb[i] + p
+            return dw.pb[i] + p
+        inside = []
+        for i in cand:
+            ti = exact_t(i)
             if ti < lo or ti > hi:
                 continue
+            inside.append((i, ti))
+        if trace is not None:
+            trace.append(("rank1", w, kinks, maps, inside,
+                          _nearest_outside(exact_t, tf, m, lo, hi, {i for i, _ in inside},
+                                           state.n)))
+        for i, ti in inside:
+            j = seq[i]
             mp = maps[bisect_left(kinks, ti)]
             if mp is None:
                 continue
@@ -642,32 +697,47 @@ class FlintBackend:
         return [tuple(e[i * d:(i + 1) * d]) for i in range(state.n)]
 
     # ------------------------------------------------------------------ FF
-    def ff(self, ff: FF, state: State):
+    def ff(self, ff: FF, state: State, trace: list | None = None):
+        """One FF layer (the shortcuts of the module docstring).  With ``trace`` (a
+        list), also appends what the layer's softmax bounds need, computed on the
+        tokens before the layer: ``("rank1", w, kinks, maps, [(row, t)], D)`` — the
+        rows whose projection ``t = <w, x>`` lies in ``[first kink, last kink]`` and
+        ``D = (distance, row)`` of the nearest other projection (``None``: none) — or
+        ``("dense", z)`` with the ReLU arguments ``z[row]`` of every row."""
         if ff.is_identity:
             return state, [], None
         eta = q2f(ff.eta)
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
-            return self._ff_dense(ff, self._materialize(state)), None, None
+            state = self._materialize(state)
+            if trace is not None:
+                trace.append(("dense", self.relu_args(ff, state)))
+            return self._ff_dense(ff, state), None, None
         w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
         bounded = maps[0] is None and maps[-1] is None
-        if bounded and not kinks:  # a single piece, the identity
+        if bounded and not kinks:  # a single piece, the identity (U = 0 is dense above)
+            if trace is not None:
+                trace.append(("rank1", w, kinks, maps, [], None))
             return state, [], None
         # a bounded layer without offsets reads only the pieces its rows fall in
         # (none when its support holds no row: then it touches nothing)
         if (not bounded or state.off is not None) and all(m is None for m in maps):
+            if trace is not None:  # the identity map, but boxes may still straddle kinks
+                trace.append(("dense", self.relu_args(ff, self._materialize(state))))
             return state, [], None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
             if bounded and not state.ff_after_tag:
                 state.ff_after_tag = True
-                return self._ff_offset(state, w, kinks, maps, eta)
+                return self._ff_offset(state, w, kinks, maps, eta, trace)
             state = self._materialize(state)
         if not bounded:  # unbounded support: every row
             X = fmpq_mat(state.X)
             t = (X * _col(w)).entries()
+            if trace is not None:
+                trace.append(("rank1", w, kinks, maps, list(enumerate(t)), None))
             touched = []
             for i, ti in enumerate(t):
                 m = maps[bisect_left(kinks, ti)]
@@ -690,10 +760,16 @@ class FlintBackend:
             ix = state.index[key] = _Index(w, X)
         if isinstance(ix, _Index):
             cand, tt = ix.between(kinks[0], kinks[-1]), ix.t
+            near = ix.nearest_outside(kinks[0], kinks[-1]) if trace is not None else None
         else:
             tt = (X * _col(w)).entries()
             cand = _in_range(tt, kinks[0], kinks[-1])
             state.index[key] = "seen"
+            if trace is not None:
+                near = _nearest_outside(tt.__getitem__, _floats(tt), None, kinks[0], kinks[-1],
+                                        set(cand), len(tt))
+        if trace is not None:
+            trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in cand], near))
         touched, before = [], {}
         for i in cand:
             ti = tt[i]
@@ -711,6 +787,18 @@ class FlintBackend:
                 if isinstance(other, _Index):
                     other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
         return state, touched, before
+
+    @staticmethod
+    def relu_args(ff: FF, state: State) -> list:
+        """``U x + b`` of every row of an offset-free ``state`` (per row, per unit)."""
+        n, w = state.n, ff.width
+        if not w:
+            return [[] for _ in range(n)]
+        d = state.d
+        Ut = fmpq_mat(d, w, [q2f(ff.U[k][i]) for i in range(d) for k in range(w)])
+        z = (state.X * Ut).entries()
+        b = [q2f(x) for x in ff.b]
+        return [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)]
 
     def _ff_dense(self, ff: FF, state: State) -> State:
         n, d = state.n, state.d

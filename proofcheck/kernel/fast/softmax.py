@@ -1,0 +1,248 @@
+"""The hardmax trajectory of a softmax certificate on the fast route: the records
+of :mod:`proofcheck.kernel.softmax`, with exactly the values the plain route
+computes, from the flint backend's evaluation (:mod:`.flint`), whose shortcuts
+they share.  Each shortcut and the lemma behind it:
+
+* SA with rank-one ``A = a b^T``: ``s_il = <b, x_i> <a, x_l>``, so in a sequence whose
+  tokens all have ``q_i = <b, x_i> > 0`` every token's argmax is the ``a``-maximal
+  token and its margin is ``q_i (p_max - p_second)``: the sequence's smallest
+  margin is ``min_i q_i (p_max - p_second)``, from per-sequence extremes of the
+  projections (pending tag offsets shift a sequence's projections by one number,
+  which leaves these differences alone).  Other sequences and other ``A`` are
+  scored exactly, as on the plain route (:func:`~proofcheck.kernel.softmax.sequence_stats`).
+* ``S``, ``Xmax``, ``P``, ``Q`` are maxima over sequences of per-sequence extremes
+  (base rows plus the sequence's offset): the same maxima as over every token.
+* FF with ``U = c w^T`` (:class:`RankOneFF`): every ReLU argument is
+  ``c_k <w, x> + b_k``, so a box straddles a kink of the layer iff its projection
+  interval ``[t - |w|.r, t + |w|.r]`` contains a kink ``-b_k / c_k`` in its
+  interior, and on a box inside one piece ``J = eta I + g w^T`` (the piece's ``g``).
+  Tokens whose projection lies outside ``[first kink, last kink]`` sit in the
+  outer identity pieces: their radius is unchanged as long as ``|w|.r`` stays below
+  their distance to the support, checked with the largest radius against the
+  nearest such projection ``D``; when that check fails the record is
+  :class:`~proofcheck.kernel.softmax.Undecided` and the caller takes the plain route.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.evaluate import bits, q
+from proofcheck.kernel.fast.flint import FlintBackend
+from proofcheck.kernel.limits import charge, check_bits
+from proofcheck.kernel.numbers import fmt_num
+from proofcheck.kernel.softmax import (
+    ZERO,
+    DenseFF,
+    Radii,
+    SARecord,
+    Stop,
+    Trajectory,
+    Undecided,
+    absdot,
+    rows,
+    sequence_stats,
+    tie_witness,
+    up64,
+)
+from proofcheck.kernel.verdicts import Verdict, Witness
+
+
+@dataclass
+class RankOneFF:
+    """An FF layer with ``U = c w^T``: its kinks, the rows ``cands = [(row, t)]``
+    whose projection lies in ``[first kink, last kink]``, the nearest other
+    projection ``D = (distance, row)`` and the pieces' maps ``(g, h)`` (``None``:
+    the identity)."""
+
+    block: int
+    eta: object
+    w: list
+    kinks: list
+    maps: object
+    cands: list
+    D: tuple | None
+    locate: object
+    _absJ: dict = field(default_factory=dict)
+
+    def absJ(self, p: int):
+        """``|eta I + g w^T|`` on piece ``p`` (``None`` for an identity piece)."""
+        if p not in self._absJ:
+            m = self.maps[p]
+            d = len(self.w)
+            self._absJ[p] = None if m is None else [
+                [abs((self.eta if a == c else ZERO) + m[0][a] * self.w[c]) for c in range(d)]
+                for a in range(d)]
+        return self._absJ[p]
+
+    def propagate(self, radii: Radii) -> None:
+        wabs = [abs(x) for x in self.w]
+        if self.D is not None and absdot(wabs, radii.max()) > self.D[0]:
+            raise Undecided(f"block {self.block} FF: a box may reach the support")
+        kinks = self.kinks
+        for i, t in self.cands:
+            r = radii.get(i)
+            wr = absdot(wabs, r)
+            p = bisect_right(kinks, t - wr)
+            if wr and p < len(kinks) and kinks[p] < t + wr:
+                j, tok = self.locate(i)
+                raise Stop(Verdict.INCONCLUSIVE, Witness(
+                    f"a box straddles the kink {fmt_num(kinks[p])} of this layer (projections "
+                    f"{fmt_num(t - wr)} .. {fmt_num(t + wr)})", block=self.block, sublayer="FF",
+                    sequence=j, token=tok, code="box-straddles-kink"))
+            J = self.absJ(p)
+            if J is not None:
+                new = [absdot(row, r) for row in J]
+                if new != r:
+                    radii.set(i, [up64(x) for x in new])
+
+
+class _Extremes:
+    """Per sequence, the coordinatewise min and max of the base rows ``X`` (cached
+    until ``X`` is replaced or the sequence's rows change)."""
+
+    def __init__(self):
+        self.X, self.cache = None, {}
+
+    def get(self, st, j):
+        if st.X is not self.X:
+            self.X, self.cache = st.X, {}
+        e = self.cache.get(j)
+        if e is None:
+            lo, hi = st.spans[j]
+            cols = list(zip(*[[st.X[i, c] for c in range(st.d)] for i in range(lo, hi)]))
+            e = self.cache[j] = ([min(c) for c in cols], [max(c) for c in cols])
+        return e
+
+    def touched(self, st, rows_, seq_of) -> None:
+        if st.X is self.X:
+            for i in rows_ or ():
+                self.cache.pop(seq_of[i], None)
+
+
+def _rank_one_gap(be, st, a, b, block):
+    """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
+    (``rest``: the other sequences with two tokens or more)."""
+    da = be._dir(st, a)
+    db = da if tuple(a) == tuple(b) else be._dir(st, b)
+    da.refresh(st.X, st.spans, st.d)
+    db.refresh(st.X, st.spans, st.d)
+    pb = st.off.projector(b) if st.off is not None else (lambda j: ZERO)
+    gap = at = None
+    rest = []
+    for j, (lo, hi) in enumerate(st.spans):
+        if hi - lo < 2:
+            continue
+        qmin = db.mn[j] + pb(j)
+        if qmin <= 0:
+            rest.append(j)
+            continue
+        if da.top[j] is None:
+            c1 = next(i for i in range(lo, hi) if da.pb[i] == da.mx[j])
+            c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == da.mx[j])
+            return None, None, None, tie_witness(block, j, db.mnrow[j] - lo, c1 - lo, c2 - lo)
+        g = qmin * (da.mx[j] - da.second[j][0])
+        if gap is None or g < gap:
+            gap, at = g, (j, db.mnrow[j] - lo, da.second[j][1] - lo)
+    return gap, at, rest, None
+
+
+def _sa_record(be, st, sa, block, ext):
+    """``(SARecord, None)`` or ``(None, tie witness)`` for ``sa`` on the state ``st``."""
+    A = sa.A
+    rest = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
+    gap = at = None
+    if A.lam == 0 and len(A.left) == 1:
+        gap, at, rest, tie = _rank_one_gap(be, st, A.left[0], A.right[0], block)
+        if tie is not None:
+            return None, tie
+    mat = be._materialize(st) if rest or (A.left and not (A.lam == 0 and len(A.left) == 1)) \
+        else None
+    for j in rest:
+        lo, hi = st.spans[j]
+        g, i, c = sequence_stats(A, rows(mat.X, lo, hi))
+        if g is None:
+            return None, tie_witness(block, j, i, *c)
+        if gap is None or g < gap:
+            gap, at = g, (j, i, c)
+    d = st.d
+    S, Xm = [ZERO] * d, [ZERO] * d
+    for j in range(len(st.spans)):
+        mn, mx = ext.get(st, j)
+        off = st.off.off(j) if st.off is not None else None
+        for c in range(d):
+            S[c] = max(S[c], mx[c] - mn[c])
+            lo_, hi_ = (mn[c], mx[c]) if off is None else (mn[c] + off[c], mx[c] + off[c])
+            Xm[c] = max(Xm[c], abs(lo_), abs(hi_))
+    P, Q = _factor_bounds(be, st, A, mat)
+    nmax1 = max((hi - lo - 1 for lo, hi in st.spans), default=0)
+    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q), None
+
+
+def _factor_bounds(be, st, A, mat):
+    """``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|`` over every token."""
+    if not A.left:
+        return [], []
+    if mat is not None:
+        from proofcheck.kernel.softmax import projections
+        return ([max(map(abs, projections(mat.X, a)), default=ZERO) for a in A.left],
+                [max(map(abs, projections(mat.X, b)), default=ZERO) for b in A.right])
+    out = []
+    for v in (A.left[0], A.right[0]):
+        dv = be._dir(st, v)
+        dv.refresh(st.X, st.spans, st.d)
+        pv = st.off.projector(v) if st.off is not None else (lambda j: ZERO)
+        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j)))
+                        for j in range(len(st.spans)))])
+    return out[0], out[1]
+
+
+def _ff_record(trace, ff, block, locate):
+    if trace[0] == "dense":
+        return DenseFF(block, q(ff.eta), [[q(x) for x in u] for u in ff.U],
+                       [[q(x) for x in col] for col in ff.W], trace[1], locate)
+    _, w, kinks, maps, cands, D = trace
+    return RankOneFF(block, q(ff.eta), [q(x) for x in w], kinks, maps, cands, D, locate)
+
+
+def _guard(be, old, new, touched, where) -> None:
+    if new is old and touched == []:
+        return
+    rows_ = [] if getattr(new, "tag", None) is not None else touched
+    b = be.max_bits(new, rows_)
+    check_bits(b, where)
+    charge((new.n if rows_ is None else len(rows_) + len(new.spans)) * new.d, where, b)
+
+
+def fast_trajectory(net, inputs) -> Trajectory:
+    """The records of ``net`` on ``inputs`` (see the module docstring)."""
+    be = FlintBackend()
+    st = be.load(inputs)
+    tr = Trajectory(st.n, st.d, st.spans)
+    ext = _Extremes()
+    seq_of = [j for j, (lo, hi) in enumerate(st.spans) for _ in range(lo, hi)]
+    for bi, blk in enumerate(net.blocks, start=1):
+        if not blk.ff.is_identity:
+            trace = []
+            locate = st.locate
+            new, touched, _ = be.ff(blk.ff, st, trace)
+            tr.records.append(_ff_record(trace[0], blk.ff, bi, locate))
+            _guard(be, st, new, touched, f"block {bi} FF")
+            ext.touched(new, touched, seq_of)
+            st = new
+        if not blk.sa.is_identity:
+            rec, tie = _sa_record(be, st, blk.sa, bi, ext)
+            if tie is not None:
+                tr.stop = (len(tr.records), tie)
+                return tr
+            tr.records.append(rec)
+            new, touched, _ = be.sa(blk.sa, st, HARDMAX)
+            _guard(be, st, new, touched, f"block {bi} SA")
+            st = new
+    out = be.to_fractions(st)
+    tr.outputs = [out[lo:hi] for lo, hi in st.spans]
+    return tr
+
+
+__all__ = ["fast_trajectory", "RankOneFF", "bits"]

@@ -1,0 +1,409 @@
+"""The check of ONE softmax certificate at its stated tau, exp-bound floor and
+per-layer bounds (SPEC §4 "Softmax"), in one pass and with no search.
+
+Boxes.  Every token i of the softmax network lies, for EVERY temperature
+``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` (per-coordinate radius ``r_i``)
+around its exact HARDMAX value ``xhat_i``.  The hardmax trajectory gives, per
+non-identity sub-layer, a record (:class:`SARecord`; FF records have a
+``propagate(radii)``); the pass walks them with the radii:
+
+* SA (softmax-gap).  ``R`` = the largest radius over the tokens; a score moves by at
+  most ``E(R) = |lam_A| sum_c R_c (2 Xmax_c + R_c) + sum_r (Q_r |a_r|.R + P_r |b_r|.R
+  + (|a_r|.R)(|b_r|.R))``, so the gap of every argmax is at least
+  ``Ghat - 2 E(R)``; the stated ``min_gap`` must be positive and at most that.
+  The off-argmax mass is at most ``min(1, (n-1) e^{-gap/tau})``, bounded above with
+  arb (:func:`exp_upper`; ``2^-F`` once ``gap/tau >= F ln 2``): the stated
+  ``max_eps`` must be at least that.  The attended mean is within
+  ``R + eps (S + 2R)`` of ``xhat_c``, so after the layer every token is within
+  ``|rho| R + |V| (R + eps (S + 2R))``: the stated ``radius`` must be at least that,
+  and becomes every token's radius.
+* FF.  On a box over which no ReLU argument changes sign the layer is affine,
+  ``x -> J x + c`` with ``J = eta I + sum_{active k} W_k u_k^T``: the radius becomes
+  ``|J| r`` (rounded up to a 64-bit mantissa when it differs from ``r``).  A box over which a ReLU argument
+  takes both signs (it straddles a kink) makes the certificate INCONCLUSIVE.  The
+  stated ``radius`` must be at least the largest new radius.
+
+Every step is monotone in eps and the radii, and ``e^{-gap/tau}`` grows with
+tau: the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final
+radius 0 and the exact final tokens equal to the targets as sets.  A stated bound
+that does not follow from the previous ones (stated >= derived; for the gap stated
+<= derived) is INCONCLUSIVE with its block, sub-layer and both values.  With
+``hints=None`` the pass derives the bounds instead (the certifier's use).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flint import arb, ctx, fmpq, fmpq_mat
+
+from proofcheck.kernel.evaluate import PlainBackend, apply_factored, interpolation_witness, q
+from proofcheck.kernel.limits import charge
+from proofcheck.kernel.model import SA, Factored
+from proofcheck.kernel.numbers import fmt_num
+from proofcheck.kernel.verdicts import Verdict, Witness
+
+ZERO, ONE = fmpq(0), fmpq(1)
+LN2_UPPER = fmpq(6932, 10000)
+MAX_FLOOR_BITS = 1 << 16
+
+
+class Undecided(Exception):
+    """A fast route's record cannot decide this step the way the plain route would;
+    the caller re-runs the check on the plain route."""
+
+
+class Stop(Exception):
+    """The pass ends with ``verdict`` and ``witness``."""
+
+    def __init__(self, verdict: Verdict, witness: Witness):
+        super().__init__(witness.reason)
+        self.verdict, self.witness = verdict, witness
+
+
+def up64(x: fmpq) -> fmpq:
+    """Smallest dyadic >= x (x >= 0) with a 64-bit mantissa (monotone in x)."""
+    p, qq = int(x.p), int(x.q)
+    if p == 0 or (qq & (qq - 1) == 0 and p.bit_length() <= 64):
+        return x
+    e = p.bit_length() - qq.bit_length() - 64
+    if e >= 0:
+        return fmpq((-((-p) // (qq << e))) << e)
+    return fmpq(-((-(p << -e)) // qq), 1 << -e)
+
+
+def down64(x: fmpq) -> fmpq:
+    """Largest dyadic <= x (x > 0) with a 64-bit mantissa."""
+    p, qq = int(x.p), int(x.q)
+    e = p.bit_length() - qq.bit_length() - 64
+    return fmpq((p // (qq << e)) << e) if e >= 0 else fmpq((p << -e) // qq, 1 << -e)
+
+
+def exp_upper(y: fmpq, F: int) -> fmpq:
+    """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2``
+    (decided with ``ln 2 < 0.6932``), else the upper end of arb's ball (64 bits)."""
+    if y >= F * LN2_UPPER:
+        return fmpq(1, 1 << F)
+    with ctx.workprec(64):
+        man, exp = arb(-y).exp().upper().man_exp()
+    man, exp = int(man), int(exp)
+    return fmpq(man << exp) if exp >= 0 else fmpq(man, 1 << -exp)
+
+
+def absdot(a, r) -> fmpq:
+    return sum((abs(x) * y for x, y in zip(a, r) if x != 0 and y != 0), ZERO)
+
+
+def abs_apply(F: Factored, r) -> list:
+    """``(|lam| I + sum_r |a_r| |b_r|^T) r``, an entrywise upper bound of ``|M| r``."""
+    out = [abs(q(F.lam)) * x for x in r]
+    for a, b in zip(F.left, F.right):
+        c = absdot([q(x) for x in b], r)
+        if c != 0:
+            out = [o + abs(q(x)) * c for o, x in zip(out, a)]
+    return out
+
+
+class Radii:
+    """Per-token radii: one shared vector plus the tokens that differ from it."""
+
+    def __init__(self, n: int, d: int):
+        self.n, self.base, self.over = n, [ZERO] * d, {}
+
+    def get(self, i: int) -> list:
+        return self.over.get(i, self.base)
+
+    def set(self, i: int, r: list) -> None:
+        self.over[i] = r
+
+    def reset(self, r: list) -> None:
+        self.base, self.over = list(r), {}
+
+    def max(self) -> list:
+        """Componentwise largest radius over the ``n`` tokens."""
+        m = list(self.base) if len(self.over) < self.n else [ZERO] * len(self.base)
+        for r in self.over.values():
+            m = [x if x >= y else y for x, y in zip(m, r)]
+        return m
+
+
+@dataclass
+class SARecord:
+    """What the softmax step needs of one non-identity SA layer, from the exact
+    hardmax tokens entering it: the smallest gap ``gap`` between a token's argmax
+    score and its best competitor (``None``: no token has a competitor) attained at
+    ``gap_at = (sequence, token, competitor)``; ``nmax1`` the most competitors of a
+    token; per coordinate the largest within-sequence range ``S`` and modulus
+    ``Xmax``; per factor r of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
+
+    block: int
+    layer: SA
+    gap: fmpq | None
+    gap_at: tuple | None
+    nmax1: int
+    S: list
+    Xmax: list
+    P: list
+    Q: list
+
+
+@dataclass
+class DenseFF:
+    """One FF layer with the ReLU arguments ``z[i]`` (``U xhat_i + b``) of every token."""
+
+    block: int
+    eta: fmpq
+    U: list
+    W: list
+    z: list
+    locate: object
+
+    def propagate(self, radii: Radii) -> None:
+        Ua = [[abs(x) for x in u] for u in self.U]
+        d = len(radii.base)
+        for i, zi in enumerate(self.z):
+            r = radii.get(i)
+            if all(x == 0 for x in r):
+                continue
+            act = []
+            for k, zk in enumerate(zi):
+                dk = absdot(Ua[k], r)
+                if zk - dk < 0 < zk + dk:
+                    j, t = self.locate(i)
+                    raise Stop(Verdict.INCONCLUSIVE, Witness(
+                        f"a box straddles the kink of ReLU unit {k}: its argument ranges over "
+                        f"{fmt_num(zk - dk)} .. {fmt_num(zk + dk)}", block=self.block,
+                        sublayer="FF", sequence=j, token=t, code="box-straddles-kink"))
+                if zk - dk > 0 or (zk - dk == 0 and dk > 0):
+                    act.append(k)
+            J = [[(self.eta if a == c else ZERO) + sum((self.W[k][a] * self.U[k][c] for k in act),
+                                                        ZERO) for c in range(d)] for a in range(d)]
+            new = [absdot(row, r) for row in J]
+            if new != r:  # the radius changes: rounded up to a 64-bit mantissa
+                radii.set(i, [up64(x) for x in new])
+
+
+@dataclass
+class Trajectory:
+    """The records of the non-identity sub-layers in order, the exact final tokens
+    (``outputs[j]``; ``None`` after a stop) and ``stop = (index, witness)`` when a
+    hardmax tie rules out any certificate from that record on."""
+
+    n: int
+    d: int
+    spans: list
+    records: list = field(default_factory=list)
+    outputs: list | None = None
+    stop: tuple | None = None
+
+
+def sequence_stats(A: Factored, Xs):
+    """``(gap, token, competitor)`` of one sequence (``Xs``: ``(n, d)``, ``n >= 2``):
+    the smallest margin of an argmax score over the rest, or a ``tie`` witness
+    ``(None, token, (c1, c2))`` when a token's top score is attained twice."""
+    n = Xs.nrows()
+    charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)")
+    S = (apply_factored(A, Xs) * Xs.transpose()).entries()
+    best = None
+    for i in range(n):
+        row = S[i * n:(i + 1) * n]
+        top = max(row)
+        cs = [l for l in range(n) if row[l] == top]
+        if len(cs) > 1:
+            return None, i, (cs[0], cs[1])
+        second = max(row[l] for l in range(n) if l != cs[0])
+        if best is None or top - second < best[0]:
+            best = (top - second, i, next(l for l in range(n) if l != cs[0] and row[l] == second))
+    return best
+
+
+def tie_witness(block, j, i, c1, c2) -> Witness:
+    return Witness(f"hardmax tie: tokens {c1} and {c2} both maximise the score of this token, "
+                   "so softmax attention does not concentrate on one token for any tau (no "
+                   "certificate)", block=block, sublayer="SA", sequence=j, token=i,
+                   code="hardmax-tie")
+
+
+def projections(X, v) -> list:
+    """``<v, x_i>`` for every row of ``X``."""
+    return (X * fmpq_mat(X.ncols(), 1, [q(x) for x in v])).entries()
+
+
+def rows(X, lo: int, hi: int):
+    d = X.ncols()
+    return fmpq_mat(hi - lo, d, [X[i, c] for i in range(lo, hi) for c in range(d)])
+
+
+def sa_record(sa: SA, X, spans, block: int, gap, at) -> SARecord:
+    """The :class:`SARecord` of ``sa`` on the tokens ``X`` with the given gap."""
+    d = X.ncols()
+    e = X.entries()
+    S, Xm = [ZERO] * d, [ZERO] * d
+    for lo, hi in spans:
+        for c in range(d):
+            col = e[lo * d + c:hi * d:d]
+            S[c] = max(S[c], max(col) - min(col))
+            Xm[c] = max(Xm[c], max(abs(x) for x in col))
+    P = [max(map(abs, projections(X, a)), default=ZERO) for a in sa.A.left]
+    Q = [max(map(abs, projections(X, b)), default=ZERO) for b in sa.A.right]
+    nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
+    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q)
+
+
+def plain_sa_record(sa: SA, X, spans, block: int):
+    """``(record, None)`` for ``sa`` on the plain state ``X``, or ``(None, tie witness)``."""
+    gap = at = None
+    for j, (lo, hi) in enumerate(spans):
+        if hi - lo < 2:
+            continue
+        g, i, c = sequence_stats(sa.A, rows(X, lo, hi))
+        if g is None:
+            return None, tie_witness(block, j, i, *c)
+        if gap is None or g < gap:
+            gap, at = g, (j, i, c)
+    return sa_record(sa, X, spans, block, gap, at), None
+
+
+def dense_ff_record(ff, X, block: int, locate) -> DenseFF:
+    """The :class:`DenseFF` of ``ff`` on the tokens ``X`` (ReLU arguments of every row)."""
+    n, d, w = X.nrows(), X.ncols(), ff.width
+    U = [[q(x) for x in u] for u in ff.U]
+    z = (X * fmpq_mat(d, w, [U[k][c] for c in range(d) for k in range(w)])).entries() if w else []
+    b = [q(x) for x in ff.b]
+    return DenseFF(block, q(ff.eta), U, [[q(x) for x in col] for col in ff.W],
+                   [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)], locate)
+
+
+def plain_trajectory(net, inputs) -> Trajectory:
+    """The records of ``net`` on ``inputs`` by the plain evaluator."""
+    be = PlainBackend()
+    st = be.load(inputs)
+    tr = Trajectory(st.n, st.d, st.spans)
+    for bi, blk in enumerate(net.blocks, start=1):
+        if not blk.ff.is_identity:
+            tr.records.append(dense_ff_record(blk.ff, st.X, bi, st.locate))
+            st = be.ff(blk.ff, st)[0]
+        if not blk.sa.is_identity:
+            rec, tie = plain_sa_record(blk.sa, st.X, st.spans, bi)
+            if tie is not None:
+                tr.stop = (len(tr.records), tie)
+                return tr
+            tr.records.append(rec)
+            st = be.sa(blk.sa, st)[0]
+    rows_ = be.to_fractions(st)
+    tr.outputs = [rows_[lo:hi] for lo, hi in st.spans]
+    return tr
+
+
+def score_error(rec: SARecord, R) -> fmpq:
+    """``E(R)``: how far a score may move when every token moves by at most ``R``."""
+    A = rec.layer.A
+    e = abs(q(A.lam)) * sum((r * (2 * x + r) for r, x in zip(R, rec.Xmax) if r != 0), ZERO)
+    for a, b, P, Q in zip(A.left, A.right, rec.P, rec.Q):
+        da, db = absdot([q(x) for x in a], R), absdot([q(x) for x in b], R)
+        e += Q * da + P * db + da * db
+    return e
+
+
+@dataclass
+class Result:
+    """Outcome of :func:`check_bounds`: the verdict, its witness, the bounds of every
+    record (as stated, or derived when none were given), ``tau_free`` (no SA layer
+    has a competitor: the certificate does not depend on tau) and ``floored`` (some
+    exp bound was the floor ``2^-F``)."""
+
+    verdict: Verdict
+    witness: Witness | None = None
+    bounds: list = field(default_factory=list)
+    tau_free: bool = False
+    floored: bool = False
+
+
+def _implied(stated, derived, block, sub, name, at_most=False) -> None:
+    """``stated >= derived`` (``at_most``: ``<=``), else INCONCLUSIVE with both values."""
+    if (stated > derived) if at_most else (stated < derived):
+        raise Stop(Verdict.INCONCLUSIVE, Witness(
+            f"the stated {name} {fmt_num(stated)} does not follow from the previous bounds "
+            f"(derived: {'at most' if at_most else 'at least'} {fmt_num(derived)})",
+            block=block, sublayer=sub, expected=derived, got=stated, code="bound-not-implied"))
+
+
+def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
+    R = radii.max()
+    g = None
+    eps = ZERO
+    if rec.gap is not None:
+        E = score_error(rec, R)
+        gd = rec.gap - 2 * E
+        g = h["min_gap"] if h is not None and h["min_gap"] is not None else (
+            down64(gd) if gd > 0 else gd)
+        if g <= 0 or gd <= 0:
+            j, t, comp = rec.gap_at
+            raise Stop(Verdict.INCONCLUSIVE, Witness(
+                f"softmax gap not certified: the argmax beats competitor token {comp} by "
+                f"{fmt_num(rec.gap)}, but with boxes of radius up to {fmt_num(max(R))} each "
+                f"score may move by {fmt_num(E)}: certified gap {fmt_num(gd)}",
+                block=rec.block, sublayer="SA", sequence=j, token=t, expected="> 0", got=gd,
+                code="gap-not-certified"))
+        _implied(g, gd, rec.block, "SA", "min_gap", at_most=True)
+        ub = fmpq(1, 1 << F) if tau is None else exp_upper(g / tau, F)
+        res.floored |= ub == fmpq(1, 1 << F)
+        eps = min(ONE, rec.nmax1 * ub)
+    e = eps if h is None else h["max_eps"]
+    _implied(e, eps, rec.block, "SA", "max_eps")
+    m = [r + e * (s + 2 * r) for r, s in zip(R, rec.S)]
+    rad = [abs(q(rec.layer.rho)) * r + v for r, v in zip(R, abs_apply(rec.layer.V, m))]
+    stated = [up64(x) for x in rad] if h is None or h["radius"] is None else h["radius"]
+    for x, y in zip(stated, rad):
+        _implied(x, y, rec.block, "SA", "radius")
+    radii.reset(stated)
+    return {"block": rec.block, "sublayer": "SA", "min_gap": g, "max_eps": e,
+            "radius": list(stated)}
+
+
+def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
+    """One pass over ``traj`` at temperature ``tau`` (``None``: the tau -> 0 limit,
+    every exp bound the floor ``2^-F``) with the stated ``hints`` (one per record:
+    SA ``{"min_gap", "max_eps", "radius"}``, FF ``{"radius"}``; ``None``: derive
+    them); see the module docstring.  Raises what the arithmetic raises (callers
+    fail closed) and ``ResourceLimit``."""
+    res = Result(Verdict.ERROR)
+    tau = None if tau is None else q(tau)
+    radii = Radii(traj.n, traj.d)
+    try:
+        for k, rec in enumerate(traj.records):
+            h = None if hints is None else hints[k]
+            charge(traj.d * 8, f"block {rec.block} bounds")
+            if isinstance(rec, SARecord):
+                res.bounds.append(_sa_step(rec, radii, tau, F, h, res))
+                continue
+            rec.propagate(radii)
+            m = radii.max()
+            if h is not None:
+                for x, y in zip(h["radius"], m):
+                    _implied(x, y, rec.block, "FF", "radius")
+            res.bounds.append({"block": rec.block, "sublayer": "FF",
+                               "radius": list(m if h is None else h["radius"])})
+        res.tau_free = all(r.gap is None for r in traj.records if isinstance(r, SARecord))
+        if traj.stop is not None:
+            raise Stop(Verdict.INCONCLUSIVE, traj.stop[1])
+        _final(traj, radii, targets)
+        res.verdict = Verdict.VERIFIED_CERTIFIED
+    except Stop as s:
+        res.verdict, res.witness = s.verdict, s.witness
+    return res
+
+
+def _final(traj: Trajectory, radii: Radii, targets) -> None:
+    """Every final box a point, and the exact final tokens equal to the targets."""
+    for j, (lo, hi) in enumerate(traj.spans):
+        for i in range(lo, hi):
+            r = radii.get(i)
+            c = next((c for c, x in enumerate(r) if x != 0), None)
+            if c is not None:
+                raise Stop(Verdict.INCONCLUSIVE, Witness(
+                    f"final box is not a single point (exactness not certified): radius "
+                    f"{fmt_num(r[c])}", sequence=j, token=i - lo, coordinate=c,
+                    expected=0, got=r[c], code="final-box-not-a-point"))
+    w, _ = interpolation_witness(traj.outputs, targets)
+    if w is not None:
+        raise Stop(Verdict.REFUTED, w)
