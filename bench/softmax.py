@@ -27,7 +27,7 @@ def measure(images: int) -> dict:
     from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
     from proofcheck.io.examples import digits
     from lemmas.claim_check import check_network
-    from proofcheck.kernel.fast.softmax_certifier import prepare
+    from lemmas.afz.softmax_certifier import prepare
     from proofcheck.kernel.verdicts import Verdict, fmt_num
     ds, _ = digits(limit=images)
     inputs = [list(p.inputs) for p in ds.pairs]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
 from proofcheck.kernel.expbounds import exp_neg_upper, taylor_upper
-from proofcheck.kernel.fast.softmax_certifier import certify
+from lemmas.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.simulate import simulate
 

@@ -18,7 +18,7 @@ from proofcheck.cli import main
 from lemmas.claim_check import check_network
 from proofcheck.kernel.expbounds import exp_neg_upper_q
 from proofcheck.kernel.model import SA, Block, Factored, Transformer, identity_ff
-from proofcheck.kernel.fast.softmax_certifier import certify, prepare
+from lemmas.afz.softmax_certifier import certify, prepare
 from proofcheck.kernel.verdicts import Verdict, fmt_num
 
 

@@ -78,7 +78,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
             return b
         cert = sc.certificate
     else:
-        from proofcheck.kernel.fast.softmax_certifier import certify
+        from lemmas.afz.softmax_certifier import certify
         c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES,
                                   options=options)
         cert = certify(c.net, inputs, targets, Fraction(tau)) if check else None

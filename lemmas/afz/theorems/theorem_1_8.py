@@ -15,7 +15,7 @@ Temperatures reported:
 * ``tau_cert`` — the largest dyadic tau found by galloping over exponents (no
   built-in cap: it grows until a certificate fails, or stops at a stated bound
   with the reason) and then bisection, whose certificate
-  (:func:`proofcheck.kernel.fast.softmax_certifier.certify`) passes; the certificate
+  (:func:`lemmas.afz.softmax_certifier.certify`) passes; the certificate
   at tau_cert covers every tau in (0, tau_cert] (monotonicity, see the
   certifier).  When no softmax layer has a competitor the certificate does not
   depend on tau: every tau > 0 is certified (``tau_free``).
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from lemmas.afz.theorems.theorem_1_6 import Construction, constant_checks, construct
-from proofcheck.kernel.fast.softmax_certifier import (
+from lemmas.afz.softmax_certifier import (
     Certificate,
     Trajectory,
     certify,
