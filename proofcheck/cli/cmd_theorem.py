@@ -239,8 +239,7 @@ def cmd_softmax(args, ds, info) -> int:
         t = sc.tau_cert if sc.tau_cert is not None else (tau if tau is not None else
                                                           sc.certificate.tau)
         cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
-                                   bounds=[b.to_json() for b in sc.certificate.bounds
-                                           if b.max_eps is not None], constants=c)
+                                   bounds=sc.certificate, constants=c)
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code

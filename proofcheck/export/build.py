@@ -89,7 +89,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
         b.verdict = cert.verdict
         b.certificate = theorem_certificate(
             "1.8", dataset, c.net, cert.verdict, tau=Fraction(tau),
-            bounds=[x.to_json() for x in cert.bounds if x.max_eps is not None])
+            bounds=cert)
     return b
 
 

@@ -1,4 +1,4 @@
-"""Writing certificates (``proofcheck-certificate/1``, SPEC §3).
+"""Writing certificates (``proofcheck-certificate/2``, SPEC §3).
 
 A certificate is self-contained: the claim (statement, dataset name and SHA-256),
 the dataset itself, the exact network (or, for a lemma, its layer instances), the
@@ -17,7 +17,7 @@ from proofcheck.kernel.dataset import dataset_to_json, digest
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json, sha256
 
-FORMAT = "proofcheck-certificate/1"
+FORMAT = "proofcheck-certificate/2"
 
 #: the theorem constants a certificate states; the kernel re-derives each of them
 #: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
@@ -33,11 +33,13 @@ def seal(cert: dict) -> dict:
 
 def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=None,
                         constants=None) -> dict:
-    """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax
-    at ``tau`` when given)."""
+    """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax at
+    ``tau`` when given, with ``bounds`` the certifier's stated bounds: a
+    ``Certificate`` of :mod:`lemmas.afz.softmax_certifier` or its ``hints_json()``)."""
     sem = {"attention": "hardmax"} if tau is None else {"attention": "softmax",
                                                          "tau": format_q(tau)}
-    claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
+    claim = {"statement": statement, "d": dataset.d,
+             "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
     if constants:
         claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
                                   else format_q(constants[k]))
@@ -45,7 +47,9 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
         claim["constants"]["theta_sq_norm"] = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
-            "bounds": bounds or [], "verdict": verdict.value, "provenance": provenance()}
+            "verdict": verdict.value, "provenance": provenance()}
+    if tau is not None and bounds is not None:
+        cert["bounds"] = bounds.hints_json() if hasattr(bounds, "hints_json") else bounds
     return seal(cert)
 
 

@@ -4,7 +4,8 @@ JSON Schemas (SPEC §3; issue "Check what is built", item 5).
 The schemas are package data in ``proofcheck/schemas/``:
 
 * ``proofcheck-dataset-1.schema.json``  (``FORMATS["dataset"]``),
-* ``proofcheck-certificate-1.schema.json`` (``FORMATS["certificate"]``).
+* ``proofcheck-certificate-1.schema.json`` (``FORMATS["certificate"]``, read only),
+* ``proofcheck-certificate-2.schema.json`` (``FORMATS["certificate-2"]``).
 
 They are validated with the ``jsonschema`` library (Draft 2020-12) BEFORE any
 arithmetic on the document, with two project-specific rules:
@@ -37,6 +38,7 @@ from proofcheck.kernel.numbers import MAX_STRING_LENGTH, _digits_to_int, parse_n
 FORMATS = {
     "dataset": ("proofcheck-dataset-1.schema.json", "proofcheck-dataset/1"),
     "certificate": ("proofcheck-certificate-1.schema.json", "proofcheck-certificate/1"),
+    "certificate-2": ("proofcheck-certificate-2.schema.json", "proofcheck-certificate/2"),
 }
 
 #: largest JSON document read from a file (bytes)

@@ -36,7 +36,13 @@ from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import PlainBackend, apply_factored, interpolation_witness, q
+from proofcheck.kernel.evaluate import (
+    PlainBackend,
+    apply_factored,
+    f2q,
+    interpolation_witness,
+    q,
+)
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import fmt_num
@@ -324,7 +330,8 @@ def _implied(stated, derived, block, sub, name, at_most=False) -> None:
         raise Stop(Verdict.INCONCLUSIVE, Witness(
             f"the stated {name} {fmt_num(stated)} does not follow from the previous bounds "
             f"(derived: {'at most' if at_most else 'at least'} {fmt_num(derived)})",
-            block=block, sublayer=sub, expected=derived, got=stated, code="bound-not-implied"))
+            block=block, sublayer=sub, expected=f2q(derived), got=f2q(stated),
+            code="bound-not-implied"))
 
 
 def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
@@ -342,13 +349,13 @@ def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
                 f"softmax gap not certified: the argmax beats competitor token {comp} by "
                 f"{fmt_num(rec.gap)}, but with boxes of radius up to {fmt_num(max(R))} each "
                 f"score may move by {fmt_num(E)}: certified gap {fmt_num(gd)}",
-                block=rec.block, sublayer="SA", sequence=j, token=t, expected="> 0", got=gd,
+                block=rec.block, sublayer="SA", sequence=j, token=t, expected="> 0", got=f2q(gd),
                 code="gap-not-certified"))
         _implied(g, gd, rec.block, "SA", "min_gap", at_most=True)
         ub = fmpq(1, 1 << F) if tau is None else exp_upper(g / tau, F)
         res.floored |= ub == fmpq(1, 1 << F)
         eps = min(ONE, rec.nmax1 * ub)
-    e = eps if h is None else h["max_eps"]
+    e = eps if h is None or h["max_eps"] is None else h["max_eps"]
     _implied(e, eps, rec.block, "SA", "max_eps")
     m = [r + e * (s + 2 * r) for r, s in zip(R, rec.S)]
     rad = [abs(q(rec.layer.rho)) * r + v for r, v in zip(R, abs_apply(rec.layer.V, m))]
@@ -378,11 +385,10 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
                 continue
             rec.propagate(radii)
             m = radii.max()
-            if h is not None:
-                for x, y in zip(h["radius"], m):
-                    _implied(x, y, rec.block, "FF", "radius")
-            res.bounds.append({"block": rec.block, "sublayer": "FF",
-                               "radius": list(m if h is None else h["radius"])})
+            stated = m if h is None or h["radius"] is None else h["radius"]
+            for x, y in zip(stated, m):
+                _implied(x, y, rec.block, "FF", "radius")
+            res.bounds.append({"block": rec.block, "sublayer": "FF", "radius": list(stated)})
         res.tau_free = all(r.gap is None for r in traj.records if isinstance(r, SARecord))
         if traj.stop is not None:
             raise Stop(Verdict.INCONCLUSIVE, traj.stop[1])
@@ -403,7 +409,7 @@ def _final(traj: Trajectory, radii: Radii, targets) -> None:
                 raise Stop(Verdict.INCONCLUSIVE, Witness(
                     f"final box is not a single point (exactness not certified): radius "
                     f"{fmt_num(r[c])}", sequence=j, token=i - lo, coordinate=c,
-                    expected=0, got=r[c], code="final-box-not-a-point"))
+                    expected=0, got=f2q(r[c]), code="final-box-not-a-point"))
     w, _ = interpolation_witness(traj.outputs, targets)
     if w is not None:
         raise Stop(Verdict.REFUTED, w)

@@ -63,7 +63,9 @@ from proofcheck.kernel.statements import (
 )
 from proofcheck.kernel.verdicts import Scope, Verdict, combine, escape, fmt_num
 
-FORMAT = "proofcheck-certificate/1"
+FORMAT = "proofcheck-certificate/2"
+#: the formats this kernel reads -> their schema (proofcheck.kernel.documents.FORMATS)
+READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": "certificate-2"}
 
 #: a plugin statement id: ASCII, no white space (no look-alikes of catalogue ids)
 PLUGIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
@@ -136,10 +138,10 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     if not isinstance(cert, dict):
         raise BadInput(f"not a {FORMAT} certificate: the top-level JSON value is not an "
                        "object", "$")
-    if cert.get("format") != FORMAT:
-        raise BadInput(f"not a {FORMAT} certificate (format is "
-                       f"{escape(cert.get('format'), 60)!r})", "$.format")
-    validate(cert, "certificate")
+    if cert.get("format") not in READS:
+        raise BadInput(f"not a proofcheck certificate (format is {escape(cert.get('format'), 60)!r}"
+                       f"; this kernel reads {', '.join(READS)})", "$.format")
+    validate(cert, READS[cert["format"]])
     if dataset is not None:
         _same_dataset(cert, dataset)
     body = {k: v for k, v in cert.items() if k != "digest"}
@@ -312,6 +314,9 @@ def _theorem(cert, route, where):
     net = network_from_json(cert["network"])
     if net.d != ds.d:
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
+    if claim.get("d", ds.d) != ds.d:
+        raise BadInput(f"the claim states d = {claim['d']} but the dataset and the network are "
+                       f"in d = {ds.d}", "$.claim.d")
     if claim["dataset"]["name"] != ds.name:
         raise BadInput(f"the claim names the dataset {escape(claim['dataset']['name'])!r} but the "
                        f"embedded dataset is {escape(ds.name)!r}", "$.claim.dataset.name")
@@ -377,8 +382,9 @@ def _stated_bounds(cert):
     ``proofcheck-certificate/2``: ``bounds = {"exp_floor_bits", "layers": [...]}``, one
     entry per non-identity sub-layer.  ``/1``: a list of the SA layers' ``min_gap``
     and ``max_eps`` (radii derived), with the floor implied by the stated eps (the
-    finest floor any of them used: a finer floor only lowers an exp bound)."""
-    b = cert.get("bounds", [])
+    finest floor any of them used: a finer floor only lowers an exp bound).  No bounds:
+    the kernel derives them, with the floor ``2^-256``."""
+    b = cert.get("bounds") or []
     out = []
     if isinstance(b, dict):
         F = b["exp_floor_bits"]
@@ -414,7 +420,7 @@ def _align(stated, traj):
     recs = traj.records
     every = all(h["radius"] is not None for _, _, h, _ in stated)
     want = [r for r in recs if every or isinstance(r, SARecord)]
-    if len(stated) < len(want) or (traj.stop is None and len(stated) != len(want)):
+    if len(stated) > len(want) and traj.stop is None:
         raise BadInput(f"{len(stated)} per-layer bounds stated, the network has {len(want)} "
                        "such sub-layers", "$.bounds")
     by_rec = {}

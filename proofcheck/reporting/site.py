@@ -129,10 +129,10 @@ def regenerate(out="reports", quick: bool = False) -> int:
     sc = verify18(small)
     v18 = combine(r.verdict for r in sc.results)
     const_rows.append((f"1.8 on `{small.name}`", sc.constants, v18))
-    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
+    bounds = [b.to_json() for b in sc.certificate.bounds if b.sublayer == "SA"]
     write_certificate(out / "certificates" / f"theorem-1.8-{slug(small.name)}.json",
                       theorem_certificate("1.8", small, sc.construction.net, v18, tau=sc.tau_cert,
-                                          bounds=bounds, constants=sc.constants))
+                                          bounds=sc.certificate, constants=sc.constants))
     img = out / "img"
     _trajectory(img, small)
     gap_plot(img / "gaps.png", bounds, f"Theorem 1.8 on '{small.name}' at tau_cert = {sc.tau_cert}")

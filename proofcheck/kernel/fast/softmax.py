@@ -215,8 +215,9 @@ def _guard(be, old, new, touched, where) -> None:
     charge((new.n if rows_ is None else len(rows_) + len(new.spans)) * new.d, where, b)
 
 
-def fast_trajectory(net, inputs) -> Trajectory:
-    """The records of ``net`` on ``inputs`` (see the module docstring)."""
+def fast_trajectory(net, inputs, progress=None) -> Trajectory:
+    """The records of ``net`` on ``inputs`` (see the module docstring);
+    ``progress(block, L)`` after each block."""
     be = FlintBackend()
     st = be.load(inputs)
     tr = Trajectory(st.n, st.d, st.spans)
@@ -240,6 +241,8 @@ def fast_trajectory(net, inputs) -> Trajectory:
             new, touched, _ = be.sa(blk.sa, st, HARDMAX)
             _guard(be, st, new, touched, f"block {bi} SA")
             st = new
+        if progress:
+            progress(bi, net.L)
     out = be.to_fractions(st)
     tr.outputs = [out[lo:hi] for lo, hi in st.spans]
     return tr
