@@ -34,7 +34,6 @@ from proofcheck.kernel.softmax import (
     Trajectory,
     Undecided,
     check_bounds,
-    plain_trajectory,
 )
 from proofcheck.kernel.verdicts import Verdict
 
@@ -89,12 +88,17 @@ class Certificate:
     verdict: Verdict
     tau: Fraction
     witness: object = None
-    bounds: list = field(default_factory=list)
+    raw: list = field(default_factory=list)  # the kernel's bounds (fmpq), see ``bounds``
     reason: str = ""
     seconds: float = 0.0
     floor_bits: int = FLOOR_BITS
     floored: bool = False
     tau_free: bool = False
+
+    @property
+    def bounds(self) -> list:
+        """The :class:`LayerBound` of every sub-layer reached (exact Fractions)."""
+        return [_bound(b) for b in self.raw]
 
     def hints_json(self) -> dict:
         """The ``bounds`` object of a ``proofcheck-certificate/2`` certificate."""
@@ -109,12 +113,18 @@ def prepare(net, inputs, progress=None) -> Trajectory:
 
 
 def _pass(net, inputs, traj, tau, targets, F):
+    """The kernel's pass in derive mode.  Where the fast records cannot decide (a box
+    may reach an FF layer's support) the certifier gives up at this tau: it is
+    untrusted and may be conservative (``verify`` would decide on the plain route)."""
     try:
         return check_bounds(traj, tau, F, targets)
-    except Undecided:  # the fast records cannot decide: the plain trajectory can
-        if getattr(traj, "plain", None) is None:
-            traj.plain = plain_trajectory(net, inputs)
-        return check_bounds(traj.plain, tau, F, targets)
+    except Undecided as e:
+        from proofcheck.kernel.softmax import Result
+        from proofcheck.kernel.verdicts import Witness
+        block, j, t = e.where
+        return Result(Verdict.INCONCLUSIVE, Witness(
+            f"{e}: not certified at this tau", block=block, sublayer="FF", sequence=j,
+            token=t, code="box-may-reach-support"))
 
 
 def certify(net, inputs, targets, tau, round_bits=None, progress=None,
@@ -134,8 +144,7 @@ def certify(net, inputs, targets, tau, round_bits=None, progress=None,
         F = floor_bits if floor_bits is not None else choose_floor(traj, targets, net, inputs)[0]
         res = _pass(net, inputs, traj, tau, targets, F)
         cert = Certificate(res.verdict, tau if tau is not None else Fraction(0), res.witness,
-                           [_bound(b) for b in res.bounds], floor_bits=F, floored=res.floored,
-                           tau_free=res.tau_free)
+                           res.bounds, floor_bits=F, floored=res.floored, tau_free=res.tau_free)
     except Exception as exc:  # fail closed
         cert = Certificate(Verdict.ERROR, Fraction(0), reason=f"{type(exc).__name__}: {exc}")
     cert.seconds = time.perf_counter() - t0

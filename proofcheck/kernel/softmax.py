@@ -7,7 +7,8 @@ around its exact HARDMAX value ``xhat_i``.  The hardmax trajectory gives, per
 non-identity sub-layer, a record (:class:`SARecord`; FF records have a
 ``propagate(radii)``); the pass walks them with the radii:
 
-* SA (softmax-gap).  ``R`` = the largest radius over the tokens; a score moves by at
+* SA (softmax-gap).  ``R`` = the largest radius given to a token since the last SA
+  layer (:class:`Radii`), an upper bound of every token's; a score moves by at
   most ``E(R) = |lam_A| sum_c R_c (2 Xmax_c + R_c) + sum_r (Q_r |a_r|.R + P_r |b_r|.R
   + (|a_r|.R)(|b_r|.R))``, so the gap of every argmax is at least
   ``Ghat - 2 E(R)``; the stated ``min_gap`` must be positive and at most that.
@@ -55,7 +56,12 @@ MAX_FLOOR_BITS = 1 << 16
 
 class Undecided(Exception):
     """A fast route's record cannot decide this step the way the plain route would;
-    the caller re-runs the check on the plain route."""
+    the caller re-runs the check on the plain route.  ``where``: (block, sequence,
+    token) of the step."""
+
+    def __init__(self, message: str, where: tuple = (None, None, None)):
+        super().__init__(message)
+        self.where = where
 
 
 class Stop(Exception):
@@ -110,26 +116,26 @@ def abs_apply(F: Factored, r) -> list:
 
 
 class Radii:
-    """Per-token radii: one shared vector plus the tokens that differ from it."""
+    """Per-token radii: one shared vector plus the tokens that differ from it, and
+    ``top``, the componentwise largest radius given to any token since the shared
+    vector was set (an upper bound of every current radius; it never decreases
+    between SA layers, so it is the same whatever order the tokens are visited in)."""
 
     def __init__(self, n: int, d: int):
-        self.n, self.base, self.over = n, [ZERO] * d, {}
+        self.n, self.base, self.over, self.top = n, [ZERO] * d, {}, [ZERO] * d
 
     def get(self, i: int) -> list:
         return self.over.get(i, self.base)
 
     def set(self, i: int, r: list) -> None:
         self.over[i] = r
+        self.top = [x if x >= y else y for x, y in zip(self.top, r)]
 
     def reset(self, r: list) -> None:
-        self.base, self.over = list(r), {}
+        self.base, self.over, self.top = list(r), {}, list(r)
 
     def max(self) -> list:
-        """Componentwise largest radius over the ``n`` tokens."""
-        m = list(self.base) if len(self.over) < self.n else [ZERO] * len(self.base)
-        for r in self.over.values():
-            m = [x if x >= y else y for x, y in zip(m, r)]
-        return m
+        return self.top
 
 
 @dataclass
@@ -139,7 +145,8 @@ class SARecord:
     score and its best competitor (``None``: no token has a competitor) attained at
     ``gap_at = (sequence, token, competitor)``; ``nmax1`` the most competitors of a
     token; per coordinate the largest within-sequence range ``S`` and modulus
-    ``Xmax``; per factor r of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
+    ``Xmax`` (only when ``lam_A != 0``, the one term that needs it; else zeros); per
+    factor r of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
 
     block: int
     layer: SA
@@ -164,11 +171,14 @@ class DenseFF:
     locate: object
 
     def propagate(self, radii: Radii) -> None:
+        if not radii.over and not any(radii.base):  # every box a point: nothing moves
+            return
         Ua = [[abs(x) for x in u] for u in self.U]
         d = len(radii.base)
+        Js = {}  # active units -> |J|
         for i, zi in enumerate(self.z):
             r = radii.get(i)
-            if all(x == 0 for x in r):
+            if not any(r):
                 continue
             act = []
             for k, zk in enumerate(zi):
@@ -181,8 +191,11 @@ class DenseFF:
                         sublayer="FF", sequence=j, token=t, code="box-straddles-kink"))
                 if zk - dk > 0 or (zk - dk == 0 and dk > 0):
                     act.append(k)
-            J = [[(self.eta if a == c else ZERO) + sum((self.W[k][a] * self.U[k][c] for k in act),
-                                                        ZERO) for c in range(d)] for a in range(d)]
+            J = Js.get(tuple(act))
+            if J is None:
+                J = Js[tuple(act)] = [[abs((self.eta if a == c else ZERO) + sum(
+                    (self.W[k][a] * self.U[k][c] for k in act), ZERO)) for c in range(d)]
+                    for a in range(d)]
             new = [absdot(row, r) for row in J]
             if new != r:  # the radius changes: rounded up to a 64-bit mantissa
                 radii.set(i, [up64(x) for x in new])
@@ -248,7 +261,8 @@ def sa_record(sa: SA, X, spans, block: int, gap, at) -> SARecord:
         for c in range(d):
             col = e[lo * d + c:hi * d:d]
             S[c] = max(S[c], max(col) - min(col))
-            Xm[c] = max(Xm[c], max(abs(x) for x in col))
+    if sa.A.lam != 0:
+        Xm = [max(map(abs, e[c::d]), default=ZERO) for c in range(d)]
     P = [max(map(abs, projections(X, a)), default=ZERO) for a in sa.A.left]
     Q = [max(map(abs, projections(X, b)), default=ZERO) for b in sa.A.right]
     nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
@@ -400,16 +414,23 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
 
 
 def _final(traj: Trajectory, radii: Radii, targets) -> None:
-    """Every final box a point, and the exact final tokens equal to the targets."""
-    for j, (lo, hi) in enumerate(traj.spans):
-        for i in range(lo, hi):
-            r = radii.get(i)
-            c = next((c for c, x in enumerate(r) if x != 0), None)
-            if c is not None:
-                raise Stop(Verdict.INCONCLUSIVE, Witness(
-                    f"final box is not a single point (exactness not certified): radius "
-                    f"{fmt_num(r[c])}", sequence=j, token=i - lo, coordinate=c,
-                    expected=0, got=f2q(r[c]), code="final-box-not-a-point"))
-    w, _ = interpolation_witness(traj.outputs, targets)
-    if w is not None:
-        raise Stop(Verdict.REFUTED, w)
+    """Every final box a point, and the exact final tokens equal to the targets (the
+    same for every tau: computed once per trajectory and targets)."""
+    shared = len(radii.over) < radii.n and any(radii.base)
+    bad = [i for i, r in radii.over.items() if any(r)]
+    if shared:
+        bad.append(next(i for i in range(radii.n) if i not in radii.over))
+    if bad:
+        i = min(bad)
+        j, t = next((j, i - lo) for j, (lo, hi) in enumerate(traj.spans) if lo <= i < hi)
+        r = radii.get(i)
+        c = next(c for c, x in enumerate(r) if x != 0)
+        raise Stop(Verdict.INCONCLUSIVE, Witness(
+            f"final box is not a single point (exactness not certified): radius "
+            f"{fmt_num(r[c])}", sequence=j, token=t, coordinate=c, expected=0,
+            got=f2q(r[c]), code="final-box-not-a-point"))
+    cached = getattr(traj, "interpolation", None)
+    if cached is None or cached[0] is not targets:
+        cached = traj.interpolation = (targets, interpolation_witness(traj.outputs, targets)[0])
+    if cached[1] is not None:
+        raise Stop(Verdict.REFUTED, cached[1])

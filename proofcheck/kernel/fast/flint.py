@@ -337,6 +337,7 @@ class _Dir:
         self.mx = [None] * n_seq
         self.second = [None] * n_seq  # (second largest value, its row); None: one row
         self.mnf = np.zeros(n_seq)
+        self.mxf = np.zeros(n_seq)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
 
@@ -354,10 +355,7 @@ class _Dir:
                 self.second[s] = (ps[m2], lo + m2)
             mn = self.mn[s] = min(ps)
             self.mnrow[s] = lo + ps.index(mn)
-            try:
-                self.mnf[s] = float(mn)
-            except OverflowError:
-                self.mnf[s] = np.inf
+            self.mnf[s], self.mxf[s] = _float_or_inf(mn), _float_or_inf(mx)
             if t is not None:
                 for c in range(d):
                     self.xt[s, c] = X[t, c]

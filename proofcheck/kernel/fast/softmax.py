@@ -27,9 +27,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import bits, q
-from proofcheck.kernel.fast.flint import FlintBackend
+from proofcheck.kernel.fast.flint import REL, FlintBackend
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.softmax import (
@@ -79,11 +81,17 @@ class RankOneFF:
     def propagate(self, radii: Radii) -> None:
         wabs = [abs(x) for x in self.w]
         if self.D is not None and absdot(wabs, radii.max()) > self.D[0]:
-            raise Undecided(f"block {self.block} FF: a box may reach the support")
+            raise Undecided(f"block {self.block} FF: a box may reach the layer's support "
+                            f"({fmt_num(self.D[0])} away from the nearest token)",
+                            (self.block, *self.locate(self.D[1])))
         kinks = self.kinks
+        memo = {}  # (piece, id(radius)) -> new radius: tokens sharing a radius share it
+        wrs = {}   # id(radius) -> |w|.radius
         for i, t in self.cands:
             r = radii.get(i)
-            wr = absdot(wabs, r)
+            wr = wrs.get(id(r))
+            if wr is None:
+                wr = wrs[id(r)] = absdot(wabs, r)
             p = bisect_right(kinks, t - wr)
             if wr and p < len(kinks) and kinks[p] < t + wr:
                 j, tok = self.locate(i)
@@ -93,56 +101,112 @@ class RankOneFF:
                     sequence=j, token=tok, code="box-straddles-kink"))
             J = self.absJ(p)
             if J is not None:
-                new = [absdot(row, r) for row in J]
-                if new != r:
-                    radii.set(i, [up64(x) for x in new])
+                key = (p, id(r))
+                new = memo.get(key)
+                if new is None:
+                    new = [absdot(row, r) for row in J]
+                    new = memo[key] = r if new == r else [up64(x) for x in new]
+                if new is not r:
+                    radii.set(i, new)
 
 
 class _Extremes:
-    """Per sequence, the coordinatewise min and max of the base rows ``X`` (cached
-    until ``X`` is replaced or the sequence's rows change)."""
+    """Per sequence, the coordinatewise ranges ``max - min`` of its tokens (a pending
+    offset moves a whole sequence, so ranges are those of the base rows ``X``; cached
+    until ``X`` is replaced or the sequence's rows change), and their maximum ``S``,
+    recomputed over every sequence only when a range that attained it shrinks."""
 
     def __init__(self):
-        self.X, self.cache = None, {}
+        self.X, self.cache, self.S, self.stale = None, {}, None, set()
 
-    def get(self, st, j):
+    def ranges(self, st) -> list:
+        """``S``: per coordinate the largest range over the sequences."""
         if st.X is not self.X:
-            self.X, self.cache = st.X, {}
-        e = self.cache.get(j)
-        if e is None:
+            self.X, self.cache, self.S, self.stale = st.X, {}, None, set()
+        d, cache = st.d, self.cache
+        todo = range(len(st.spans)) if self.S is None else self.stale
+        full = self.S is None
+        for j in todo:
             lo, hi = st.spans[j]
-            cols = list(zip(*[[st.X[i, c] for c in range(st.d)] for i in range(lo, hi)]))
-            e = self.cache[j] = ([min(c) for c in cols], [max(c) for c in cols])
-        return e
+            cols = zip(*[[st.X[i, c] for c in range(d)] for i in range(lo, hi)])
+            new = [max(c) - min(c) for c in cols]
+            old = cache.get(j)
+            if old is not None and any(o == m and n < o for o, n, m in zip(old, new, self.S)):
+                full = True
+            cache[j] = new
+            if not full:
+                self.S = [a if a >= b else b for a, b in zip(self.S, new)]
+        if full:
+            self.S = [max(col) for col in zip(*cache.values())] if cache else [ZERO] * d
+        self.stale = set()
+        return list(self.S)
 
     def touched(self, st, rows_, seq_of) -> None:
-        if st.X is self.X:
-            for i in rows_ or ():
-                self.cache.pop(seq_of[i], None)
+        if st.X is self.X and self.S is not None:
+            self.stale.update(seq_of[i] for i in rows_ or ())
+
+
+def _near(approx, err, best):
+    """Indices whose float value may attain the exact optimum: ``best`` is ``"min"``
+    or ``"max"``; ``approx`` within ``err`` of the exact values (numpy arrays)."""
+    if best == "min":
+        return np.nonzero(approx - err <= (approx + err).min())[0].tolist()
+    return np.nonzero(approx + err >= (approx - err).max())[0].tolist()
+
+
+def _seq_floats(dv, st, v):
+    """float64 copies of each sequence's extreme projections ``mn + <v, off>``,
+    ``mx + <v, off>`` and a bound of their error, or ``None`` out of range."""
+    if dv.bf is None or not (np.isfinite(dv.mnf).all() and np.isfinite(dv.mxf).all()):
+        return None
+    tiny = 2.0 ** -900  # absolute slack: copies below 2^-900 need not be relatively close
+    if st.off is None:
+        return dv.mnf, dv.mxf, REL * (np.abs(dv.mnf) + np.abs(dv.mxf)) * 4 + tiny
+    pof, mag = st.off.proj_floats(v)
+    if pof is None:
+        return None
+    return (dv.mnf + pof, dv.mxf + pof,
+            REL * (np.abs(dv.mnf) + np.abs(dv.mxf) + mag) * 4 + tiny)
 
 
 def _rank_one_gap(be, st, a, b, block):
     """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
-    (``rest``: the other sequences with two tokens or more)."""
+    (``rest``: the other sequences with two tokens or more).  Signs and the
+    minimum are pre-filtered in float64 under a rigorous error bound; every
+    candidate is decided exactly."""
     da = be._dir(st, a)
     db = da if tuple(a) == tuple(b) else be._dir(st, b)
     da.refresh(st.X, st.spans, st.d)
     db.refresh(st.X, st.spans, st.d)
     pb = st.off.projector(b) if st.off is not None else (lambda j: ZERO)
-    gap = at = None
+    multi = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
+    fl = _seq_floats(db, st, b)
+    if fl is not None and multi:
+        qf, err = fl[0][multi], fl[2][multi]
+        sure = qf - err > 0
+        exact = [j for j, s_ in zip(multi, sure) if not s_]
+        pos = [j for j, s_ in zip(multi, sure) if s_]
+    else:
+        exact, pos = multi, []
     rest = []
-    for j, (lo, hi) in enumerate(st.spans):
-        if hi - lo < 2:
-            continue
-        qmin = db.mn[j] + pb(j)
-        if qmin <= 0:
-            rest.append(j)
-            continue
+    for j in exact:  # signs decided exactly
+        (pos if db.mn[j] + pb(j) > 0 else rest).append(j)
+    for j in pos:
         if da.top[j] is None:
+            lo, hi = st.spans[j]
             c1 = next(i for i in range(lo, hi) if da.pb[i] == da.mx[j])
             c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == da.mx[j])
             return None, None, None, tie_witness(block, j, db.mnrow[j] - lo, c1 - lo, c2 - lo)
-        g = qmin * (da.mx[j] - da.second[j][0])
+    if fl is not None and len(pos) > 8:
+        diff = np.array([float(da.mx[j] - da.second[j][0]) for j in pos])
+        qf, err = fl[0][pos], fl[2][pos]
+        cand = [pos[k] for k in _near(qf * diff, err * diff + np.abs(qf * diff) * REL, "min")]
+    else:
+        cand = pos
+    gap = at = None
+    for j in cand:
+        lo, _ = st.spans[j]
+        g = (db.mn[j] + pb(j)) * (da.mx[j] - da.second[j][0])
         if gap is None or g < gap:
             gap, at = g, (j, db.mnrow[j] - lo, da.second[j][1] - lo)
     return gap, at, rest, None
@@ -158,7 +222,7 @@ def _sa_record(be, st, sa, block, ext):
         if tie is not None:
             return None, tie
     mat = be._materialize(st) if rest or (A.left and not (A.lam == 0 and len(A.left) == 1)) \
-        else None
+        else None  # (offsets folded in: only where tokens are scored one by one)
     for j in rest:
         lo, hi = st.spans[j]
         g, i, c = sequence_stats(A, rows(mat.X, lo, hi))
@@ -167,14 +231,12 @@ def _sa_record(be, st, sa, block, ext):
         if gap is None or g < gap:
             gap, at = g, (j, i, c)
     d = st.d
-    S, Xm = [ZERO] * d, [ZERO] * d
-    for j in range(len(st.spans)):
-        mn, mx = ext.get(st, j)
-        off = st.off.off(j) if st.off is not None else None
-        for c in range(d):
-            S[c] = max(S[c], mx[c] - mn[c])
-            lo_, hi_ = (mn[c], mx[c]) if off is None else (mn[c] + off[c], mx[c] + off[c])
-            Xm[c] = max(Xm[c], abs(lo_), abs(hi_))
+    S = ext.ranges(st)
+    Xm = [ZERO] * d
+    if A.lam != 0:  # the only term that needs the largest moduli
+        mat = mat or be._materialize(st)
+        e = mat.X.entries()
+        Xm = [max(map(abs, e[c::d]), default=ZERO) for c in range(d)]
     P, Q = _factor_bounds(be, st, A, mat)
     nmax1 = max((hi - lo - 1 for lo, hi in st.spans), default=0)
     return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q), None
@@ -193,8 +255,11 @@ def _factor_bounds(be, st, A, mat):
         dv = be._dir(st, v)
         dv.refresh(st.X, st.spans, st.d)
         pv = st.off.projector(v) if st.off is not None else (lambda j: ZERO)
-        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j)))
-                        for j in range(len(st.spans)))])
+        js = range(len(st.spans))
+        fl = _seq_floats(dv, st, v)
+        if fl is not None and len(st.spans) > 8:  # the candidates for the largest modulus
+            js = _near(np.maximum(np.abs(fl[0]), np.abs(fl[1])), fl[2], "max")
+        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j))) for j in js)])
     return out[0], out[1]
 
 
