@@ -89,7 +89,7 @@ def test_tampered_dataset_is_detected(cert16):
 
     def target_and_hash(c):  # a consistent forgery: new dataset, new hash
         target(c)
-        from proofcheck.kernel.dataset import dataset_from_json
+        from proofcheck.io.datasets import dataset_from_json
         c["claim"]["dataset"]["sha256"] = digest(dataset_from_json(c["dataset"]))
     v, lines = verify_certificate(_edit(cert16, target_and_hash))
     assert v == Verdict.REFUTED and any("not a target" in ln or "not hit" in ln for ln in lines)

@@ -14,11 +14,10 @@ from proofcheck.kernel.dataset import (
     Pair,
     canonical_bytes,
     check_admissible,
-    dataset_from_json,
     dataset_to_json,
     digest,
 )
-from proofcheck.io.datasets import load_dataset
+from proofcheck.io.datasets import dataset_from_json, load_dataset
 from proofcheck.kernel.errors import BadInput, Inadmissible
 
 needs_cases = pytest.mark.skipif(

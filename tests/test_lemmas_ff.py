@@ -24,7 +24,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.lemma_checks.profile import EXACT, Profile
 from proofcheck.kernel.model import FF, dot
-from proofcheck.kernel.serialize import ff_to_json
+from proofcheck.io.certificate_writer import ff_to_json
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.symbolic import prove_profile

@@ -259,7 +259,7 @@ def _forge_zero(cert):
     """Lemma 4.2 forgery: every instance's SA becomes rho = 0, A = 0, V = 0 and its
     expected outputs all 0 (the layer really maps everything to 0)."""
     from proofcheck.io.certificate_writer import seal
-    from proofcheck.kernel.serialize import sa_to_json
+    from proofcheck.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(ZERO_SA)
         i["expected"] = [[["0"] * len(t) for t in s] for s in i["inputs"]]
@@ -268,7 +268,7 @@ def _forge_zero(cert):
 
 def _forge_identity(cert, semantics=None):
     from proofcheck.io.certificate_writer import seal
-    from proofcheck.kernel.serialize import sa_to_json
+    from proofcheck.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(IDENTITY_SA)
         i["expected"] = i["inputs"]

@@ -21,7 +21,8 @@ from lemmas.afz.layers import hat
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
-from proofcheck.kernel.dataset import dataset_from_json, dataset_to_json
+from proofcheck.io.datasets import dataset_from_json
+from proofcheck.kernel.dataset import dataset_to_json
 from proofcheck.kernel.documents import FORMATS, loads_strict, schema, schema_error
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import NUMBER_PATTERN, parse_number
@@ -309,10 +310,10 @@ def test_json_float_in_a_dataset_is_its_binary_value():
 
 
 def test_every_constant_the_schema_allows_is_re_derived_by_the_kernel(cert):
-    from proofcheck.kernel.dataset import dataset_from_json
+    from proofcheck.io.datasets import dataset_from_json
     from proofcheck.kernel.serialize import network_from_json
-    from proofcheck.kernel.verify import _derived_constants
-    derived = _derived_constants(dataset_from_json(cert["dataset"]),
+    from proofcheck.kernel.theorem import derived_constants
+    derived = derived_constants(dataset_from_json(cert["dataset"]),
                                  network_from_json(cert["network"]), None)
     assert set(schema("certificate-2")["$defs"]["constants"]["properties"]) == set(derived)
     for k, v in cert["claim"]["constants"].items():  # what the writer states is re-derived

@@ -24,7 +24,7 @@ from proofcheck.io.generate import (
 from lemmas.claim_check import check_network
 from lemmas.claims import SequenceShift
 from proofcheck.kernel.model import Factored, Transformer
-from proofcheck.kernel.serialize import network_to_json
+from proofcheck.io.certificate_writer import network_to_json
 
 
 def _claim_key(c):

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
-from proofcheck.kernel.expbounds import exp_neg_upper, taylor_upper
+from proofcheck.kernel.evaluate import f2q, q
+from proofcheck.kernel.softmax import exp_upper
 from lemmas.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.simulate import simulate
@@ -108,6 +109,20 @@ def _taylor_lower(y: Fraction, n: int) -> Fraction:
         term = term * y / (k + 1)
     assert term < 1
     return (1 - term) / s
+
+
+def exp_neg_upper(y, F: int = 256) -> Fraction:
+    """The kernel's exact upper bound of e^-y (floor 2^-F), as a Fraction."""
+    return f2q(exp_upper(q(Fraction(y)), F))
+
+
+def taylor_upper(y: Fraction, terms: int = 30) -> Fraction:
+    """Pure-rational 1 / sum_{k<terms} y^k / k!, an upper bound of e^-y (y >= 0)."""
+    s, term = Fraction(0), Fraction(1)
+    for k in range(terms):
+        s += term
+        term = term * y / (k + 1)
+    return 1 / s
 
 
 @settings(max_examples=200, deadline=None)

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from proofcheck.kernel.evaluate import f2q
-from proofcheck.kernel.expbounds import FLOOR_BITS
 from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.softmax import (
+    FLOOR_BITS,
     SARecord,
     Trajectory,
     Undecided,

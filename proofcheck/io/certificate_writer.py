@@ -9,13 +9,15 @@ else.  ``proofcheck.kernel`` re-checks it without any construction code.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 from proofcheck.io.files import atomic_write
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import dataset_to_json, digest
+from proofcheck.kernel.model import FF, SA, Factored, Transformer
 from proofcheck.kernel.numbers import format_q
-from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json, sha256
+from proofcheck.kernel.serialize import sha256
 
 FORMAT = "proofcheck-certificate/2"
 
@@ -23,6 +25,32 @@ FORMAT = "proofcheck-certificate/2"
 #: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
 STATED_CONSTANTS = ("N", "M", "d", "R", "L", "max_width", "P", "P_formula", "P_bound",
                     "param_constant", "theta_sq_norm")
+
+
+# ------------------------------------------------ the exact JSON form of a network
+
+def _q(x) -> str:
+    return format_q(Fraction(x))
+
+
+def _fac(f: Factored) -> dict:
+    return {"lam": _q(f.lam), "left": [[_q(x) for x in a] for a in f.left],
+            "right": [[_q(x) for x in b] for b in f.right]}
+
+
+def ff_to_json(ff: FF) -> dict:
+    return {"eta": _q(ff.eta), "U": [[_q(x) for x in u] for u in ff.U],
+            "b": [_q(x) for x in ff.b], "W": [[_q(x) for x in w] for w in ff.W],
+            "label": ff.label}
+
+
+def sa_to_json(sa: SA) -> dict:
+    return {"rho": _q(sa.rho), "A": _fac(sa.A), "V": _fac(sa.V), "label": sa.label}
+
+
+def network_to_json(net: Transformer) -> dict:
+    return {"d": net.d, "blocks": [{"ff": ff_to_json(b.ff), "sa": sa_to_json(b.sa),
+                                    "phase": b.phase} for b in net.blocks]}
 
 
 def seal(cert: dict) -> dict:

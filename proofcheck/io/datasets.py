@@ -1,6 +1,7 @@
-"""Reading dataset files (SPEC §3): ``.json`` (``proofcheck-dataset/1``, parsed by the
-kernel's :func:`~proofcheck.kernel.dataset.dataset_from_json`) and ``.npz`` (arrays
-``X_j``, ``Y_j``), then the admissibility check.  For ``.npz`` files the error path
+"""Reading datasets (SPEC §3): ``proofcheck-dataset/1`` JSON objects and files
+(validated against the published schema, then read with messages that name the
+pair, token and coordinate) and ``.npz`` files (arrays ``X_j``, ``Y_j``), then the
+kernel's admissibility check.  For ``.npz`` files the error path
 names the array and element (``X_0[1][0]``) for shape errors, and the equivalent
 JSON path for admissibility errors.
 """
@@ -9,19 +10,119 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from proofcheck.kernel.dataset import (
-    Dataset,
-    Pair,
-    Token,
-    float_note,
-    plural,
-    type_name,
-    check_admissible,
-    dataset_from_json,
-)
-from proofcheck.kernel.documents import read_json
+from proofcheck.kernel.dataset import FORMAT, Dataset, Pair, Token, check_admissible, check_name
+from proofcheck.kernel.documents import read_json, schema_error
 from proofcheck.kernel.errors import BadInput, Inadmissible
 from proofcheck.kernel.numbers import parse_number
+
+
+def plural(k: int, word: str) -> str:
+    return f"{k} {word}" + ("" if k == 1 else "s")
+
+
+def type_name(v) -> str:
+    if v is None:
+        return "null"
+    return {bool: "boolean", str: "string", int: "number", float: "number",
+            list: "list", dict: "object"}.get(type(v), type(v).__name__)
+
+
+def float_note(paths: list[str]) -> str:
+    shown = ", ".join(paths[:5]) + (f" (and {len(paths) - 5} more)" if len(paths) > 5 else "")
+    return ("JSON floats were read as the exact binary value of the double "
+            f"(e.g. 0.1 -> 3602879701896397/36028797018963968) at: {shown}")
+
+
+def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
+                    float_paths: list[str]) -> tuple[Token, ...]:
+    if not isinstance(seq, list):
+        raise BadInput(f"{kind} {j} is a {type_name(seq)}, expected a list of tokens", path)
+    if not seq:
+        raise Inadmissible(f"{kind} {j} is empty", path)
+    out = []
+    for t, tok in enumerate(seq):
+        tpath = f"{path}[{t}]"
+        if not isinstance(tok, list):
+            raise BadInput(f"token {t} of {kind} {j} is a {type_name(tok)}, "
+                           f"expected a list of {plural(d, 'number')}", tpath)
+        if len(tok) != d:
+            raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
+                           f"expected {d}", tpath)
+        coords = []
+        for c, v in enumerate(tok):
+            cpath = f"{tpath}[{c}]"
+            q, was_float = parse_number(v, cpath, f"{kind} {j} token {t} coordinate {c}")
+            if was_float:
+                float_paths.append(cpath)
+            coords.append(q)
+        out.append(tuple(coords))
+    return tuple(out)
+
+
+def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
+                      schema_checked: bool = False) -> Dataset:
+    """Build a ``Dataset`` from a parsed ``proofcheck-dataset/1`` JSON object.
+
+    First validates ``obj`` against the published schema
+    (``proofcheck/schemas/proofcheck-dataset-1.schema.json``, see
+    :mod:`proofcheck.kernel.documents`) before any arithmetic; then reads the
+    numbers with the one number parser.  Checks the shape only (not admissibility,
+    except that empty sequences raise ``Inadmissible``).  Unknown extra top-level
+    keys (``source``, ``description``, ...) and extra keys in pairs are ignored.
+    ``name`` defaults to the stem of ``source``.  ``root`` is the JSON path of
+    ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
+    ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
+    value, the message is the precise one of the reader below (which names pair,
+    token and coordinate), else the schema's.  ``schema_checked=True`` skips the
+    validation for a dataset already validated as part of a stricter schema (the
+    certificate's embedded dataset).
+    """
+    err = None if schema_checked else schema_error(obj, "dataset", root)
+    if err is not None:
+        _build(obj, source, root)  # only to word the error precisely; raises
+        raise err
+    return _build(obj, source, root)
+
+
+def _build(obj, source: str, root: str) -> Dataset:
+    if not isinstance(obj, dict):
+        raise BadInput(f"top-level JSON value is a {type_name(obj)}, expected an object", root)
+    fmt = obj.get("format")
+    if fmt != FORMAT:
+        what = "missing" if "format" not in obj else f"{fmt!r}"
+        raise BadInput(f"format is {what}, expected {FORMAT!r}", f"{root}.format")
+    default_name = Path(source).stem if source and not source.startswith("<") else "dataset"
+    name = obj.get("name", default_name)
+    if not isinstance(name, str):
+        raise BadInput(f"name is a {type_name(name)}, expected a string", f"{root}.name")
+    check_name(name, root)
+    d = obj.get("d")
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise BadInput(f"d must be a positive integer (got {str(d)[:40]!s})", f"{root}.d")
+    if d > 100_000:
+        raise BadInput(f"d = {str(d)[:20]}{'...' if len(str(d)) > 20 else ''} is larger than "
+                       "100000, which this tool accepts", f"{root}.d")
+    pairs = obj.get("pairs")
+    if not isinstance(pairs, list):
+        raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + type_name(pairs)}"
+                       ", expected a non-empty list", f"{root}.pairs")
+    if not pairs:
+        raise BadInput("pairs is empty, expected at least one pair", f"{root}.pairs")
+    float_paths: list[str] = []
+    out = []
+    for j, pair in enumerate(pairs):
+        ppath = f"{root}.pairs[{j}]"
+        if not isinstance(pair, dict):
+            raise BadInput(f"pair {j} is a {type_name(pair)}, expected an object "
+                           "with keys 'input' and 'output'", ppath)
+        for key in ("input", "output"):
+            if key not in pair:
+                raise BadInput(f"pair {j} has no key {key!r}", ppath)
+        xs = _parse_sequence(pair["input"], d, j, "input", f"{ppath}.input", float_paths)
+        ys = _parse_sequence(pair["output"], d, j, "output", f"{ppath}.output", float_paths)
+        out.append(Pair(xs, ys))
+    notes = (float_note(float_paths),) if float_paths else ()
+    return Dataset(name=name, d=d, pairs=tuple(out), notes=notes)
 
 
 def _load_json(path: Path) -> Dataset:

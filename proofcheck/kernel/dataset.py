@@ -22,10 +22,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput, Inadmissible
-from proofcheck.kernel.numbers import bit_size, format_q, parse_number
+from proofcheck.kernel.numbers import bit_size, format_q, parse_exact
 
 FORMAT = "proofcheck-dataset/1"
 
@@ -73,11 +72,7 @@ class Dataset:
 
 # --------------------------------------------------------------------------- JSON
 
-def plural(k: int, word: str) -> str:
-    return f"{k} {word}" + ("" if k == 1 else "s")
-
-
-def _check_name(name: str, root: str = "$") -> None:
+def check_name(name: str, root: str = "$") -> None:
     """Names end up in file names and report titles: printable, UTF-8, <= 120 chars."""
     where = f"{root}.name"
     if len(name) > 120:
@@ -90,110 +85,22 @@ def _check_name(name: str, root: str = "$") -> None:
         raise BadInput("name contains control characters (newline, NUL, ...)", where)
 
 
-def type_name(v) -> str:
-    if v is None:
-        return "null"
-    return {bool: "boolean", str: "string", int: "number", float: "number",
-            list: "list", dict: "object"}.get(type(v), type(v).__name__)
+def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
+    """The :class:`Dataset` of a dataset object already validated by the certificate
+    schema (exact values only): every token must have ``d`` coordinates; numbers go
+    through the one parser.  Dataset files are read by :mod:`proofcheck.io.datasets`."""
+    check_name(obj["name"], root)
+    d = obj["d"]
 
-
-def float_note(paths: list[str]) -> str:
-    shown = ", ".join(paths[:5]) + (f" (and {len(paths) - 5} more)" if len(paths) > 5 else "")
-    return ("JSON floats were read as the exact binary value of the double "
-            f"(e.g. 0.1 -> 3602879701896397/36028797018963968) at: {shown}")
-
-
-def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
-                    float_paths: list[str]) -> tuple[Token, ...]:
-    if not isinstance(seq, list):
-        raise BadInput(f"{kind} {j} is a {type_name(seq)}, expected a list of tokens", path)
-    if not seq:
-        raise Inadmissible(f"{kind} {j} is empty", path)
-    out = []
-    for t, tok in enumerate(seq):
-        tpath = f"{path}[{t}]"
-        if not isinstance(tok, list):
-            raise BadInput(f"token {t} of {kind} {j} is a {type_name(tok)}, "
-                           f"expected a list of {plural(d, 'number')}", tpath)
-        if len(tok) != d:
-            raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
-                           f"expected {d}", tpath)
-        coords = []
-        for c, v in enumerate(tok):
-            cpath = f"{tpath}[{c}]"
-            q, was_float = parse_number(v, cpath, f"{kind} {j} token {t} coordinate {c}")
-            if was_float:
-                float_paths.append(cpath)
-            coords.append(q)
-        out.append(tuple(coords))
-    return tuple(out)
-
-
-def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
-                      schema_checked: bool = False) -> Dataset:
-    """Build a ``Dataset`` from a parsed ``proofcheck-dataset/1`` JSON object.
-
-    First validates ``obj`` against the published schema
-    (``proofcheck/schemas/proofcheck-dataset-1.schema.json``, see
-    :mod:`proofcheck.kernel.documents`) before any arithmetic; then reads the
-    numbers with the one number parser.  Checks the shape only (not admissibility,
-    except that empty sequences raise ``Inadmissible``).  Unknown extra top-level
-    keys (``source``, ``description``, ...) and extra keys in pairs are ignored.
-    ``name`` defaults to the stem of ``source``.  ``root`` is the JSON path of
-    ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
-    ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
-    value, the message is the precise one of the reader below (which names pair,
-    token and coordinate), else the schema's.  ``schema_checked=True`` skips the
-    validation for a dataset already validated as part of a stricter schema (the
-    certificate's embedded dataset).
-    """
-    from proofcheck.kernel.documents import schema_error
-    err = None if schema_checked else schema_error(obj, "dataset", root)
-    if err is not None:
-        _build(obj, source, root)  # only to word the error precisely; raises
-        raise err
-    return _build(obj, source, root)
-
-
-def _build(obj, source: str, root: str) -> Dataset:
-    if not isinstance(obj, dict):
-        raise BadInput(f"top-level JSON value is a {type_name(obj)}, expected an object", root)
-    fmt = obj.get("format")
-    if fmt != FORMAT:
-        what = "missing" if "format" not in obj else f"{fmt!r}"
-        raise BadInput(f"format is {what}, expected {FORMAT!r}", f"{root}.format")
-    default_name = Path(source).stem if source and not source.startswith("<") else "dataset"
-    name = obj.get("name", default_name)
-    if not isinstance(name, str):
-        raise BadInput(f"name is a {type_name(name)}, expected a string", f"{root}.name")
-    _check_name(name, root)
-    d = obj.get("d")
-    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise BadInput(f"d must be a positive integer (got {str(d)[:40]!s})", f"{root}.d")
-    if d > 100_000:
-        raise BadInput(f"d = {str(d)[:20]}{'...' if len(str(d)) > 20 else ''} is larger than "
-                       "100000, which this tool accepts", f"{root}.d")
-    pairs = obj.get("pairs")
-    if not isinstance(pairs, list):
-        raise BadInput(f"pairs is {'missing' if 'pairs' not in obj else 'a ' + type_name(pairs)}"
-                       ", expected a non-empty list", f"{root}.pairs")
-    if not pairs:
-        raise BadInput("pairs is empty, expected at least one pair", f"{root}.pairs")
-    float_paths: list[str] = []
-    out = []
-    for j, pair in enumerate(pairs):
-        ppath = f"{root}.pairs[{j}]"
-        if not isinstance(pair, dict):
-            raise BadInput(f"pair {j} is a {type_name(pair)}, expected an object "
-                           "with keys 'input' and 'output'", ppath)
-        for key in ("input", "output"):
-            if key not in pair:
-                raise BadInput(f"pair {j} has no key {key!r}", ppath)
-        xs = _parse_sequence(pair["input"], d, j, "input", f"{ppath}.input", float_paths)
-        ys = _parse_sequence(pair["output"], d, j, "output", f"{ppath}.output", float_paths)
-        out.append(Pair(xs, ys))
-    notes = (float_note(float_paths),) if float_paths else ()
-    return Dataset(name=name, d=d, pairs=tuple(out), notes=notes)
+    def seq(s, path):
+        for t, tok in enumerate(s):
+            if len(tok) != d:
+                raise BadInput(f"token has {len(tok)} coordinates, expected d = {d}", f"{path}[{t}]")
+        return tuple(tuple(parse_exact(x, f"{path}[{t}][{c}]") for c, x in enumerate(tok))
+                     for t, tok in enumerate(s))
+    return Dataset(obj["name"], d, tuple(
+        Pair(seq(p["input"], f"{root}.pairs[{j}].input"), seq(p["output"], f"{root}.pairs[{j}].output"))
+        for j, p in enumerate(obj["pairs"])))
 
 
 # ------------------------------------------------------------------ admissibility
@@ -220,9 +127,8 @@ def check_admissible(ds: Dataset) -> None:
             seen: dict[Token, int] = {}
             for t, tok in enumerate(seq):
                 if len(tok) != ds.d:
-                    raise BadInput(f"token {t} of {kind} {j} has "
-                                   f"{plural(len(tok), 'coordinate')}, expected {ds.d}",
-                                   f"{path}[{t}]")
+                    raise BadInput(f"token {t} of {kind} {j} has {len(tok)} coordinate(s), "
+                                   f"expected {ds.d}", f"{path}[{t}]")
                 if tok in seen:
                     raise Inadmissible(f"repeated token in {kind} {j}: tokens {seen[tok]} "
                                        f"and {t} are equal", f"{path}[{t}]")

@@ -1,4 +1,5 @@
-"""Exact JSON form of networks and canonical digests (SPEC §3 certificates).
+"""Reading the exact JSON form of networks, and canonical digests (SPEC §3
+certificates; written by :mod:`proofcheck.io.certificate_writer`).
 
 Numbers are ``"p/q"`` strings; a network is ``{"d": d, "blocks": [{"ff": {...},
 "sa": {...}}]}`` with FF ``{"eta", "U": (width, d), "b": (width,), "W": (width, d)
@@ -16,7 +17,7 @@ from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
-from proofcheck.kernel.numbers import format_q, parse_exact
+from proofcheck.kernel.numbers import parse_exact
 
 
 def canonical(obj) -> bytes:
@@ -25,30 +26,6 @@ def canonical(obj) -> bytes:
 
 def sha256(obj) -> str:
     return hashlib.sha256(canonical(obj)).hexdigest()
-
-
-def _q(x) -> str:
-    return format_q(Fraction(x))
-
-
-def _fac(f: Factored) -> dict:
-    return {"lam": _q(f.lam), "left": [[_q(x) for x in a] for a in f.left],
-            "right": [[_q(x) for x in b] for b in f.right]}
-
-
-def ff_to_json(ff: FF) -> dict:
-    return {"eta": _q(ff.eta), "U": [[_q(x) for x in u] for u in ff.U],
-            "b": [_q(x) for x in ff.b], "W": [[_q(x) for x in w] for w in ff.W],
-            "label": ff.label}
-
-
-def sa_to_json(sa: SA) -> dict:
-    return {"rho": _q(sa.rho), "A": _fac(sa.A), "V": _fac(sa.V), "label": sa.label}
-
-
-def network_to_json(net: Transformer) -> dict:
-    return {"d": net.d, "blocks": [{"ff": ff_to_json(b.ff), "sa": sa_to_json(b.sa),
-                                    "phase": b.phase} for b in net.blocks]}
 
 
 def _num(v, path) -> Fraction:

@@ -51,6 +51,7 @@ from proofcheck.kernel.verdicts import Verdict, Witness
 
 ZERO, ONE = fmpq(0), fmpq(1)
 LN2_UPPER = fmpq(6932, 10000)
+FLOOR_BITS = 256          # the floor 2^-256 of a certificate that states none
 MAX_FLOOR_BITS = 1 << 16
 
 
@@ -92,7 +93,9 @@ def down64(x: fmpq) -> fmpq:
 
 def exp_upper(y: fmpq, F: int) -> fmpq:
     """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2``
-    (decided with ``ln 2 < 0.6932``), else the upper end of arb's ball (64 bits)."""
+    (decided with ``ln 2 < 0.6932``; the cost does not grow with y), else the upper
+    end of python-flint arb's ball at 64 bits (never ``mpmath.iv``, whose
+    enclosures can fail: SPEC §6; the tests keep such instances)."""
     if y >= F * LN2_UPPER:
         return fmpq(1, 1 << F)
     with ctx.workprec(64):

@@ -1,0 +1,236 @@
+"""Re-checking a theorem certificate (Theorems 1.6 and 1.8; SPEC §2-§5): the
+embedded dataset (its SHA-256, admissibility, dimension), the statement's block
+budget, width <= 4, P <= 38 d M and every stated constant re-derived and compared
+as a number, then the exact hardmax evaluation with set equality (1.6) or the
+softmax certificate at its stated tau, floor and bounds (1.8, :mod:`.softmax`),
+then ``||theta*||^2`` when stated.  ``check(cert, route)`` returns
+``(verdict, lines, route label)``; malformed content raises ``BadInput``.
+"""
+from __future__ import annotations
+
+from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.evaluate import interpolation_witness, q, run
+from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact
+from proofcheck.kernel.routes import AUTO_FAST_WORK, FAST, choose
+from proofcheck.kernel.serialize import network_from_json
+from proofcheck.kernel.softmax import (
+    FLOOR_BITS,
+    MAX_FLOOR_BITS,
+    SARecord,
+    Undecided,
+    check_bounds,
+    plain_trajectory,
+)
+from proofcheck.kernel.statements import BUDGETS, PARAM_CONSTANT, THEOREM_SEMANTICS, param_formula
+from proofcheck.kernel.verdicts import Verdict, escape
+
+
+def derived_constants(ds, net, R=None) -> dict:
+    """Every constant a theorem certificate may state: ``{key: (value function, how
+    it is derived)}``; ``R`` (probe rounds) defaults to ``L - 2M - 1``."""
+    N, M, d, L = ds.N, ds.M, ds.d, net.L
+    R = L - 2 * M - 1 if R is None else R
+    return {"N": (lambda: N, "pairs of the dataset"), "M": (lambda: M, "target tokens"),
+            "d": (lambda: d, "dimension of the dataset"), "L": (lambda: L, "blocks"),
+            "max_width": (lambda: net.max_width, "largest FF width"),
+            "P": (net.n_params, "stored scalars of the network"),
+            "max_bits": (net.max_bits, "largest bit size of a parameter"),
+            "R": (lambda: L - 2 * M - 1, "L - 2M - 1"),
+            "L_construction": (lambda: 2 * M + R + 1, "2M + R + 1"),
+            "L_paper_hardmax": (lambda: 2 * M + 2 * N + 1, "2M + 2N + 1"),
+            "L_paper_softmax": (lambda: 2 * M + 3 * N, "2M + 3N"),
+            "P_formula": (lambda: param_formula(d, M, R), "(16d+16)M + (10d+8)R + 6d + 5"),
+            "param_constant": (lambda: PARAM_CONSTANT, "the kernel's constant"),
+            "P_bound": (lambda: PARAM_CONSTANT * d * M, f"{PARAM_CONSTANT} d M"),
+            "theta_sq_norm": (net.sq_norm, "sum of squares of every stored scalar")}
+
+
+def check_constants(claim, ds, net, lines) -> list[str]:
+    """The statement's bounds and every stated constant (``theta_sq_norm`` later);
+    the list of failures (REFUTED), empty when all hold."""
+    st, N, M, d = claim["statement"], ds.N, ds.M, ds.d
+    stated = {k: parse_exact(v, f"$.claim.constants.{k}", k)
+              for k, v in claim.get("constants", {}).items() if k != "theta_sq_norm"}
+    R = stated.get("R")
+    if R is not None and R.denominator != 1:
+        return [f"claimed R = {format_q(R)} is not an integer"]
+    derived = derived_constants(ds, net, None if R is None else R.numerator)
+    bad = [f"claimed {k} = {format_q(v)}, but {derived[k][1]} = {derived[k][0]()}"
+           for k, v in stated.items() if v != derived[k][0]()]
+    L, width, P = net.L, net.max_width, net.n_params()
+    name, budget = BUDGETS[st][0], BUDGETS[st][1](N, M)
+    if L > budget:
+        bad.append(f"L = {L} blocks exceeds the budget {name} = {budget} of Theorem {st}")
+    if width > 4:
+        bad.append(f"max FF width {width} > 4 violates Theorem {st}")
+    if P > PARAM_CONSTANT * d * M:
+        bad.append(f"P = {P} parameters exceeds the explicit bound {PARAM_CONSTANT} d M = "
+                   f"{PARAM_CONSTANT * d * M} (d = {d}, M = {M})")
+    formula = ""
+    if "R" in stated or "P_formula" in stated:  # the parameter formula is stated
+        R = L - 2 * M - 1 if R is None else R.numerator
+        if not 0 <= R <= N - 1:
+            bad.append(f"R = {R} probe rounds is outside 0..N-1 = 0..{N - 1}")
+        if L != 2 * M + R + 1:
+            bad.append(f"L = {L} but 2M + R + 1 = {2 * M + R + 1} (R = {R})")
+        if P != param_formula(d, M, R):
+            bad.append(f"P = {P} but (16d+16)M + (10d+8)R + 6d + 5 = {param_formula(d, M, R)}")
+        formula = f", P = (16d+16)M + (10d+8)R + 6d + 5 with R = {R}"
+    if not bad:
+        lines.append(f"L = {L} <= {name} = {budget}, width {width} <= 4, P = {P} <= "
+                     f"{PARAM_CONSTANT} d M = {PARAM_CONSTANT * d * M}{formula}")
+        if stated:
+            lines.append(f"stated constants re-derived and equal: {', '.join(sorted(stated))}")
+    return bad
+
+
+def _dataset(cert):
+    """The embedded dataset, admissible, of the claimed SHA-256, name and dimension."""
+    claim = cert["claim"]
+    ds = embedded_dataset(cert["dataset"])
+    try:
+        check_admissible(ds)
+    except BadInput as e:  # re-rooted at $.dataset
+        raise type(e)(e.message, "$.dataset" + (e.path or "$")[1:]) from None
+    if claim["dataset"]["name"] != ds.name:
+        raise BadInput(f"the claim names the dataset {escape(claim['dataset']['name'])!r} but "
+                       f"the embedded dataset is {escape(ds.name)!r}", "$.claim.dataset.name")
+    if claim.get("d", ds.d) != ds.d:
+        raise BadInput(f"the claim states d = {claim['d']}, the dataset is in d = {ds.d}",
+                       "$.claim.d")
+    return ds
+
+
+def check(cert, route: str):
+    """``(verdict, lines, route label)`` of a theorem certificate (module docstring)."""
+    claim, sem = cert["claim"], cert["semantics"]
+    st = claim["statement"]
+    if sem["attention"] != THEOREM_SEMANTICS[st]:
+        raise BadInput(f"Theorem {st} is about {THEOREM_SEMANTICS[st]} attention, the "
+                       f"certificate's semantics are {sem['attention']}", "$.semantics.attention")
+    if sem["attention"] == "hardmax" and cert.get("bounds"):
+        raise BadInput("per-layer softmax bounds in a hardmax certificate", "$.bounds")
+    ds = _dataset(cert)
+    if digest(ds) != claim["dataset"]["sha256"]:
+        return Verdict.ERROR, ["dataset SHA-256 differs from the claim: the dataset was changed"], \
+            "plain"
+    net = network_from_json(cert["network"])
+    if net.d != ds.d:
+        raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
+    lines = [f"dataset {escape(ds.name)}: N = {ds.N}, M = {ds.M}, d = {ds.d}; SHA-256 matches"]
+    bad = check_constants(claim, ds, net, lines)
+    if bad:
+        return Verdict.REFUTED, lines + bad, "plain"
+    inputs = [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    work = ds.n_tokens * sum((not b.ff.is_identity) + (not b.sa.is_identity) for b in net.blocks)
+    if st == "1.6":
+        backend, label = choose(route, work)
+        w, _ = interpolation_witness(run(net, inputs, backend), targets)
+        v = Verdict.REFUTED if w else Verdict.VERIFIED
+        lines += [f"route: {label}"] + (["witness: " + w.describe()] if w else [])
+        tail = f"  [on this dataset: {ds.N} pairs]" if v.passed else ""
+        v, lines = _theta(cert, net, v, lines + [f"exact hardmax evaluation: {v.value}{tail}"])
+        return v, lines, label
+    v, label = _softmax(cert, net, inputs, targets, route, work, lines)
+    return (*_theta(cert, net, v, lines), label)
+
+
+def _theta(cert, net, v, lines):
+    """The stated ``||theta*||^2`` against the certified network's (after the
+    evaluation, so a tampered parameter still yields the evaluation's witness)."""
+    claimed = cert["claim"].get("constants", {}).get("theta_sq_norm")
+    if claimed is None:
+        return v, lines
+    claimed = parse_exact(claimed, "$.claim.constants.theta_sq_norm", "theta_sq_norm")
+    if claimed != net.sq_norm():
+        return (Verdict.REFUTED if v.passed else v), lines + [
+            f"claimed theta_sq_norm = {fmt_num(claimed)}, but the sum of squares of every "
+            f"stored scalar is {fmt_num(net.sq_norm())}"]
+    return v, lines + ["||theta*||^2 (theta_sq_norm) re-derived and equal"]
+
+
+def _softmax(cert, net, inputs, targets, route, work, lines):
+    """Theorem 1.8: one pass at the stated tau, floor and bounds; the fast route's
+    records when chosen, the plain route's when the fast ones cannot decide."""
+    tau = parse_exact(cert["semantics"]["tau"], "$.semantics.tau", "tau")
+    if tau <= 0:
+        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
+    F, stated = stated_bounds(cert)
+    fast = FAST.get("softmax")
+    if route == "fast" and fast is None:
+        raise BadInput("--route fast: no fast tier is loaded", "--route")
+    res = None
+    if fast is not None and (route == "fast" or (route == "auto" and work > AUTO_FAST_WORK)):
+        label = f"fast ({', '.join(fast[1])})"
+        traj = fast[0](net, inputs)
+        try:
+            res = check_bounds(traj, tau, F, targets, align(stated, traj))
+        except Undecided as e:
+            lines.append(f"route: fast declined ({e}); the plain route decides")
+    if res is None:
+        label, traj = "plain", plain_trajectory(net, inputs)
+        res = check_bounds(traj, tau, F, targets, align(stated, traj))
+    lines.append(f"route: {label}")
+    if res.witness:
+        lines.append("witness: " + res.witness.describe())
+    tail = (f"  [on this dataset: every tau in (0, {fmt_num(tau)}]]" if res.verdict.passed else "")
+    lines.append(f"softmax certificate at tau = {fmt_num(tau)}, exp bounds floored at 2^-{F}, "
+                 f"{len(res.bounds)} bounds checked in one pass: {res.verdict.value}{tail}")
+    return res.verdict, label
+
+
+def _qx(v, path):
+    return q(parse_exact(v, path))
+
+
+def stated_bounds(cert):
+    """``(F, [(block, sublayer, hint, path)])``.  Format /2: ``{"exp_floor_bits",
+    "layers"}``, one entry per non-identity sub-layer.  Format /1: the SA layers'
+    ``min_gap`` and ``max_eps`` (radii derived) and the floor implied by the stated
+    eps (the finest any of them used; a finer floor only lowers an exp bound).  No
+    bounds: the kernel derives them with the floor ``2^-256``."""
+    b, out = cert.get("bounds") or [], []
+    if isinstance(b, dict):
+        F = b["exp_floor_bits"]
+        if not 1 <= F <= MAX_FLOOR_BITS:
+            raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
+        for k, h in enumerate(b["layers"]):
+            p = f"$.bounds.layers[{k}]"
+            hint = {"radius": [_qx(x, f"{p}.radius[{c}]") for c, x in enumerate(h["radius"])]}
+            if h["sublayer"] == "SA":
+                g = h["min_gap"]
+                hint.update(min_gap=None if g is None else _qx(g, f"{p}.min_gap"),
+                            max_eps=_qx(h["max_eps"], f"{p}.max_eps"))
+            out.append((h["block"], h["sublayer"], hint, p))
+        return F, out
+    F = FLOOR_BITS
+    for k, h in enumerate(b):
+        p, g = f"$.bounds[{k}]", h["min_gap"]
+        e = _qx(h["max_eps"], f"{p}.max_eps")
+        F = max(F, e.denominator.bit_length() + 8)
+        out.append((h["block"], h["sublayer"], {"min_gap": None if g is None else
+                    _qx(g, f"{p}.min_gap"), "max_eps": e, "radius": None}, p))
+    return min(F, MAX_FLOOR_BITS), out
+
+
+def align(stated, traj):
+    """The stated hints in the trajectory's record order (``None``: derive it).  /2
+    states every record, /1 the SA records; a bound at the place of another
+    sub-layer, or more bounds than sub-layers, is ``BadInput``."""
+    if not stated:
+        return None
+    every = all(h["radius"] is not None for _, _, h, _ in stated)
+    want = [r for r in traj.records if every or isinstance(r, SARecord)]
+    if len(stated) > len(want) and traj.stop is None:
+        raise BadInput(f"{len(stated)} per-layer bounds stated, the network has {len(want)} "
+                       "such sub-layers", "$.bounds")
+    by_rec = {}
+    for rec, (block, sub, h, p) in zip(want, stated):
+        kind = "SA" if isinstance(rec, SARecord) else "FF"
+        if (block, sub) != (rec.block, kind):
+            raise BadInput(f"this bound is for block {block} {sub}, the sub-layer at its place "
+                           f"is block {rec.block} {kind}", p)
+        by_rec[id(rec)] = h
+    return [by_rec.get(id(r)) for r in traj.records]
