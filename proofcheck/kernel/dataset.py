@@ -1,20 +1,9 @@
-"""Datasets: exact in-memory form, loading, admissibility (SPEC §1 and §3).
-
-In memory a dataset is ``Dataset(name, d, pairs, notes)`` where each
-``Pair(inputs, outputs)`` holds tuples of tokens and a token is a tuple of ``d``
-``Fraction``s.  ``X_j = pairs[j].inputs`` has shape (n_j, d), ``Y_j =
-pairs[j].outputs`` has shape (m_j, d).
-
-Errors: ``BadInput`` for malformed data (wrong shape or type, non-numeric or
-non-finite numbers), ``Inadmissible`` for well-formed data that violates a
-hypothesis of Theorems 1.6/1.8 (SPEC §1).  Both carry the JSON path of the
-offending value (``$.pairs[0].input[1][0]``).  Dataset files (``.json``, ``.npz``)
-are read by :mod:`proofcheck.io.datasets`.
-
-The canonical form (``dataset_to_json`` / ``canonical_bytes`` / ``digest``) contains
-``format``, ``name``, ``d`` and ``pairs`` (numbers as exact ``"p/q"`` strings, order
-as given); ``digest`` hashes only ``format``, ``d`` and ``pairs`` so that renaming a
-file does not change it (the certificate records the name separately).
+"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs, notes)``, each ``Pair(inputs,
+outputs)`` a tuple of input tokens ``X_j`` (n_j, d) and of targets ``Y_j`` (m_j, d), a
+token a tuple of ``d`` Fractions; admissibility (the hypotheses of Theorems 1.6 and
+1.8: ``Inadmissible`` with the JSON path); the canonical form and its SHA-256
+(``format``, ``d``, ``pairs``: renaming a dataset does not change its digest).
+Dataset files are read by :mod:`proofcheck.io.datasets`.
 """
 from __future__ import annotations
 
@@ -50,17 +39,16 @@ class Dataset:
 
     @property
     def N(self) -> int:
-        """Number of pairs."""
         return len(self.pairs)
 
     @property
     def M(self) -> int:
-        """Total number of target tokens, sum_j m_j."""
+        """Target tokens, ``sum_j m_j``."""
         return sum(len(p.outputs) for p in self.pairs)
 
     @property
     def n_tokens(self) -> int:
-        """Total number of input tokens, sum_j n_j."""
+        """Input tokens, ``sum_j n_j``."""
         return sum(len(p.inputs) for p in self.pairs)
 
     @property
@@ -156,10 +144,7 @@ def dataset_to_json(ds: Dataset) -> dict:
 
 
 def canonical_bytes(ds: Dataset) -> bytes:
-    """Canonical JSON (sorted keys, no spaces, UTF-8) of ``format``, ``d`` and ``pairs``.
-
-    The name is excluded so the digest identifies the data, not the file name.
-    """
+    """Canonical JSON (sorted keys, no spaces, UTF-8) of ``format``, ``d``, ``pairs``."""
     obj = dataset_to_json(ds)
     del obj["name"]
     return json.dumps(obj, sort_keys=True, separators=(",", ":"),

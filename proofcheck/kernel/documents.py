@@ -1,28 +1,12 @@
-"""Reading JSON documents strictly and validating them against the published
-JSON Schemas (SPEC §3; issue "Check what is built", item 5).
-
-The schemas are package data in ``proofcheck/schemas/``:
-
-* ``proofcheck-dataset-1.schema.json``  (``FORMATS["dataset"]``),
-* ``proofcheck-certificate-1.schema.json`` (``FORMATS["certificate"]``, read only),
-* ``proofcheck-certificate-2.schema.json`` (``FORMATS["certificate-2"]``).
-
-They are validated with the ``jsonschema`` library (Draft 2020-12) BEFORE any
-arithmetic on the document, with two project-specific rules:
-
-* ``"type": "integer"`` means a JSON integer only (JSON Schema would also accept
-  ``1.0``); booleans are never numbers;
-* ``"format": "proofcheck-number"`` is enforced (not just an annotation): the
-  string goes through :func:`proofcheck.kernel.numbers.parse_number`, the one
-  number parser, so the size and exponent guards apply to every numeric string of
-  every document and its error message is the parser's.
-
-Reading (:func:`loads_strict`, :func:`read_json`): UTF-8 (a BOM is accepted),
-duplicate keys in any object rejected, JSON integers longer than
-``numbers.MAX_STRING_LENGTH`` digits rejected, files larger than
-``MAX_FILE_BYTES`` rejected, nesting deeper than the parser can take rejected.
-Every failure raises :class:`~proofcheck.kernel.errors.BadInput` (exit 2) with
-the file or the JSON path; nothing here raises anything else.
+"""Reading JSON documents strictly and validating them against the published JSON
+Schemas of ``proofcheck/schemas/`` (:data:`FORMATS`; SPEC §3), with ``jsonschema``
+(Draft 2020-12) BEFORE any arithmetic and two rules of the project: ``"integer"``
+means a JSON integer (never ``1.0`` or a boolean), and the format
+``proofcheck-number`` runs the one number parser (its guards and its messages).
+Reading: UTF-8 (BOM accepted), no duplicate keys, no integer over
+``MAX_STRING_LENGTH`` digits, no file over ``MAX_FILE_BYTES``, no nesting deeper than
+the parser can take.  Every failure is ``BadInput`` (exit 2) with the file or the
+JSON path; nothing here raises anything else.
 """
 from __future__ import annotations
 
@@ -32,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import MAX_STRING_LENGTH, _digits_to_int, parse_number
+from proofcheck.kernel.numbers import MAX_STRING_LENGTH, digits_to_int, parse_number
 
 #: name -> (schema file in proofcheck/schemas, format string)
 FORMATS = {
@@ -59,17 +43,13 @@ def _no_duplicate_keys(pairs):
 def _parse_int(s: str) -> int:
     if len(s) > MAX_STRING_LENGTH:
         raise BadInput(f"a JSON integer has {len(s)} digits (limit {MAX_STRING_LENGTH})")
-    return _digits_to_int(s)
+    return digits_to_int(s)
 
 
 def loads_strict(text: str, where: str):
-    """Parse JSON ``text`` (``where`` names the source in errors).
-
-    Duplicate keys, over-long integers and over-deep nesting raise ``BadInput``;
-    JSON floats are Python floats (a schema decides where they are allowed);
-    ``NaN``/``Infinity`` literals become float NaN/inf, which the number parser
-    rejects with their path.
-    """
+    """Parse JSON ``text`` (``where`` names the source in errors); JSON floats stay
+    floats (a schema decides where they are allowed), NaN/Infinity literals are
+    rejected by the number parser with their path."""
     try:
         return json.loads(text, parse_int=_parse_int, object_pairs_hook=_no_duplicate_keys)
     except BadInput as e:
@@ -84,11 +64,8 @@ def loads_strict(text: str, where: str):
 
 
 def read_json(path: str | Path, what: str = "file"):
-    """Read and parse a JSON file strictly (see :func:`loads_strict`).
-
-    ``what`` names the file in messages ("certificate", "dataset").  Raises
-    ``BadInput`` for unreadable, too large, non-UTF-8 or invalid JSON files.
-    """
+    """Read and parse a JSON file strictly (:func:`loads_strict`); ``what`` names it
+    in messages."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
@@ -169,21 +146,10 @@ def _join(root: str, json_path: str) -> str:
 
 
 def _kind_of(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return f"a boolean ({json.dumps(v)})"
-    if isinstance(v, float):
-        return f"a JSON float ({v!r})"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
+    if isinstance(v, (bool, float)):
+        return f"a boolean ({json.dumps(v)})" if isinstance(v, bool) else f"a JSON float ({v!r})"
+    return {type(None): "null", int: "an integer", str: "a string", list: "a list",
+            dict: "an object"}.get(type(v), type(v).__name__)
 
 
 def _leaf_cause(err):
@@ -217,22 +183,16 @@ def _describe(err) -> str:
 
 def _required_keys(sch) -> set:
     """Keys named by ``required`` anywhere in a small ``not`` sub-schema."""
-    if isinstance(sch, dict):
-        keys = set(sch.get("required", ()))
-        for v in sch.values():
-            keys |= _required_keys(v)
-        return keys
     if isinstance(sch, list):
-        return set().union(*map(_required_keys, sch)) if sch else set()
-    return set()
+        return set().union(*map(_required_keys, sch))
+    if not isinstance(sch, dict):
+        return set()
+    return set(sch.get("required", ())).union(*map(_required_keys, sch.values()))
 
 
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
     """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` with its
-    JSON path (prefixed by ``root``), or ``None`` when ``obj`` conforms.
-
-    No arithmetic is done on ``obj`` except the guarded parsing of numeric strings.
-    """
+    JSON path (prefixed by ``root``), or ``None`` when ``obj`` conforms."""
     from jsonschema.exceptions import best_match
     try:
         err = best_match(validator(name).iter_errors(obj))

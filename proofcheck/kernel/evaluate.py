@@ -8,17 +8,17 @@
   a causal mask is the range ``0..i``; more heads add one ``V_h`` term each);
 * ``A`` and ``V`` are applied in their stored form ``lam I + sum_r a_r b_r^T``.
 
-Sub-layers that the formula itself makes the identity (FF with ``eta = 1, W = 0``;
-SA with ``rho = 1, V = 0``) return their input.  Every sub-layer charges its work and
-checks the size of what it computed (:mod:`proofcheck.kernel.limits`).
-:class:`PlainBackend` exposes this evaluator through the interface the fast tier
-shares (``load``, ``ff``, ``sa``, ``row``, ``to_fractions``), so that the two can be
-compared token by token.
+Sub-layers the formula makes the identity (FF: ``eta = 1, W = 0``; SA: ``rho = 1,
+V = 0``) return their input.  Every sub-layer charges its work and checks the size
+of its values (:mod:`.limits`).  :class:`PlainBackend` exposes this evaluator
+through the interface the fast tier shares, so the two compare token by token.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 from fractions import Fraction
 
 from flint import fmpq, fmpq_mat
@@ -43,23 +43,14 @@ class State:
         return self.spans[-1][1] if self.spans else 0
 
     def locate(self, i: int) -> tuple[int, int]:
-        """Global row -> ``(sequence, token)`` (binary search)."""
-        lo, hi = 0, len(self.spans) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.spans[mid][0] <= i:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo, i - self.spans[lo][0]
+        """Global row -> ``(sequence, token)``."""
+        j = bisect_right(self.spans, (i, float("inf"))) - 1
+        return j, i - self.spans[j][0]
 
 
 def spans_of(lengths) -> list[tuple[int, int]]:
-    spans, s = [], 0
-    for n in lengths:
-        spans.append((s, s + n))
-        s += n
-    return spans
+    lengths = list(lengths)
+    return [(e - n, e) for n, e in zip(lengths, accumulate(lengths))]
 
 
 def q(x) -> fmpq:
@@ -118,6 +109,12 @@ def attend(A: Factored, Xs, rule=HARDMAX):
     return fmpq_mat(n, n, P) * Xs
 
 
+def rows(X, lo: int, hi: int):
+    """The rows ``lo <= i < hi`` of ``X`` as a matrix (one sequence)."""
+    d = X.ncols()
+    return fmpq_mat(hi - lo, d, [X[i, c] for i in range(lo, hi) for c in range(d)])
+
+
 def sa_rows(sa: SA, X, spans, rule=HARDMAX):
     """``rho x_i + V sum_l pi_il x_l`` for every token (sequences as ``spans``)."""
     d = X.ncols()
@@ -127,8 +124,7 @@ def sa_rows(sa: SA, X, spans, rule=HARDMAX):
     parts = []
     for lo, hi in spans:
         charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
-        rows = fmpq_mat(hi - lo, d, [X[i, c] for i in range(lo, hi) for c in range(d)])
-        parts.append(attend(sa.A, rows, rule))
+        parts.append(attend(sa.A, rows(X, lo, hi), rule))
     M = fmpq_mat(X.nrows(), d, [x for p in parts for x in p.entries()])
     return out + apply_factored(sa.V, M)
 

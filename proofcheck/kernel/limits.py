@@ -1,18 +1,14 @@
 """Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource
-limit").  A check that would exceed them ends with the outcome RESOURCE-LIMIT
-(exit 4): nothing was decided about the claim, and the message says which bound
-was hit and where.
+limit").  A check that would exceed them ends with RESOURCE-LIMIT (exit 4), naming
+the bound and where it stopped: nothing was decided about the claim.
 
-* **Value size**: no exact value computed during an evaluation may have a
-  numerator or denominator longer than :data:`MAX_VALUE_BITS` bits.
-* **Work**: every evaluation step charges its cost (rows x coordinates x terms,
-  weighted by the size of the values) to the budget of the running check,
-  ``max(MIN_UNITS, UNITS_PER_BYTE * size of the certificate)``; a step is charged
-  BEFORE it runs, so memory stays proportional to the work allowed.
-* **Shapes**: lemma instances live in dimension at most :data:`MAX_LEMMA_D`.
+* value size: no computed numerator or denominator over :data:`MAX_VALUE_BITS` bits;
+* work: every evaluation step charges rows x coordinates x terms, weighted by the
+  values' size, to the budget ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``
+  of the running check (quadratic attention scores before they are computed);
+* shapes: lemma instances live in dimension at most :data:`MAX_LEMMA_D`.
 
-Outside a check (``budget(None)``) nothing is charged; the value-size bound
-always holds.
+Outside a check (``budget(None)``) nothing is charged.
 """
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1).
-
-All parameters are ``fractions.Fraction``.  Shapes: a token is a tuple of ``d``
-rationals; ``U`` is ``(width, d)``, ``b`` is ``(width,)``, ``W`` is ``(d, width)``.
-``A`` and ``V`` of a self-attention layer are stored factored as
-``lam * I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.
-
-This module is part of the trusted kernel: it imports nothing from ``lemmas``.
-"""
+"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1).  Parameters are
+exact rationals (or, in the constructions' symbolic proofs, sympy expressions); a
+token is a tuple of ``d`` of them; ``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W``
+stored as ``width`` columns of length ``d``; ``A`` and ``V`` are stored factored as
+``lam I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.  Every
+class validates its arguments at entry (:class:`ParameterError`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,7 +11,6 @@ from itertools import chain as _chain
 from fractions import Fraction
 from typing import Sequence
 
-Q = Fraction
 Vec = tuple[Fraction, ...]
 
 
@@ -33,7 +29,7 @@ def _short(x) -> str:
     return r if len(r) <= 80 else r[:77] + "..."
 
 
-def _reject(routine: str, parameter: str, expected: str, got) -> ParameterError:
+def reject(routine: str, parameter: str, expected: str, got) -> ParameterError:
     return ParameterError(f"{routine}: {parameter} must be {expected}, got {_short(got)}",
                           routine, parameter)
 
@@ -57,23 +53,20 @@ def _scalar_type(t: type) -> bool:
 
 def _check_scalar(routine: str, parameter: str, x) -> None:
     if not (_SCALAR_TYPE.get(type(x)) or _scalar_type(type(x))):
-        raise _reject(routine, parameter, "a scalar (rational or symbolic)", x)
+        raise reject(routine, parameter, "a scalar (rational or symbolic)", x)
 
 
-def _check_vector(routine: str, parameter: str, v, d: int | None) -> int:
+def check_vector(routine: str, parameter: str, v, d: int | None) -> int:
     """``v`` is a tuple/list of scalars (of length ``d`` if given); returns its length.
     The entry check is one ``set(map(type, v))`` and a cached lookup per type."""
-    if type(v) is tuple and (d is None or len(v) == d) and all(
-            _SCALAR_TYPE.get(t) or _scalar_type(t) for t in set(map(type, v))):
-        return len(v)
     if not isinstance(v, (tuple, list)):
-        raise _reject(routine, parameter, "a vector (tuple of scalars)" +
+        raise reject(routine, parameter, "a vector (tuple of scalars)" +
                       (f" of length d = {d}" if d is not None else ""), v)
     if d is not None and len(v) != d:
-        raise _reject(routine, parameter, f"a vector of length d = {d}", v)
+        raise reject(routine, parameter, f"a vector of length d = {d}", v)
     for t in set(map(type, v)):
         if not _scalar_type(t):
-            raise _reject(routine, parameter, "a vector of scalars (rational or symbolic)", v)
+            raise reject(routine, parameter, "a vector of scalars (rational or symbolic)", v)
     return len(v)
 
 
@@ -92,11 +85,11 @@ def _check_rows(routine: str, parameter: str, rows, width: int | None, d: int | 
                 if all(_SCALAR_TYPE.get(t) or _scalar_type(t) for t in set(map(type, _chain(*rows)))):
                     return lens.pop()
     if not isinstance(rows, (tuple, list)):
-        raise _reject(routine, parameter, "a tuple of vectors", rows)
+        raise reject(routine, parameter, "a tuple of vectors", rows)
     if width is not None and len(rows) != width:
-        raise _reject(routine, parameter, f"{width} vectors (as many as {ref})", rows)
+        raise reject(routine, parameter, f"{width} vectors (as many as {ref})", rows)
     for k, r in enumerate(rows):
-        d = _check_vector(routine, f"{parameter}[{k}]", r, d)
+        d = check_vector(routine, f"{parameter}[{k}]", r, d)
     return d
 
 
@@ -106,7 +99,7 @@ def vec(xs) -> Vec:
     try:
         return tuple(Fraction(x) for x in xs)
     except (TypeError, ValueError):
-        raise _reject("vec", "xs", "an iterable of rationals (ints, Fractions, numeric strings)",
+        raise reject("vec", "xs", "an iterable of rationals (ints, Fractions, numeric strings)",
                       xs) from None
 
 
@@ -118,14 +111,14 @@ def dot(x: Sequence, y: Sequence):
     try:
         pairs = zip(x, y, strict=True)
     except TypeError:
-        raise _reject("dot", "x, y", "two vectors", (x, y)) from None
+        raise reject("dot", "x, y", "two vectors", (x, y)) from None
     try:
         for a, b in pairs:
             s += a * b
     except ValueError as e:
         if "zip()" not in str(e):
             raise
-        raise _reject("dot", "x, y", "two vectors of the same length", (x, y)) from None
+        raise reject("dot", "x, y", "two vectors of the same length", (x, y)) from None
     return s
 
 
@@ -143,12 +136,6 @@ class Factored:
     def __post_init__(self):
         """Validates at entry (:class:`ParameterError`): ``lam`` a scalar, ``left``
         and ``right`` tuples of the same number of vectors, all of one length d."""
-        L, R = self.left, self.right
-        if (type(L) is tuple and type(R) is tuple and len(L) == len(R)  # fast path: one pass
-                and _ROW_TYPES.issuperset(map(type, L)) and _ROW_TYPES.issuperset(map(type, R))
-                and len(set(map(len, L)) | set(map(len, R))) <= 1
-                and all(_SCALAR_TYPE.get(t) for t in set(map(type, _chain((self.lam,), *L, *R))))):
-            return
         _check_scalar("Factored", "lam", self.lam)
         d = _check_rows("Factored", "left", self.left, None, None)
         _check_rows("Factored", "right", self.right, len(self.left), d, "left")
@@ -180,12 +167,9 @@ class Factored:
         """Stored scalars: ``1 + 2 d r``."""
         return 1 + sum(len(a) + len(b) for a, b in zip(self.left, self.right))
 
-    def rank(self, d: int) -> int:
-        """Exact rank of the dense ``(d, d)`` matrix."""
-        return _rank(self.dense(d))
 
-
-def _rank(rows: list[list[Fraction]]) -> int:
+def rank_of(rows: list[list[Fraction]]) -> int:
+    """Exact rank of a matrix given by its rows (Gaussian elimination)."""
     m = [list(r) for r in rows]
     rank, ncols = 0, len(m[0]) if m else 0
     for c in range(ncols):
@@ -218,25 +202,17 @@ class FF:
 
     def __post_init__(self):
         """Validates at entry (:class:`ParameterError` naming the parameter): ``eta``
-        a scalar; ``U`` a tuple of ``width`` vectors of one length d; ``b`` ``width``
-        scalars; ``W`` ``width`` vectors of length d.  Cost: O(width) plus one type
-        lookup per distinct entry type (measured in docs/mutation.md)."""
-        U, b, W = self.U, self.b, self.W
-        if (type(U) is tuple and type(b) is tuple and type(W) is tuple  # fast path: one pass
-                and len(U) == len(b) == len(W) and type(self.label) is str
-                and _ROW_TYPES.issuperset(map(type, U)) and _ROW_TYPES.issuperset(map(type, W))
-                and len(set(map(len, U)) | set(map(len, W))) <= 1
-                and all(_SCALAR_TYPE.get(t) for t in set(map(type, _chain((self.eta,), b, *U, *W))))):
-            return
+        a scalar; ``U`` ``width`` vectors of one length d; ``b`` ``width`` scalars;
+        ``W`` ``width`` vectors of length d (a few C-level passes per argument)."""
         _check_scalar("FF", "eta", self.eta)
         d = _check_rows("FF", "U", self.U, None, None)
         width = len(self.U)
-        _check_vector("FF", "b", self.b, None)
+        check_vector("FF", "b", self.b, None)
         if len(self.b) != width:
-            raise _reject("FF", "b", f"{width} scalars (the width of U)", self.b)
+            raise reject("FF", "b", f"{width} scalars (the width of U)", self.b)
         _check_rows("FF", "W", self.W, width, d, "U has rows")
         if type(self.label) is not str:
-            raise _reject("FF", "label", "a string (the lemma instance's name)", self.label)
+            raise reject("FF", "label", "a string (the lemma instance's name)", self.label)
 
     @property
     def width(self) -> int:
@@ -249,9 +225,6 @@ class FF:
     def n_params(self) -> int:
         """``1 + width (2 d + 1)`` stored scalars."""
         return 1 + sum(len(u) + 1 + len(w) for u, w in zip(self.U, self.W))
-
-    def rank_U(self) -> int:
-        return _rank([list(u) for u in self.U]) if self.U else 0
 
 
 @dataclass(frozen=True)
@@ -275,12 +248,12 @@ class SA:
         for name in ("A", "V"):
             f = getattr(self, name)
             if not isinstance(f, Factored):
-                raise _reject("SA", name, "a Factored matrix (lam I + sum_r left_r right_r^T)", f)
+                raise reject("SA", name, "a Factored matrix (lam I + sum_r left_r right_r^T)", f)
             dims.update(len(a) for a in f.left)
         if len(dims) > 1:
-            raise _reject("SA", "A, V", "factors of one common length d", sorted(dims))
+            raise reject("SA", "A, V", "factors of one common length d", sorted(dims))
         if type(self.label) is not str:
-            raise _reject("SA", "label", "a string (the lemma instance's name)", self.label)
+            raise reject("SA", "label", "a string (the lemma instance's name)", self.label)
 
     @property
     def is_identity(self) -> bool:
@@ -308,14 +281,16 @@ class Block:
 
     def __post_init__(self):
         if not isinstance(self.ff, FF):
-            raise _reject("Block", "ff", "an FF layer", self.ff)
+            raise reject("Block", "ff", "an FF layer", self.ff)
         if not isinstance(self.sa, SA):
-            raise _reject("Block", "sa", "an SA layer", self.sa)
+            raise reject("Block", "sa", "an SA layer", self.sa)
 
 
 @dataclass
 class Transformer:
-    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``."""
+    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``.  A multi-head or masked
+    SA layer (SPEC §1 "Extensions") is evaluated through
+    :func:`proofcheck.kernel.evaluate.attend` per head."""
 
     d: int
     blocks: list[Block] = field(default_factory=list)

@@ -1,35 +1,16 @@
 """Exact parsing and printing of rational numbers (SPEC §3, "Numbers").
 
-This is the ONE number parser of proofcheck: dataset coordinates, every exact
-value of a certificate (parameters, tau, bounds, stated constants, lemma
-instances and their ``data``) and the ``--tau`` option all go through
-:func:`parse_number` (directly, through :func:`parse_exact` /
-:func:`parse_integer`, or through the ``proofcheck-number`` format of the JSON
-Schemas, see :mod:`proofcheck.kernel.documents`); no other code calls
-``Fraction(str)``, which would accept spellings such as ``"1_0"`` and has no
-exponent guard.  :data:`NUMBER_PATTERN` is the string grammar as a regular
-expression, the one the published schemas use.
-
-Accepted spellings (``parse_number``):
-
-* JSON integers (any size; also numpy integer scalars);
-* strings ``"p/q"`` (``"-7/3"``), integers ``"-7"``, decimals ``"0.125"``,
-  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding ASCII white space (space, tab,
-  newline, CR, form feed, vertical tab) is stripped, and allowed around ``/``.
-  Decimal strings are exact: ``"0.1"`` is 1/10;
-* JSON floats (Python ``float``, numpy floating scalars): the exact binary value
-  of the double, ``0.1 -> 3602879701896397/36028797018963968``; the second
-  element of the result is then ``True`` so the report can say so;
-* ``Fraction`` instances (returned unchanged).
-
-Rejected with ``BadInput`` (``path`` = the JSON path of the value): booleans,
-``None``, lists, dicts, NaN / ±inf in any spelling (message contains
-"is not a finite number"), non-numeric strings, zero denominators, decimal
-exponents with ``|e| > 10000`` and strings longer than 100000 characters (so that
-``"1e999999999"`` cannot exhaust memory).
-
-Integers longer than Python's ``int``/``str`` digit limit (4300 digits) are
-converted piecewise, so big rationals round-trip through ``format_q``.
+The ONE number parser (:func:`parse_number`, :func:`parse_exact`,
+:func:`parse_integer`; the schemas' ``proofcheck-number`` format calls it too) and
+the ONE display form of a number (:func:`fmt_num`, :func:`approx`).  Accepted: JSON
+integers (any size), strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"``
+(exact decimals, ASCII white space allowed around them and around ``/``), JSON
+floats as their exact binary value (flagged), Fractions.  Rejected with
+``BadInput`` and the JSON path: booleans, null, containers, NaN/inf in any
+spelling ("is not a finite number"), ``"1_0"``, zero denominators, exponents above
+10000 and strings over 100000 characters.  :data:`NUMBER_PATTERN` is the string
+grammar the published schemas use (a test keeps both in step).  Integers beyond
+Python's 4300-digit ``int``/``str`` limit are converted piecewise.
 """
 from __future__ import annotations
 
@@ -56,7 +37,7 @@ NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
 _CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
 
 
-def _digits_to_int(s: str) -> int:
+def digits_to_int(s: str) -> int:
     """``int(s)`` for a string of ASCII digits with optional sign, without the 4300-digit limit."""
     sign = 1
     if s[:1] in "+-":
@@ -65,7 +46,7 @@ def _digits_to_int(s: str) -> int:
     if len(s) <= _CHUNK:
         return sign * int(s)
     k = len(s) // 2
-    return sign * (_digits_to_int(s[:-k]) * 10 ** k + _digits_to_int(s[-k:]))
+    return sign * (digits_to_int(s[:-k]) * 10 ** k + digits_to_int(s[-k:]))
 
 
 def _int_to_digits(n: int) -> str:
@@ -92,10 +73,10 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
         raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
     m = _RATIONAL.fullmatch(s)
     if m:
-        den = _digits_to_int(m.group(2))
+        den = digits_to_int(m.group(2))
         if den == 0:
             raise BadInput(f"{what} has a zero denominator ({_short(raw)})", path)
-        return Fraction(_digits_to_int(m.group(1)), den)
+        return Fraction(digits_to_int(m.group(1)), den)
     m = _DECIMAL.fullmatch(s)
     if m and (m.group(2) or m.group(3)):
         sign, ipart, fpart, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
@@ -106,7 +87,7 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
                 raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
                                f"in absolute value ({_short(raw)})", path)
             e = int(exp)
-        mant = _digits_to_int((ipart + fpart) or "0")
+        mant = digits_to_int((ipart + fpart) or "0")
         if sign == "-":
             mant = -mant
         scale = e - len(fpart)

@@ -43,6 +43,7 @@ from proofcheck.kernel.evaluate import (
     f2q,
     interpolation_witness,
     q,
+    rows,
 )
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
@@ -250,40 +251,26 @@ def projections(X, v) -> list:
     return (X * fmpq_mat(X.ncols(), 1, [q(x) for x in v])).entries()
 
 
-def rows(X, lo: int, hi: int):
-    d = X.ncols()
-    return fmpq_mat(hi - lo, d, [X[i, c] for i in range(lo, hi) for c in range(d)])
-
-
-def sa_record(sa: SA, X, spans, block: int, gap, at) -> SARecord:
-    """The :class:`SARecord` of ``sa`` on the tokens ``X`` with the given gap."""
-    d = X.ncols()
-    e = X.entries()
-    S, Xm = [ZERO] * d, [ZERO] * d
-    for lo, hi in spans:
-        for c in range(d):
-            col = e[lo * d + c:hi * d:d]
-            S[c] = max(S[c], max(col) - min(col))
-    if sa.A.lam != 0:
-        Xm = [max(map(abs, e[c::d]), default=ZERO) for c in range(d)]
+def sa_record(sa: SA, X, spans, block: int, gap=None, at=None, scored=None):
+    """``(SARecord, None)`` of ``sa`` on the tokens ``X``, or ``(None, tie witness)``;
+    the gap is that of ``scored`` (the sequences to score exactly; default: all)
+    combined with a given ``gap``."""
+    for j in (range(len(spans)) if scored is None else scored):
+        lo, hi = spans[j]
+        if hi - lo > 1:
+            g, i, c = sequence_stats(sa.A, rows(X, lo, hi))
+            if g is None:
+                return None, tie_witness(block, j, i, *c)
+            if gap is None or g < gap:
+                gap, at = g, (j, i, c)
+    d, e = X.ncols(), X.entries()
+    S = [max((max(e[lo * d + c:hi * d:d]) - min(e[lo * d + c:hi * d:d]) for lo, hi in spans
+              if hi > lo), default=ZERO) for c in range(d)]
+    Xm = [max(map(abs, e[c::d]), default=ZERO) if sa.A.lam != 0 else ZERO for c in range(d)]
     P = [max(map(abs, projections(X, a)), default=ZERO) for a in sa.A.left]
     Q = [max(map(abs, projections(X, b)), default=ZERO) for b in sa.A.right]
     nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
-    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q)
-
-
-def plain_sa_record(sa: SA, X, spans, block: int):
-    """``(record, None)`` for ``sa`` on the plain state ``X``, or ``(None, tie witness)``."""
-    gap = at = None
-    for j, (lo, hi) in enumerate(spans):
-        if hi - lo < 2:
-            continue
-        g, i, c = sequence_stats(sa.A, rows(X, lo, hi))
-        if g is None:
-            return None, tie_witness(block, j, i, *c)
-        if gap is None or g < gap:
-            gap, at = g, (j, i, c)
-    return sa_record(sa, X, spans, block, gap, at), None
+    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q), None
 
 
 def dense_ff_record(ff, X, block: int, locate) -> DenseFF:
@@ -306,7 +293,7 @@ def plain_trajectory(net, inputs) -> Trajectory:
             tr.records.append(dense_ff_record(blk.ff, st.X, bi, st.locate))
             st = be.ff(blk.ff, st)[0]
         if not blk.sa.is_identity:
-            rec, tie = plain_sa_record(blk.sa, st.X, st.spans, bi)
+            rec, tie = sa_record(blk.sa, st.X, st.spans, bi)
             if tie is not None:
                 tr.stop = (len(tr.records), tie)
                 return tr

@@ -6,6 +6,7 @@ an exact check passed; ``REFUTED`` always carries a replayable witness.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -45,29 +46,18 @@ class Scope(enum.Enum):
         return self is not Scope.INSTANCES
 
 
-EXIT_CODES = {
-    Verdict.VERIFIED: 0,
-    Verdict.VERIFIED_CERTIFIED: 0,
-    Verdict.REFUTED: 1,
-    Verdict.INCONCLUSIVE: 3,
-    Verdict.ERROR: 4,
-    Verdict.RESOURCE_LIMIT: 4,
-}
+EXIT_CODES = {Verdict.VERIFIED: 0, Verdict.VERIFIED_CERTIFIED: 0, Verdict.REFUTED: 1,
+              Verdict.INCONCLUSIVE: 3, Verdict.ERROR: 4, Verdict.RESOURCE_LIMIT: 4}
 EXIT_BAD_INPUT = 2
+#: worst first: the verdict of a conjunction of checks is its worst one
+ORDER = [Verdict.ERROR, Verdict.RESOURCE_LIMIT, Verdict.REFUTED, Verdict.INCONCLUSIVE,
+         Verdict.VERIFIED_CERTIFIED, Verdict.VERIFIED]
 
 
 def combine(verdicts) -> Verdict:
-    """The verdict of a conjunction of checks: the worst one wins.
-
-    Order (worst first): ERROR, RESOURCE-LIMIT, REFUTED, INCONCLUSIVE, VERIFIED-CERTIFIED, VERIFIED.
-    An empty conjunction is ERROR (nothing was checked: fail closed).
-    """
-    order = [Verdict.ERROR, Verdict.RESOURCE_LIMIT, Verdict.REFUTED, Verdict.INCONCLUSIVE,
-             Verdict.VERIFIED_CERTIFIED, Verdict.VERIFIED]
-    vs = list(verdicts)
-    if not vs:
-        return Verdict.ERROR
-    return min(vs, key=order.index)
+    """The worst of ``verdicts`` (:data:`ORDER`); an empty conjunction is ERROR
+    (nothing was checked: fail closed)."""
+    return min(verdicts, key=ORDER.index, default=Verdict.ERROR)
 
 
 def fmt_value(v: Any) -> str:
@@ -84,26 +74,20 @@ def escape(s, limit: int = 200) -> str:
     format and separator characters (newline, ESC, zero-width space, ...) are
     written as ``\\xNN`` / ``\\uNNNN`` escapes and the text is cut at ``limit``
     characters, so that no input can start a line or hide text on a terminal."""
-    import unicodedata
     s = str(s)
-    out = []
-    for ch in s[:limit]:
-        cat = unicodedata.category(ch)
-        if ch == "\\" or (cat[0] in "CZ" and ch != " "):
-            out.append(ch.encode("unicode_escape").decode("ascii") if ch != "\\" else "\\\\")
-        else:
-            out.append(ch)
-    return "".join(out) + ("..." if len(s) > limit else "")
+    out = "".join(ch.encode("unicode_escape").decode("ascii")
+                  if ch == "\\" or (unicodedata.category(ch)[0] in "CZ" and ch != " ") else ch
+                  for ch in s[:limit])
+    return out + ("..." if len(s) > limit else "")
 
 
 @dataclass
 class Witness:
-    """Where an exact check failed.
-
-    ``code`` names the kind of failure (stable across versions), ``block`` is 1-based, ``sublayer`` is ``"FF"`` or ``"SA"`` (or ``None`` for a
-    check on the final outputs), ``sequence``/``token``/``coordinate`` are 0-based
-    indices; ``expected``/``got`` are exact values (Fractions or tuples of them).
-    """
+    """Where an exact check failed: ``block`` 1-based, ``sublayer`` ``"FF"``/``"SA"``
+    (``None``: the final outputs), ``sequence``/``token``/``coordinate`` 0-based,
+    ``expected``/``got`` exact values; ``code`` a stable name of the kind of failure
+    (``"output-not-target"``, ``"form"``, ...) for tests and tools — the reason is
+    prose and may change."""
 
     reason: str
     block: int | None = None
@@ -113,23 +97,12 @@ class Witness:
     coordinate: int | None = None
     expected: Any = None
     got: Any = None
-    # a stable identifier of the kind of failure ("output-not-target", "form", ...),
-    # for tests and tools; the reason is prose and may change
     code: str = ""
 
     def describe(self) -> str:
-        parts = []
-        if self.block is not None:
-            parts.append(f"block {self.block}")
-        if self.sublayer is not None:
-            parts.append(f"sub-layer {self.sublayer}")
-        if self.sequence is not None:
-            parts.append(f"sequence {self.sequence}")
-        if self.token is not None:
-            parts.append(f"token {self.token}")
-        if self.coordinate is not None:
-            parts.append(f"coordinate {self.coordinate}")
-        loc = ", ".join(parts)
+        loc = ", ".join(f"{name} {v}" for name, v in (
+            ("block", self.block), ("sub-layer", self.sublayer), ("sequence", self.sequence),
+            ("token", self.token), ("coordinate", self.coordinate)) if v is not None)
         s = self.reason + (f" at {loc}" if loc else "")
         if self.expected is not None or self.got is not None:
             s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"

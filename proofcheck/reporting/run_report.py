@@ -15,7 +15,7 @@ from pathlib import Path
 from proofcheck.io.files import atomic_write, slug
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
-from proofcheck.kernel.model import Transformer
+from proofcheck.kernel.model import Transformer, rank_of
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
 from proofcheck.reporting.approx import theta_json, theta_markdown
 
@@ -29,10 +29,10 @@ def layer_table(net: Transformer) -> list[dict]:
         if b.sa.is_identity and key in cache:
             ra, rv = cache[key]
         else:
-            ra, rv = b.sa.A.rank(net.d), b.sa.V.rank(net.d)
+            ra, rv = rank_of(b.sa.A.dense(net.d)), rank_of(b.sa.V.dense(net.d))
             cache[key] = (ra, rv)
         rows.append({"block": i, "phase": b.phase, "ff": b.ff.label, "width": b.ff.width,
-                     "rank_U": b.ff.rank_U(), "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
+                     "rank_U": rank_of([list(u) for u in b.ff.U]) if b.ff.U else 0, "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
                      "params": b.ff.n_params() + b.sa.n_params()})
     return rows
 

@@ -1,17 +1,13 @@
-"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): the semantics
-and the layer's form as dense exact matrices (the data is read by :mod:`.data`).
-
-A failed step raises :class:`Refuted` (caught by the statement's ``check`` and
-turned into ``(REFUTED, lines, witness)``); malformed data raises ``BadInput``
-with its JSON path.  Imports only from ``proofcheck.kernel``.
-"""
+"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): the semantics and
+the layer's form as dense exact matrices.  A failed step raises :class:`Refuted`
+(turned into ``(REFUTED, lines, witness)`` by :func:`run_check`)."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.limits import charge
-from proofcheck.kernel.model import SA, Factored
+from proofcheck.kernel.model import SA, rank_of
 from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 
@@ -39,28 +35,16 @@ def require_hardmax(statement: str, semantics, path: str) -> None:
 
 
 def require_sa(layer, d: int) -> SA:
-    """``layer`` if it is an SA layer whose low-rank factors have the data's
-    dimension ``d``; otherwise :class:`Refuted`."""
+    """``layer`` if it is an SA layer in dimension ``d`` (factors of length ``d``);
+    otherwise :class:`Refuted`."""
     if not isinstance(layer, SA):
         raise Refuted(Witness("the instance's layer is not an SA layer", expected="SA",
-                              got=type(layer).__name__))
-    def exact(x, where):
-        if not isinstance(x, Fraction):
-            raise Refuted(Witness(f"layer form: {where} is not an exact rational",
-                                  expected="a rational", got=repr(x)))
-    exact(layer.rho, "rho")
+                              got=type(layer).__name__, code="form"))
     for name, f in (("A", layer.A), ("V", layer.V)):
-        if not (isinstance(f, Factored) and isinstance(f.left, tuple) and isinstance(f.right, tuple)
-                and all(isinstance(v, tuple) for v in f.left + f.right)):
-            raise Refuted(Witness(f"layer form: {name} is not a factored matrix",
-                                  expected="lam I + sum a b^T", got=repr(f)))
-        exact(f.lam, f"{name}.lam")
-        for v in f.left + f.right:
-            for x in v:
-                exact(x, f"an entry of the factors of {name}")
-            if len(v) != d:
-                raise Refuted(Witness(f"{name} has factors of length {len(v)} but the lemma's "
-                                      f"data is in dimension {d}", expected=d, got=len(v)))
+        bad = next((v for v in f.left + f.right if len(v) != d), None)
+        if bad is not None:
+            raise Refuted(Witness(f"{name} has factors of length {len(bad)} but the instance "
+                                  f"is in dimension {d}", expected=d, got=len(bad), code="form"))
     return layer
 
 
@@ -78,12 +62,14 @@ def expect_matrix(name: str, got, want) -> None:
         for b, (g, w) in enumerate(zip(gr, wr)):
             if g != w:
                 raise Refuted(Witness(f"layer form: {name}[{a}][{b}] differs from the lemma's "
-                                      f"{name}", token=a, coordinate=b, expected=w, got=g))
+                                      f"{name}", token=a, coordinate=b, expected=w, got=g,
+                                      code="form"))
 
 
 def expect_value(name: str, got, want) -> None:
     if got != want:
-        raise Refuted(Witness(f"layer form: {name} differs from the lemma's", expected=want, got=got))
+        raise Refuted(Witness(f"layer form: {name} differs from the lemma's", expected=want,
+                              got=got, code="form"))
 
 
 def identity(d: int, lam=Fraction(1)):
@@ -91,8 +77,7 @@ def identity(d: int, lam=Fraction(1)):
 
 
 def rank(m) -> int:
-    from proofcheck.kernel.model import _rank
-    return _rank([list(r) for r in m])
+    return rank_of([list(r) for r in m])
 
 
 def run_check(body):
