@@ -1,18 +1,13 @@
-"""The plain exact evaluator: SPEC §1's formulas read literally, on python-flint
-``fmpq_mat`` (exact rationals), with no structural shortcut.
-
-* FF: ``FF(x) = eta x + W relu(U x + b)`` for every token (rows of ``X``);
-* SA: ``SA(X)_i = rho x_i + V sum_l pi_il x_l`` with scores ``s_il = <A x_i, x_l>``,
-  one score row per token and ``pi`` from the attention rule on that row over the
-  indices token i may attend to (:func:`attend`; today every token of its sequence —
-  a causal mask is the range ``0..i``; more heads add one ``V_h`` term each);
-* ``A`` and ``V`` are applied in their stored form ``lam I + sum_r a_r b_r^T``.
-
-Sub-layers the formula makes the identity (FF: ``eta = 1, W = 0``; SA: ``rho = 1,
-V = 0``) return their input.  Every sub-layer charges its work and checks the size
-of its values (:mod:`.limits`).  :class:`PlainBackend` exposes this evaluator
-through the interface the fast tier shares, so the two compare token by token.
-"""
+"""The plain exact evaluator: SPEC §1's formulas read literally on python-flint
+``fmpq_mat``, with no structural shortcut.  FF: ``eta x + W relu(U x + b)`` for every
+token; SA: ``rho x_i + V sum_l pi_il x_l`` with one score row ``s_il = <A x_i, x_l>``
+per token and ``pi`` from the attention rule over the keys token i may attend to
+(:func:`attend`: all of its sequence; a causal mask is ``0..i``, another head one
+more ``V_h`` term); ``A`` and ``V`` applied in their stored form.  Sub-layers the
+formula makes the identity (FF ``eta = 1, W = 0``; SA ``rho = 1, V = 0``) return their
+input.  Every sub-layer charges its work and checks its values' size
+(:mod:`.limits`).  :class:`PlainBackend` exposes it through the interface the fast
+tier shares, so the two compare token by token."""
 from __future__ import annotations
 
 from bisect import bisect_right

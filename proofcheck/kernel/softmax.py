@@ -1,34 +1,26 @@
-"""The check of ONE softmax certificate at its stated tau, exp-bound floor and
-per-layer bounds (SPEC §4 "Softmax"), in one pass and with no search.
+"""The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F``
+and per-layer bounds (SPEC §4 "Softmax"), in one pass, with no search.
 
-Boxes.  Every token i of the softmax network lies, for EVERY temperature
-``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` (per-coordinate radius ``r_i``)
-around its exact HARDMAX value ``xhat_i``.  The hardmax trajectory gives, per
-non-identity sub-layer, a record (:class:`SARecord`; FF records have a
-``propagate(radii)``); the pass walks them with the radii:
+Every token i lies, for EVERY ``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` around
+its exact HARDMAX value.  The hardmax trajectory gives one record per non-identity
+sub-layer; the pass walks them with the radii (:class:`Radii`):
 
-* SA (softmax-gap).  ``R`` = the largest radius given to a token since the last SA
-  layer (:class:`Radii`), an upper bound of every token's; a score moves by at
-  most ``E(R) = |lam_A| sum_c R_c (2 Xmax_c + R_c) + sum_r (Q_r |a_r|.R + P_r |b_r|.R
-  + (|a_r|.R)(|b_r|.R))``, so the gap of every argmax is at least
-  ``Ghat - 2 E(R)``; the stated ``min_gap`` must be positive and at most that.
-  The off-argmax mass is at most ``min(1, (n-1) e^{-gap/tau})``, bounded above with
-  arb (:func:`exp_upper`; ``2^-F`` once ``gap/tau >= F ln 2``): the stated
-  ``max_eps`` must be at least that.  The attended mean is within
-  ``R + eps (S + 2R)`` of ``xhat_c``, so after the layer every token is within
-  ``|rho| R + |V| (R + eps (S + 2R))``: the stated ``radius`` must be at least that,
-  and becomes every token's radius.
-* FF.  On a box over which no ReLU argument changes sign the layer is affine,
-  ``x -> J x + c`` with ``J = eta I + sum_{active k} W_k u_k^T``: the radius becomes
-  ``|J| r`` (rounded up to a 64-bit mantissa when it differs from ``r``).  A box over which a ReLU argument
-  takes both signs (it straddles a kink) makes the certificate INCONCLUSIVE.  The
-  stated ``radius`` must be at least the largest new radius.
+* SA: with ``R`` the largest radius given since the last SA layer, a score moves by
+  at most ``E(R) = |lam_A| sum_c R_c (2 Xmax_c + R_c) + sum_r (Q_r |a_r|.R + P_r
+  |b_r|.R + (|a_r|.R)(|b_r|.R))``; the stated ``min_gap`` must be positive and at most
+  ``Ghat - 2 E(R)``; the stated ``max_eps`` at least ``min(1, (n-1) e^{-gap/tau})``
+  (:func:`exp_upper`); the stated ``radius`` at least ``|rho| R + |V| (R + eps (S +
+  2R))`` (the attended mean is within ``R + eps (S + 2R)`` of ``xhat_c``), and it
+  becomes every token's radius;
+* FF: on a box over which no ReLU argument changes sign the layer is ``x -> J x + c``
+  with ``J = eta I + sum_{active k} W_k u_k^T``, and the radius becomes ``|J| r``
+  (rounded up to 64-bit mantissas when it changes); a box straddling a kink is
+  INCONCLUSIVE; the stated ``radius`` must be at least ``R``.
 
-Every step is monotone in eps and the radii, and ``e^{-gap/tau}`` grows with
-tau: the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final
-radius 0 and the exact final tokens equal to the targets as sets.  A stated bound
-that does not follow from the previous ones (stated >= derived; for the gap stated
-<= derived) is INCONCLUSIVE with its block, sub-layer and both values.  With
+Every step is monotone in eps and the radii, and ``e^{-gap/tau}`` grows with tau:
+the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0
+and the final tokens equal to the targets as sets.  A stated bound that does not
+follow from the previous ones is INCONCLUSIVE with its block and both values; with
 ``hints=None`` the pass derives the bounds instead (the certifier's use).
 """
 from __future__ import annotations
@@ -37,14 +29,8 @@ from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import (
-    PlainBackend,
-    apply_factored,
-    f2q,
-    interpolation_witness,
-    q,
-    rows,
-)
+from proofcheck.kernel.evaluate import (PlainBackend, apply_factored, f2q, interpolation_witness,
+                                        q, rows)
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import fmt_num

@@ -14,14 +14,8 @@ from proofcheck.kernel.evaluate import interpolation_witness, q, run
 from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact
 from proofcheck.kernel.routes import AUTO_FAST_WORK, FAST, choose
 from proofcheck.kernel.serialize import network_from_json
-from proofcheck.kernel.softmax import (
-    FLOOR_BITS,
-    MAX_FLOOR_BITS,
-    SARecord,
-    Undecided,
-    check_bounds,
-    plain_trajectory,
-)
+from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Undecided,
+                                       check_bounds, plain_trajectory)
 from proofcheck.kernel.statements import BUDGETS, PARAM_CONSTANT, THEOREM_SEMANTICS, param_formula
 from proofcheck.kernel.verdicts import Verdict, escape
 

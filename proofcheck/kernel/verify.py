@@ -30,15 +30,12 @@ READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": 
 
 @dataclass
 class Outcome:
-    """What :func:`verify_certificate` established (the in-memory API of the kernel).
-
-    ``verdict``; ``lines`` (every check, in order); ``scope`` (for a passing verdict:
-    what was established, :class:`Scope`) and ``detail`` (its extent, e.g. "12
-    stated maps; the statement itself is not re-derived"); ``route`` (``"plain"`` or
-    ``"fast (<modules>)"``).  ``verdict_line()`` is the one VERDICT line every
-    command prints; ``exit_code(require_conclusion)`` the exit code (SPEC §5; with
-    ``require_conclusion`` a pass whose conclusion was not re-derived exits 3).
-    Unpacks as ``verdict, lines`` for callers of the older tuple form."""
+    """What :func:`verify_certificate` established (the kernel's in-memory API):
+    ``verdict``, ``lines`` (every check), ``scope`` and ``detail`` (what a pass
+    established, and its extent), ``route`` (``"plain"`` or ``"fast (<modules>)"``).
+    ``verdict_line()`` is the one VERDICT line every command prints;
+    ``exit_code(require_conclusion)`` its exit code (SPEC §5; with ``require_conclusion``
+    a pass whose conclusion was not re-derived exits 3).  Unpacks as ``verdict, lines``."""
 
     verdict: Verdict
     lines: list[str] = field(default_factory=list)
@@ -81,17 +78,12 @@ def verify_file(path, dataset=None, route: str = "auto") -> Outcome:
 
 def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     """The :class:`Outcome` of re-checking a parsed certificate (SPEC §3, §5).
-
-    ``dataset``: an optional :class:`~proofcheck.kernel.dataset.Dataset` the
-    certificate must be about.  ``route``: ``"auto"`` (the fast route above a size,
-    when the fast tier is loaded), ``"plain"`` (the definitional evaluator) or
-    ``"fast"`` (:mod:`proofcheck.kernel.routes`).  Malformed content (schema violation, bad number,
-    shape that does not match d, semantics that do not fit the statement, a
-    ``dataset`` that is not the certificate's, a plugin claim posing as a catalogue
-    statement) raises ``BadInput`` (exit 2) with the JSON path; everything else is
-    an outcome: an exception inside the kernel is ERROR, a resource bound
-    (:mod:`proofcheck.kernel.limits`) RESOURCE-LIMIT — never a weaker check.
-    """
+    ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` the certificate must be
+    about; ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded),
+    ``"plain"`` or ``"fast"``.  Malformed content (schema, numbers, dimensions,
+    semantics, another dataset, a plugin claim posing as a catalogue statement) raises
+    ``BadInput`` (exit 2) with the JSON path; an exception inside the kernel is ERROR,
+    a resource bound RESOURCE-LIMIT — never a weaker check."""
     if not isinstance(cert, dict):
         raise BadInput(f"not a {FORMAT} certificate: the top-level JSON value is not an "
                        "object", "$")

@@ -1,31 +1,18 @@
-"""Kernel re-derivation of Lemma 3.2 (relocation, hat) and 3.2p (plateau; SPEC §2).
-
-Data: 3.2 ``{"S": [(d,)...], "p": (d,), "q": (d,)}``; 3.2p adds ``"delta1"``,
-``"delta2"``.  Hypotheses: S has pairwise distinct points, p in S, q != p (a
-relocation moves p), 3.2p: ``0 < delta1 < delta2``.  Form: FF of width 3 (3.2) or
-4 (3.2p), ``eta = 1``, rank(U) = 1: every row a multiple of ``w`` = the first
-non-zero row, so ``FF(x) = x + G(<w,x>)`` for every x with G computed exactly from
-U, b, W (``profile``).  Conclusion, comparing numbers:
-
-* 3.2: ``FF(p) = q``; ``FF(x) = x`` for every x in S other than p; and the layer is
-  local: ``G = 0`` beyond its outermost kinks on both sides.
-* 3.2p: ``FF(x) = x + (q - p)`` for EVERY x with ``|<w,x> - <w,p>| <= delta1`` and
-  ``FF(x) = x`` for every x with ``|<w,x> - <w,p>| >= delta2``; ``FF(x) = x`` on
-  S other than p.
-"""
+"""Lemmas 3.2 (relocation, hat) and 3.2p (plateau) from an instance's data
+``{"S", "p", "q"}`` (3.2p: also ``"delta1", "delta2"``; SPEC §2), comparing numbers.
+Hypotheses: S pairwise distinct, p in S, q != p; 3.2p: ``0 < delta1 < delta2``.
+Form: FF of width 3 (3.2) or 4 (3.2p), ``eta = 1``, every row of U along ``w`` (the
+first non-zero row), so ``FF(x) = x + G(<w,x>)`` for EVERY x (:mod:`.profile`).
+Conclusion: 3.2: ``FF(p) = q``, ``FF(x) = x`` on ``S - {p}``, ``G = 0`` beyond the
+outermost kinks; 3.2p: ``FF(x) = x + (q - p)`` wherever ``|<w,x> - <w,p>| <= delta1``,
+``FF(x) = x`` wherever it is ``>= delta2`` and on ``S - {p}``."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 from proofcheck.kernel.lemma_checks import data as D
-from proofcheck.kernel.lemma_checks.profile import (
-    EXACT,
-    NotAlong,
-    Profile,
-    direction,
-    ff_form,
-    profile_failure,
-)
+from proofcheck.kernel.lemma_checks.profile import (EXACT, NotAlong, Profile, direction, ff_form,
+                                                    profile_failure)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Verdict, Witness
 

@@ -1,12 +1,9 @@
-"""Kernel re-derivation of Lemma 3.3 (interval-to-point snap; SPEC §2).
-
-Data ``{"line": e, "kappa", "delta", "target": y}`` with ``e`` a coordinate axis
-vector ``e_a``.  Hypotheses: ``delta > 0``, e a coordinate axis.  Form: FF of width
-4, ``eta = 1``, every row of U a multiple of e (rank 1), so ``FF(x) = x + G(x_a)``
-for EVERY x.  Conclusion, comparing numbers: ``FF(t e) = y`` for every t with
-``|t - kappa| <= delta`` (i.e. ``G(t) = y - t e`` there) and ``FF(x) = x`` for every
-x with ``x_a`` outside ``(kappa - 2 delta, kappa + 2 delta)`` (``G = 0`` there).
-"""
+"""Lemma 3.3 (interval-to-point snap) from an instance's data ``{"line": e_a,
+"kappa", "delta", "target": y}`` (SPEC §2), comparing numbers.  Hypotheses:
+``delta > 0``, e a coordinate axis.  Form: FF of width 4, ``eta = 1``, every row of
+U along e, so ``FF(x) = x + G(x_a)`` for EVERY x.  Conclusion: ``FF(t e) = y`` for
+``|t - kappa| <= delta`` and ``FF(x) = x`` for ``x_a`` outside ``(kappa - 2 delta,
+kappa + 2 delta)``, decided on the exact profile G (:mod:`.profile`)."""
 from __future__ import annotations
 
 from fractions import Fraction

@@ -1,35 +1,18 @@
-"""Kernel re-derivation of Lemma 4.3 (sphere leaders) from a certificate instance
-(SPEC §2; issue "Check what is built", item 4).
-
-Data: ``{"r": "...", "points": [[...], ...]}``: the sphere radius and its points.
-Checked, comparing numbers:
-
-* hypotheses: ``r > 0``; at least one point; every point has ``|s|^2 = r^2``
-  exactly, lies in the open negative orthant, and the points are pairwise
-  distinct; hardmax semantics;
-* form: SA with ``rho = 0``, ``V = I``, ``A = I`` (ranks d);
-* conclusion, per point s: ``<A s, s> > <A s, s'>`` for every other point s';
-  ``A s <= 0`` entrywise and ``<A s, s> > 0``, so every token z of the closed
-  opposite (positive) orthant scores ``<A s, z> <= 0 < <A s, s>``; and
-  ``rho s + V s = s``: each sphere point attends only to itself and is fixed.
-"""
+"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (SPEC
+§2), comparing numbers.  Hypotheses: ``r > 0``; the points pairwise distinct, on
+``|s|^2 = r^2`` exactly, in the open negative orthant; hardmax.  Form: ``rho = 0``,
+``V = I``, ``A = I``.  Conclusion, per point s: ``<A s, s> > <A s, s'>`` for every
+other point, ``A s <= 0`` and ``<A s, s> > 0`` (so every token z of the closed
+positive orthant scores ``<A s, z> <= 0 < <A s, s>``), and ``rho s + V s = s``: each
+sphere point attends only to itself and is fixed."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 from proofcheck.kernel.lemma_checks import data as D
-from proofcheck.kernel.lemma_checks.sa_form import (
-    Refuted,
-    dense,
-    expect_matrix,
-    expect_value,
-    fmt_value,
-    identity,
-    rank,
-    require_hardmax,
-    require_sa,
-    run_check,
-)
+from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
+                                                    fmt_value, identity, rank, require_hardmax,
+                                                    require_sa, run_check)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Witness
 

@@ -1,10 +1,6 @@
-"""Kernel re-derivation of Lemma 3.1 (translation; SPEC §2): data ``{"c": (d,)}``.
-
-Hypothesis: c != 0 (a translation that moves nothing is not certified as one).
-Form: FF of width 1, ``eta = 1``, ``U = 0`` (rank 0).  Conclusion: ``FF(x) = x + c``
-for EVERY token x; with U = 0 the layer adds the constant ``W_0 relu(b_0)``, which
-must equal c coordinate by coordinate (exact numbers).
-"""
+"""Lemma 3.1 (translation) from an instance's data ``{"c"}`` (SPEC §2): ``c != 0``;
+FF of width 1, ``eta = 1``, ``U = 0``; then the layer adds the constant
+``W_0 relu(b_0)``, which must equal c: ``FF(x) = x + c`` for EVERY token."""
 from __future__ import annotations
 
 from proofcheck.kernel.lemma_checks import data as D
