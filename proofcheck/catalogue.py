@@ -15,6 +15,8 @@ from proofcheck.kernel.errors import BadInput
 FLAGS = {
     "seed-numbered": "the number and the statement appear in a seed (the sources in "
                      "shared/seeds)",
+    "seed-step": "the number appears in a seed with one proof step or a paraphrase; the "
+                 "statement's exact form is reconstructed",
     "caption-numbered": "the number is known from a figure caption of the authors' "
                         "repository; the wording is reconstructed",
     "project": "a label of this project for an unnumbered step or a reconstructed "

@@ -197,10 +197,15 @@ def test_fraction_equality_is_exact_for_repeats():
         check_admissible(dataset_from_json(obj))
 
 
-def test_admissibility_is_not_quadratic():
-    # 20000 pairs: must finish fast (hashing)
+def test_admissibility_on_many_pairs_finds_a_far_duplicate():
+    """20000 distinct pairs pass; the same set (in another order) as pair 19999 as at
+    pair 3 is found and named.  How the cost grows with N is a benchmark row
+    (``python -m bench.admissibility``, bench/results-admissibility.json)."""
     pairs = [([(i, 0), (i, 1)], [(0, 0)]) for i in range(20000)]
     check_admissible(_ds(pairs))
+    pairs[19999] = ([(3, 1), (3, 0)], [(0, 0)])
+    with pytest.raises(Inadmissible, match="input sequences 3 and 19999 are equal as sets"):
+        check_admissible(_ds(pairs))
 
 
 def test_float_note_lists_at_most_five_paths():
@@ -348,3 +353,19 @@ def test_npz_unreadable(tmp_path):
         load_dataset(f)
     with pytest.raises(BadInput, match="cannot read file"):
         load_dataset(tmp_path / "absent.npz")
+
+
+@pytest.mark.parametrize("second,how,targets", [
+    ([(1, 2), (0, 0), (3, 1)], "in the order 1, 0, 2", "differ as sets"),
+    ([(0, 0), (1, 2), (3, 1)], "identical sequences", "a duplicated pair")])
+def test_equal_sets_message_names_the_strengthening_and_witness(second, how, targets):
+    """The hypothesis 'distinct as sets' strengthens the seed's 'distinct': the error
+    says so, why (permutation equivariance), and gives the permutation and whether the
+    targets differ."""
+    y2 = [(5, 5)] if targets == "differ as sets" else [(1, 1)]
+    with pytest.raises(Inadmissible) as e:
+        check_admissible(_ds([([(0, 0), (1, 2), (3, 1)], [(1, 1)]), (second, y2)], 2))
+    msg = e.value.message
+    assert e.value.path == "$.pairs[1].input"
+    assert "strengthening of the seed's" in msg and "permutation equivariant" in msg
+    assert how in msg and targets in msg

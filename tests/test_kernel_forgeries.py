@@ -234,7 +234,7 @@ def test_quadratic_attention_stops_at_the_work_budget():
     n = 3000  # one long sequence, dense rank-2 scores in every SA layer
     ds = Dataset("long", 2, (Pair(tuple((Fraction(k), Fraction(k * k % 97)) for k in range(n)),
                                   ((Fraction(0), Fraction(0)),)),))
-    A = fac(0, [(1, 0), (0, 1)], [(1, 2), (3, 1)])
+    A = fac(1, [(1, 0)], [(1, 2)])  # lam I + rank one: scored densely
     blocks = [{"ff": ff(1), "sa": sa(1, A, fac(1))} for _ in range(5)]
     c = _theorem_cert(ds, blocks, verdict="REFUTED")
     t0 = time.perf_counter()

@@ -57,7 +57,7 @@ class LayerBound:
     radius: list
     min_gap: Fraction | None = None
     max_eps: Fraction | None = None
-    straddles: int = 0  # boxes straddling a kink are INCONCLUSIVE, never evaluated
+    straddles: int = 0  # boxes whose projection interval straddles a kink (rank-one U)
 
     @property
     def max_width(self) -> Fraction:
@@ -66,7 +66,7 @@ class LayerBound:
     def to_json(self) -> dict:
         """The report form: :meth:`certificate_json` plus ``max_width``."""
         return {**self.certificate_json(), "max_width": format_q(self.max_width),
-                "straddles": 0}
+                "straddles": self.straddles}
 
     def certificate_json(self) -> dict:
         """The ``proofcheck-certificate/2`` entry of this sub-layer."""
@@ -124,7 +124,7 @@ def _pass(net, inputs, traj, tau, targets, F):
         block, j, t = e.where
         return Result(Verdict.INCONCLUSIVE, Witness(
             f"{e}: not certified at this tau", block=block, sublayer="FF", sequence=j,
-            token=t, code="box-may-reach-support"))
+            token=t, code="box-may-reach-support"), bounds=getattr(e, "bounds", []))
 
 
 def certify(net, inputs, targets, tau, round_bits=None, progress=None,
@@ -153,7 +153,7 @@ def certify(net, inputs, targets, tau, round_bits=None, progress=None,
 
 def _bound(b: dict) -> LayerBound:
     return LayerBound(b["block"], b["sublayer"], [f2q(x) for x in b["radius"]],
-                      _frac(b.get("min_gap")), _frac(b.get("max_eps")))
+                      _frac(b.get("min_gap")), _frac(b.get("max_eps")), b.get("straddles", 0))
 
 
 def _bits(x) -> int:

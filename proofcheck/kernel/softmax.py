@@ -31,6 +31,7 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from proofcheck.kernel.evaluate import (PlainBackend, apply_factored, f2q, interpolation_witness,
                                         q, rows)
+from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, direction
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import fmt_num
@@ -149,9 +150,21 @@ class SARecord:
     Q: list
 
 
+def straddle_radius(eta, G, kinks, t, rho, r) -> list:
+    """``|eta| r + max_s |G(s) - G(t)|`` over the projection interval ``[t - rho, t +
+    rho]`` of a box (s at its ends and the kinks inside): the radius of the image of
+    the box under ``x -> eta x + G(<w, x>)`` (a piecewise-affine G attains its
+    extremes there), rounded up to 64-bit mantissas."""
+    c = G(t)
+    vals = [G(x) for x in [t - rho, t + rho] + [k for k in kinks if t - rho < k < t + rho]]
+    return [up64(abs(eta) * x + max(abs(v[k] - c[k]) for v in vals)) for k, x in enumerate(r)]
+
+
 @dataclass
 class DenseFF:
-    """One FF layer with the ReLU arguments ``z[i]`` (``U xhat_i + b``) of every token."""
+    """One FF layer with the ReLU arguments ``z[i]`` (``U xhat_i + b``) of every token;
+    for ``U = c w^T`` also ``w``, the projections ``t[i]`` and the profile ``prof``
+    (:mod:`.lemma_checks.profile`: ``FF(x) = eta x + G(<w, x>)``)."""
 
     block: int
     eta: fmpq
@@ -159,6 +172,10 @@ class DenseFF:
     W: list
     z: list
     locate: object
+    w: list | None = None
+    t: list | None = None
+    prof: object = None
+    straddles: int = 0
 
     def propagate(self, radii: Radii) -> None:
         if not radii.over and not any(radii.base):  # every box a point: nothing moves
@@ -170,17 +187,16 @@ class DenseFF:
             r = radii.get(i)
             if not any(r):
                 continue
-            act = []
+            act, straddle = [], None
             for k, zk in enumerate(zi):
                 dk = absdot(Ua[k], r)
                 if zk - dk < 0 < zk + dk:
-                    j, t = self.locate(i)
-                    raise Stop(Verdict.INCONCLUSIVE, Witness(
-                        f"a box straddles the kink of ReLU unit {k}: its argument ranges over "
-                        f"{fmt_num(zk - dk)} .. {fmt_num(zk + dk)}", block=self.block,
-                        sublayer="FF", sequence=j, token=t, code="box-straddles-kink"))
+                    straddle = (k, zk, dk)
                 if zk - dk > 0 or (zk - dk == 0 and dk > 0):
                     act.append(k)
+            if straddle is not None:
+                radii.set(i, self._straddle(i, r, *straddle))
+                continue
             J = Js.get(tuple(act))
             if J is None:
                 J = Js[tuple(act)] = [[abs((self.eta if a == c else ZERO) + sum(
@@ -189,6 +205,20 @@ class DenseFF:
             new = [absdot(row, r) for row in J]
             if new != r:  # the radius changes: rounded up to a 64-bit mantissa
                 radii.set(i, [up64(x) for x in new])
+
+    def _straddle(self, i, r, k, zk, dk) -> list:
+        """A box across a kink: the range of the profile (rank-one U), else the
+        certificate is INCONCLUSIVE."""
+        if self.prof is None:
+            j, t = self.locate(i)
+            raise Stop(Verdict.INCONCLUSIVE, Witness(
+                f"a box straddles the kink of ReLU unit {k}: its argument ranges over "
+                f"{fmt_num(zk - dk)} .. {fmt_num(zk + dk)}", block=self.block, sublayer="FF",
+                sequence=j, token=t, code="box-straddles-kink"))
+        self.straddles += 1
+        kinks = sorted({q(x) for x in self.prof.kinks()})
+        return straddle_radius(self.eta, lambda s: [q(v) for v in self.prof.value(f2q(s))],
+                               kinks, self.t[i], absdot(self.w, r), r)
 
 
 @dataclass
@@ -265,8 +295,16 @@ def dense_ff_record(ff, X, block: int, locate) -> DenseFF:
     U = [[q(x) for x in u] for u in ff.U]
     z = (X * fmpq_mat(d, w, [U[k][c] for c in range(d) for k in range(w)])).entries() if w else []
     b = [q(x) for x in ff.b]
-    return DenseFF(block, q(ff.eta), U, [[q(x) for x in col] for col in ff.W],
-                   [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)], locate)
+    rec = DenseFF(block, q(ff.eta), U, [[q(x) for x in col] for col in ff.W],
+                  [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)], locate)
+    u = direction(ff)
+    if u is not None:
+        try:
+            rec.prof = Profile.along(ff, u, EXACT)
+            rec.w, rec.t = [abs(q(x)) for x in u], projections(X, u)
+        except NotAlong:
+            pass
+    return rec
 
 
 def plain_trajectory(net, inputs) -> Trajectory:
@@ -373,12 +411,14 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
             if isinstance(rec, SARecord):
                 res.bounds.append(_sa_step(rec, radii, tau, F, h, res))
                 continue
+            rec.straddles = 0
             rec.propagate(radii)
             m = radii.max()
             stated = m if h is None or h["radius"] is None else h["radius"]
             for x, y in zip(stated, m):
                 _implied(x, y, rec.block, "FF", "radius")
-            res.bounds.append({"block": rec.block, "sublayer": "FF", "radius": list(stated)})
+            res.bounds.append({"block": rec.block, "sublayer": "FF", "radius": list(stated),
+                               "straddles": rec.straddles})
         res.tau_free = all(r.gap is None for r in traj.records if isinstance(r, SARecord))
         if traj.stop is not None:
             raise Stop(Verdict.INCONCLUSIVE, traj.stop[1])
@@ -386,6 +426,9 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
         res.verdict = Verdict.VERIFIED_CERTIFIED
     except Stop as s:
         res.verdict, res.witness = s.verdict, s.witness
+    except Undecided as e:
+        e.bounds = res.bounds  # the bounds up to the undecided step (for the certifier)
+        raise
     return res
 
 

@@ -8,6 +8,7 @@ then ``||theta*||^2`` when stated.  ``check(cert, route)`` returns
 """
 from __future__ import annotations
 
+from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.evaluate import interpolation_witness, q, run
@@ -58,6 +59,7 @@ def check_constants(claim, ds, net, lines) -> list[str]:
         bad.append(f"L = {L} blocks exceeds the budget {name} = {budget} of Theorem {st}")
     if width > 4:
         bad.append(f"max FF width {width} > 4 violates Theorem {st}")
+    bad += low_rank.check(net, lines)
     if P > PARAM_CONSTANT * d * M:
         bad.append(f"P = {P} parameters exceeds the explicit bound {PARAM_CONSTANT} d M = "
                    f"{PARAM_CONSTANT * d * M} (d = {d}, M = {M})")

@@ -65,10 +65,12 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
                     "witness": r.witness.to_json() if r.witness else None} for r in tc.results],
         "constants": tc.constants,
         "theta_sq_norm": theta_json(tc.construction.net),
-        "construction": {"u": [fmt_value(x) for x in info["u"]],
+        "construction": {"name": tc.constants.get("construction", "default"),
+                         "u": [fmt_value(x) for x in info["u"]],
                          "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
                          "classes_after_first_tag": info["classes_after_first_tag"],
-                         "r": fmt_value(info["r"]), "beta": fmt_value(info["beta"]),
+                         **{key: fmt_value(info[key]) for key in ("r", "beta", "mu")
+                            if key in info},
                          "k": [fmt_value(x) for x in info["k"]],
                          "phases": tc.construction.phases},
         "layers": layers,
@@ -101,11 +103,13 @@ def markdown(rep: dict) -> str:
             lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in w.items() if v is not None))
     lines += ["", "## Constants (claimed vs measured)", "",
               "| quantity | measured | claimed |", "|---|---|---|",
-              f"| blocks L | {c['L']} | 2M + R + 1 = {c['L_construction']} (construction); "
+              f"| blocks L | {c['L']} | {c.get('block_formula', '2M + R + 1')} = "
+              f"{c['L_construction']} (construction {c.get('construction', 'default')}); "
               f"2M + 2N + 1 = {c['L_paper_hardmax']} (Theorem 1.6) |",
               f"| separation rounds R | {c['R']} | <= N - 1 = {c['N'] - 1} |",
               f"| max width | {c['max_width']} | <= 4 |",
-              f"| parameters P | {c['P']} | (16d+16)M + (10d+8)R + 6d + 5 = {c['P_formula']}; "
+              f"| parameters P | {c['P']} | "
+              f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')} = {c['P_formula']}; "
               f"<= {c['param_constant']} d M = {c['P_bound']} |",
               f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
               "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
@@ -120,7 +124,9 @@ def markdown(rep: dict) -> str:
               f"- u = ({', '.join(rep['construction']['u'])}); "
               f"{rep['construction']['classes_after_first_tag']} classes after the first tag",
               f"- tag factors lambda: {', '.join(rep['construction']['tag_lambdas'])}",
-              f"- sphere radius r = {rep['construction']['r']}, k = ({', '.join(rep['construction']['k'])})",
+              "- " + "".join(f"{key} = {rep['construction'][key]}, " for key in ("r", "mu")
+                             if key in rep["construction"])
+              + f"k = ({', '.join(rep['construction']['k'])})",
               "", "## Time (seconds)", ""]
     lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
@@ -153,7 +159,12 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "tau_closed": f(sc.tau_closed),
         "tau_closed_certified": sc.tau_closed_certified.value if sc.tau_closed_certified else None,
         "tau_num": f(sc.tau_num), "tau_num_note": sc.tau_num_note,
+        "simulation_audit": sc.simulation.lines(sc.tau_cert) if sc.simulation else [],
         "construction": sc.results[0].details[0] if sc.results else None,
+        "construction_name": getattr(sc, "construction_name", "default"),
+        "construction_notes": sc.results[0].details[1:] if sc.results else [],
+        "comparison": [{k: (fmt_value(v) if isinstance(v, Fraction) else v) for k, v in r.items()}
+                       for r in getattr(sc, "comparison", [])],
         "trials": [[fmt_value(t), v.value] for t, v in sc.trials],
         "simulation": [[fmt_value(t), str(e)] for t, e in sc.sim_curve],
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
@@ -174,11 +185,14 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
     lines = [f"# Theorem 1.8 on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
-             "Softmax attention at temperature tau on the Theorem 1.6 network. A certificate at "
+             f"Softmax attention at temperature tau on the network of construction "
+             f"`{rep.get('construction_name', 'default')}` (not Theorem 1.6's network; see the "
+             "construction lines). A certificate at "
              "tau encloses every token in a box around its exact hardmax value, valid for every "
              "tau' in (0, tau] (all bounds grow with tau); it passes only if every final box is a "
              "single point equal to a target.", "",
              f"- {rep.get('construction') or ''}",
+             *[f"  - {n}" for n in rep.get("construction_notes", [])],
              f"- dataset `{ds['name']}` (SHA-256 `{ds['sha256']}`): N = {ds['N']}, M = {ds['M']}, "
              f"d = {ds['d']}, {ds['tokens']} tokens",
              f"- **tau_cert** = {tau_line}"]
@@ -188,12 +202,21 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
         lines.append(f"  - {rep['floor_note']}")
     lines += [f"- tau_closed = {fl(rep['tau_closed'])} (closed-form estimate from the minimum "
               f"gap; its certificate: {rep['tau_closed_certified']})",
-              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)"]
-    if rep.get("tau_num_note"):
-        lines.append(f"  - {rep['tau_num_note']}")
-    lines += [f"- L = {c['L']} blocks (proofcheck's 2M + R + 1; the seed's construction: "
+              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation: an audit, not a proof; it "
+              "never changes the verdict)"]
+    lines += [f"  - {line}" for line in rep.get("simulation_audit", [])]
+    lines += [f"- L = {c['L']} blocks (construction {c.get('construction', 'default')}: "
+              f"{c.get('block_formula', '2M + R + 1')}; the seed's count "
               f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
               "parameters", f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
+    if rep.get("comparison"):
+        lines += ["Side by side on this dataset (first row: this run; the others: tau_cert "
+                  "searched, no simulation):", "",
+                  "| construction | verdict | L | P | ‖θ*‖² | minus the first row's | tau_cert | "
+                  "seconds |", "|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
+                  f"{fl(r['theta_sq_norm'])} | {fl(r['theta_sq_diff'])} | {fl(r['tau_cert'])} | "
+                  f"{r['seconds']:.2f} |" for r in rep["comparison"]] + [""]
     if png_name:
         lines += [f"![certified range of tau and simulated error]({png_name})", ""]
     lines += ["## Checks", ""]
@@ -229,13 +252,16 @@ def _is_q(v) -> bool:
 
 def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
     from proofcheck.reporting.plots import softmax_error_plot
-    base = Path(out_dir) / f"theorem-1.8-{slug(rep['dataset']['name'])}"
+    name = rep.get("construction_name", "default")
+    base = Path(out_dir) / (f"theorem-1.8-{slug(rep['dataset']['name'])}"
+                            + ("" if name == "default" else f"-{slug(name)}"))
     png = Path(f"{base}.png")
     fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
                                suffix=".png")
     os.close(fd)
     softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
-                       f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free)
+                       f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free,
+                       simulation=sc.simulation)
     os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")

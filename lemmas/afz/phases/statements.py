@@ -10,13 +10,42 @@ from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.claim_check import check_network
 from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
 
 
-def _instance(dataset, seed):
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
+# built-in instances: (seed offset, dimension) of seeded generated datasets
+DEFAULT_INSTANCES = ((0, 2), (1, 3), (2, 4))
+
+
+def _instance(ds):
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
+
+
+def instances(dataset, seed: int, also=()) -> list:
+    """``[dataset]``, or the datasets ``also`` followed by the seeded generated
+    datasets of :data:`DEFAULT_INSTANCES`."""
+    from proofcheck.io.generate import random_dataset
+    if dataset is not None:
+        return [dataset]
+    return list(also) + [random_dataset(seed + k, d=d, N=5, style="mixed")
+                         for k, d in DEFAULT_INSTANCES]
+
+
+def scoped(name: str, check, dataset, seed: int, also=()) -> list[CheckResult]:
+    """Run ``check(ds)`` on every instance; each check line names its instance and
+    says "on this instance", and a first line states the scope of the whole run
+    ("on these N instances": the statement is checked there, not proved for all
+    datasets)."""
+    sets = instances(dataset, seed, also)
+    out = []
+    for ds in sets:
+        for r in check(ds):
+            r.name = f"'{ds.name}' (d = {ds.d}): {r.name} (on this instance)"
+            out.append(r)
+    scope = "on this instance" if len(sets) == 1 else f"on these {len(sets)} instances"
+    head = CheckResult(f"{name}: checked {scope}", combine(r.verdict for r in out),
+                       [", ".join(f"'{ds.name}' (d = {ds.d}, N = {ds.N})" for ds in sets)])
+    return [head] + out
 
 
 def _prefix(c, last_block, drop_last_sa=False):
@@ -28,8 +57,8 @@ def _prefix(c, last_block, drop_last_sa=False):
     return Transformer(c.net.d, blocks), claims
 
 
-def _run_prefix(name, dataset, seed, upto, drop_last_sa, post):
-    ds, inputs, targets = _instance(dataset, seed)
+def _run_prefix(name, ds, upto, drop_last_sa, post):
+    ds, inputs, targets = _instance(ds)
     c = construct(inputs, targets, ds.d)
     last = upto(c)
     net, claims = _prefix(c, last, drop_last_sa)
@@ -65,7 +94,8 @@ def run_separation(dataset=None, seed: int = 0):
                             f"{c.info['classes_after_first_tag']} classes after the first tag",
                             f"u = {tuple(str(x) for x in c.info['u'])}",
                             f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
-    return _run_prefix("separation", dataset, seed, lambda c: c.phases["S"][1], False, post)
+    return scoped("separation", lambda ds: _run_prefix(
+        "separation", ds, lambda c: c.phases["S"][1], False, post), dataset, seed)
 
 
 def run_leaders(dataset=None, seed: int = 0):
@@ -97,7 +127,8 @@ def run_leaders(dataset=None, seed: int = 0):
         return CheckResult("leaders: region P (t_j 1) and sphere leaders placed, non-leaders positive",
                            Verdict.VERIFIED, [f"M = {ds.M} leaders, r = {c.info['r']}, "
                                               f"beta = {c.info['beta']}, t_j from {c.info['t'][0]}"])
-    return _run_prefix("leaders", dataset, seed, lambda c: c.phases["L"][1], True, post)
+    return scoped("leaders", lambda ds: _run_prefix(
+        "leaders", ds, lambda c: c.phases["L"][1], True, post), dataset, seed)
 
 
 def run_collapse(dataset=None, seed: int = 0):
@@ -117,17 +148,20 @@ def run_collapse(dataset=None, seed: int = 0):
         return CheckResult("collapse: every sequence = {kappa_l e_1}, m_j distinct points",
                            Verdict.VERIFIED if ok else Verdict.REFUTED,
                            [f"k = {tuple(str(x) for x in c.info['k'])}, {ds.M} distinct kappas"])
-    return _run_prefix("collapse", dataset, seed, lambda c: c.phases["C"][1], False, post)
+    return scoped("collapse", lambda ds: _run_prefix(
+        "collapse", ds, lambda c: c.phases["C"][1], False, post), dataset, seed)
 
 
 def run_interpolation(dataset=None, seed: int = 0):
     """After the M snaps every output set equals its target set."""
-    ds, inputs, targets = _instance(dataset, seed)
-    c = construct(inputs, targets, ds.d)
-    nc = check_network(c.net, inputs, targets, c.claims)
-    for r in nc.results:
-        r.details.append(f"{ds.M} snaps, smallest half-width delta = {min(c.info['snap_deltas'])}")
-    return nc.results
+    def check(ds):
+        ds, inputs, targets = _instance(ds)
+        c = construct(inputs, targets, ds.d)
+        nc = check_network(c.net, inputs, targets, c.claims)
+        nc.results[-1].details.append(f"{ds.M} snaps, smallest half-width delta = "
+                                      f"{min(c.info['snap_deltas'])}")
+        return nc.results
+    return scoped("interpolation", check, dataset, seed)
 
 
 __all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "dot"]

@@ -25,7 +25,9 @@ class ConstructionSpec:
     seed's proof, or proofcheck's own); ``build``: ``(inputs, targets, d, **options)
     -> Construction``; ``constant_checks``: ``(net, d, N, M, info) -> (checks,
     constants)``, the construction's own exact constant checks (L against its block
-    formula and the theorem's budget, width, P).
+    formula and the theorem's budget, width, P); ``notes``: ``(construction,
+    certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
+    default's own note).
     """
 
     name: str
@@ -34,6 +36,7 @@ class ConstructionSpec:
     summary: str
     build: Callable
     constant_checks: Callable
+    notes: Callable | None = None
 
 
 def _default_build(inputs, targets, d, **options):
@@ -46,14 +49,50 @@ def _default_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info["R"])
 
 
+def _peel_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.peel import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _peel_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.peel import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
+def _seed_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.theorem_1_8_seed import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _seed_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.theorem_1_8_seed import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
+def _seed_notes(construction, cert=None):
+    from lemmas.afz.theorems.theorem_1_8_seed import notes
+    return notes(construction, cert)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
     DEFAULT: ConstructionSpec(
         DEFAULT, ("1.6", "1.8"), "2M + R + 1",
-        "proofcheck's reconstruction of the seed's proof: separation (R <= N - 1 rounds), "
-        "M leader moves, one collapse, M snaps",
+        "proofcheck's construction (2M + R + 1 blocks, R <= N - 1), a reconstruction of the "
+        "seed's: separation (R rounds), M leader moves, one collapse, M snaps",
         _default_build, _default_constants),
+    "peel": ConstructionSpec(
+        "peel", ("1.6",), "R + 1 + (M - N) + ceil(M/4)",
+        "proofcheck's own: each sequence's top is its first leader (collapse with "
+        "A = mu I + u u^T), M - N extra leaders moved, four targets placed per FF",
+        _peel_build, _peel_constants),
+    "seed": ConstructionSpec(
+        "seed", ("1.8",), "2M + R + 1 + ceil(M/2)",
+        "the seed's Theorem 1.8 mechanism, reconstructed: after the softmax collapse, "
+        "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
+        "neighbourhoods each onto their leader's image, then M point hats",
+        _seed_build, _seed_constants, _seed_notes),
 }
 
 
@@ -65,3 +104,17 @@ def get(name: str, theorem: str) -> ConstructionSpec:
         known = ", ".join(n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems)
         raise KeyError(f"no construction {name!r} for Theorem {theorem} (known: {known})")
     return spec
+
+
+#: constants a certificate of any construction states: the kernel re-derives each
+#: from the network and the dataset alone.  R, the parameter formula and its
+#: constant are the default construction's (the kernel knows that one only).
+PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P")
+
+
+def certified_constants(consts: dict) -> dict:
+    """The constants a certificate of this run states: all of them for the default
+    construction, :data:`PORTABLE_CONSTANTS` for the others."""
+    if consts.get("construction", DEFAULT) == DEFAULT:
+        return consts
+    return {k: consts[k] for k in PORTABLE_CONSTANTS if k in consts}

@@ -128,23 +128,40 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
     P = net.n_params()
     L = net.L
+    lr_check, lr_consts = low_rank_check(net)
     consts = {"N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": 2 * M + R + 1,
               "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
               "max_width": net.max_width, "P": P, "P_formula": param_formula(d, M, R),
               "P_bound": PARAM_CONSTANT * d * M, "param_constant": PARAM_CONSTANT,
-              "max_bits": net.max_bits()}
+              "max_bits": net.max_bits(), **lr_consts}
     checks = [
         res("L = 2M + R + 1", L == 2 * M + R + 1, f"L = {L}, 2M + R + 1 = {2 * M + R + 1}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
-        res("L <= 2M + 2N + 1 (Theorem 1.6)", L <= 2 * M + 2 * N + 1,
-            f"L = {L} <= {2 * M + 2 * N + 1}"),
+        res("L <= 2M + 2N + 1 (the seed's count of Theorem 1.6, read as a bound)",
+            L <= 2 * M + 2 * N + 1, f"L = {L} <= {2 * M + 2 * N + 1}"),
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res("P = (16d+16)M + (10d+8)R + 6d + 5", P == param_formula(d, M, R),
             f"P = {P}, formula = {param_formula(d, M, R)}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        lr_check,
     ]
     return checks, consts
+
+
+def low_rank_check(net: Transformer):
+    """``(check, constants)``: A and V of every SA layer = lam I + rank <= 1 (the seed's
+    form, :mod:`proofcheck.kernel.low_rank`), shared by every construction."""
+    from proofcheck.kernel import low_rank
+    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    lr = low_rank.summary(net)
+    check = CheckResult("low-rank: A and V of every SA layer = lam I + rank <= 1",
+                        Verdict.REFUTED if low_rank.failures(net) else Verdict.VERIFIED,
+                        [f"{lr['sa_layers']} SA layers; largest rank of A - lam I: "
+                         f"{lr['max_rank_A']}, of V - lam I: {lr['max_rank_V']}; V = lam I "
+                         f"alone (the tags) in {lr['V_multiple_of_identity']}"])
+    return check, {"sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
+                   "max_rank_V_minus_lam_I": lr["max_rank_V"]}
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
@@ -173,15 +190,19 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
                                scheduler=scheduler, backend=backend, progress=shard_progress)
     else:
         nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
+    t0 = time.perf_counter()
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    consts.setdefault("construction", spec.name)
+    consts.setdefault("block_formula", spec.blocks)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds
+    secs["constants"] = time.perf_counter() - t0
     return TheoremCheck(c, nc, nc.results + checks, consts, secs)
 
 
 def run(dataset=None, seed: int = 0):
-    """``lemma 1.6``: Theorem 1.6 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
-    return verify(ds).results
+    """``lemma 1.6``: Theorem 1.6 on the dataset (or seeded random admissible ones in
+    several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
+    from lemmas.afz.phases.statements import scoped
+    return scoped("Theorem 1.6", lambda ds: verify(ds).results, dataset, seed)

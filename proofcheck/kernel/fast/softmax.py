@@ -8,7 +8,8 @@ they share.  Each shortcut and the lemma behind it:
   token and its margin is ``q_i (p_max - p_second)``: the sequence's smallest
   margin is ``min_i q_i (p_max - p_second)``, from per-sequence extremes of the
   projections (pending tag offsets shift a sequence's projections by one number,
-  which leaves these differences alone).  Other sequences and other ``A`` are
+  which leaves these differences alone): O(sequences) exact operations per layer.
+  Other sequences and other ``A`` are
   scored exactly, as on the plain route (:func:`~proofcheck.kernel.softmax.sequence_stats`).
 * ``S``, ``Xmax``, ``P``, ``Q`` are maxima over sequences of per-sequence extremes
   (base rows plus the sequence's offset): the same maxima as over every token.
@@ -24,14 +25,12 @@ they share.  Each shortcut and the lemma behind it:
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import bits, q
-from proofcheck.kernel.fast.flint import REL, FlintBackend
+from proofcheck.kernel.fast.flint import FlintBackend
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.softmax import (
@@ -39,16 +38,15 @@ from proofcheck.kernel.softmax import (
     DenseFF,
     Radii,
     SARecord,
-    Stop,
     Trajectory,
     Undecided,
     absdot,
     rows,
     sequence_stats,
+    straddle_radius,
     tie_witness,
     up64,
 )
-from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 @dataclass
@@ -67,6 +65,12 @@ class RankOneFF:
     D: tuple | None
     locate: object
     _absJ: dict = field(default_factory=dict)
+    straddles: int = 0
+
+    def G(self, s) -> list:
+        """``FF(x) - eta x`` at ``<w, x> = s`` (continuous; 0 on an identity piece)."""
+        m = self.maps[bisect_left(self.kinks, s)]
+        return [ZERO] * len(self.w) if m is None else [g * s + h for g, h in zip(*m)]
 
     def absJ(self, p: int):
         """``|eta I + g w^T|`` on piece ``p`` (``None`` for an identity piece)."""
@@ -83,7 +87,8 @@ class RankOneFF:
         if self.D is not None and absdot(wabs, radii.max()) > self.D[0]:
             raise Undecided(f"block {self.block} FF: a box may reach the layer's support "
                             f"({fmt_num(self.D[0])} away from the nearest token)",
-                            (self.block, *self.locate(self.D[1])))
+                            (self.block, *(self.locate(self.D[1]) if self.D[1] is not None
+                                           else (None, None))))
         kinks = self.kinks
         memo = {}  # (piece, id(radius)) -> new radius: tokens sharing a radius share it
         wrs = {}   # id(radius) -> |w|.radius
@@ -93,12 +98,10 @@ class RankOneFF:
             if wr is None:
                 wr = wrs[id(r)] = absdot(wabs, r)
             p = bisect_right(kinks, t - wr)
-            if wr and p < len(kinks) and kinks[p] < t + wr:
-                j, tok = self.locate(i)
-                raise Stop(Verdict.INCONCLUSIVE, Witness(
-                    f"a box straddles the kink {fmt_num(kinks[p])} of this layer (projections "
-                    f"{fmt_num(t - wr)} .. {fmt_num(t + wr)})", block=self.block, sublayer="FF",
-                    sequence=j, token=tok, code="box-straddles-kink"))
+            if wr and p < len(kinks) and kinks[p] < t + wr:  # across a kink: G's range
+                self.straddles += 1
+                radii.set(i, straddle_radius(self.eta, self.G, kinks, t, wr, r))
+                continue
             J = self.absJ(p)
             if J is not None:
                 key = (p, id(r))
@@ -146,67 +149,29 @@ class _Extremes:
             self.stale.update(seq_of[i] for i in rows_ or ())
 
 
-def _near(approx, err, best):
-    """Indices whose float value may attain the exact optimum: ``best`` is ``"min"``
-    or ``"max"``; ``approx`` within ``err`` of the exact values (numpy arrays)."""
-    if best == "min":
-        return np.nonzero(approx - err <= (approx + err).min())[0].tolist()
-    return np.nonzero(approx + err >= (approx - err).max())[0].tolist()
-
-
-def _seq_floats(dv, st, v):
-    """float64 copies of each sequence's extreme projections ``mn + <v, off>``,
-    ``mx + <v, off>`` and a bound of their error, or ``None`` out of range."""
-    if dv.bf is None or not (np.isfinite(dv.mnf).all() and np.isfinite(dv.mxf).all()):
-        return None
-    tiny = 2.0 ** -900  # absolute slack: copies below 2^-900 need not be relatively close
-    if st.off is None:
-        return dv.mnf, dv.mxf, REL * (np.abs(dv.mnf) + np.abs(dv.mxf)) * 4 + tiny
-    pof, mag = st.off.proj_floats(v)
-    if pof is None:
-        return None
-    return (dv.mnf + pof, dv.mxf + pof,
-            REL * (np.abs(dv.mnf) + np.abs(dv.mxf) + mag) * 4 + tiny)
-
-
 def _rank_one_gap(be, st, a, b, block):
     """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
-    (``rest``: the other sequences with two tokens or more).  Signs and the
-    minimum are pre-filtered in float64 under a rigorous error bound; every
-    candidate is decided exactly."""
+    (``rest``: the other sequences with two tokens or more), from per-sequence
+    extremes: O(sequences) exact operations."""
     da = be._dir(st, a)
     db = da if tuple(a) == tuple(b) else be._dir(st, b)
     da.refresh(st.X, st.spans, st.d)
     db.refresh(st.X, st.spans, st.d)
     pb = st.off.projector(b) if st.off is not None else (lambda j: ZERO)
-    multi = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
-    fl = _seq_floats(db, st, b)
-    if fl is not None and multi:
-        qf, err = fl[0][multi], fl[2][multi]
-        sure = qf - err > 0
-        exact = [j for j, s_ in zip(multi, sure) if not s_]
-        pos = [j for j, s_ in zip(multi, sure) if s_]
-    else:
-        exact, pos = multi, []
+    gap = at = None
     rest = []
-    for j in exact:  # signs decided exactly
-        (pos if db.mn[j] + pb(j) > 0 else rest).append(j)
-    for j in pos:
+    for j, (lo, hi) in enumerate(st.spans):
+        if hi - lo < 2:
+            continue
+        qmin = db.mn[j] + pb(j)
+        if qmin <= 0:
+            rest.append(j)
+            continue
         if da.top[j] is None:
-            lo, hi = st.spans[j]
             c1 = next(i for i in range(lo, hi) if da.pb[i] == da.mx[j])
             c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == da.mx[j])
             return None, None, None, tie_witness(block, j, db.mnrow[j] - lo, c1 - lo, c2 - lo)
-    if fl is not None and len(pos) > 8:
-        diff = np.array([float(da.mx[j] - da.second[j][0]) for j in pos])
-        qf, err = fl[0][pos], fl[2][pos]
-        cand = [pos[k] for k in _near(qf * diff, err * diff + np.abs(qf * diff) * REL, "min")]
-    else:
-        cand = pos
-    gap = at = None
-    for j in cand:
-        lo, _ = st.spans[j]
-        g = (db.mn[j] + pb(j)) * (da.mx[j] - da.second[j][0])
+        g = qmin * (da.mx[j] - da.second[j][0])
         if gap is None or g < gap:
             gap, at = g, (j, db.mnrow[j] - lo, da.second[j][1] - lo)
     return gap, at, rest, None
@@ -255,11 +220,8 @@ def _factor_bounds(be, st, A, mat):
         dv = be._dir(st, v)
         dv.refresh(st.X, st.spans, st.d)
         pv = st.off.projector(v) if st.off is not None else (lambda j: ZERO)
-        js = range(len(st.spans))
-        fl = _seq_floats(dv, st, v)
-        if fl is not None and len(st.spans) > 8:  # the candidates for the largest modulus
-            js = _near(np.maximum(np.abs(fl[0]), np.abs(fl[1])), fl[2], "max")
-        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j))) for j in js)])
+        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j)))
+                        for j in range(len(st.spans)))])
     return out[0], out[1]
 
 
