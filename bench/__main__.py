@@ -362,6 +362,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rows-only", action="store_true",
                     help="measure only the digits rows (--images) and merge them into the "
                     "results file (its other families are kept)")
+    ap.add_argument("--softmax-only", action="store_true",
+                    help="measure only the Theorem 1.8 rows (beside Theorem 1.6 on the same "
+                    "datasets) and merge them into the results file")
     ap.add_argument("--readme", action="store_true",
                     help="print the README timing tables rendered from the results JSON")
     a = ap.parse_args(argv)
@@ -376,6 +379,14 @@ def main(argv=None) -> int:
         a.out = "bench/results-quick.json" if a.quick else "bench/results.json"
     if a.readme:
         sys.stdout.write(render_readme(json.loads(Path(a.out).read_text())))
+        return 0
+    if a.softmax_only:
+        from bench import softmax
+        out_path = Path(a.out)
+        res = json.loads(out_path.read_text()) if out_path.exists() else {}
+        res["softmax"] = softmax.run(a.quick)
+        out_path.write_text(json.dumps(res, indent=1) + "\n")
+        print(f"merged the Theorem 1.8 rows into {a.out}")
         return 0
     only_scale = (a.scale is not None or a.scale_hard is not None) and a.images is None
     scale_sizes = a.scale if a.scale is not None else ([] if a.quick or only_scale else

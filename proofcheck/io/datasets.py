@@ -48,15 +48,17 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
         if len(tok) != d:
             raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
                            f"expected {d}", tpath)
-        coords = []
-        for c, v in enumerate(tok):
-            cpath = f"{tpath}[{c}]"
-            q, was_float = parse_number(v, cpath, f"{kind} {j} token {t} coordinate {c}")
-            if was_float:
-                float_paths.append(cpath)
-            coords.append(q)
-        out.append(tuple(coords))
+        out.append(tuple(_coordinate(v, f"{tpath}[{c}]", f"{kind} {j} token {t} coordinate {c}",
+                                     float_paths) for c, v in enumerate(tok)))
     return tuple(out)
+
+
+def _coordinate(v, path: str, what: str, float_paths: list[str]):
+    """One coordinate through the one number parser; a JSON float's path is noted."""
+    q, was_float = parse_number(v, path, what)
+    if was_float:
+        float_paths.append(path)
+    return q
 
 
 def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
@@ -164,11 +166,8 @@ def _npz_sequence(arr, key: str, j: int, kind: str, d: int | None,
                 v = str(v)
             elif kindch in "iu":
                 v = int(v)
-            cpath = f"{key}[{t}][{c}]"
-            q, was_float = parse_number(v, cpath, f"{kind} {j} token {t} coordinate {c}")
-            if was_float:
-                float_paths.append(cpath)
-            coords.append(q)
+            coords.append(_coordinate(v, f"{key}[{t}][{c}]",
+                                      f"{kind} {j} token {t} coordinate {c}", float_paths))
         toks.append(tuple(coords))
     return tuple(toks), cols
 

@@ -395,9 +395,9 @@ class _Dir:
             k = ps.index(mx)
             t = lo + k if ps.count(mx) == 1 else None
             self.top[s], self.mx[s] = t, mx
-            if hi - lo > 1:
-                m2 = max((m for m in range(hi - lo) if m != k), key=lambda m: (ps[m], -m))
-                self.second[s] = (ps[m2], lo + m2)
+            if hi - lo > 1:  # the second largest value and its first row
+                v2 = mx if t is None else max(ps[:k] + ps[k + 1:])
+                self.second[s] = (v2, lo + (ps.index(v2, k + 1) if t is None else ps.index(v2)))
             mn = self.mn[s] = min(ps)
             self.mnrow[s] = lo + ps.index(mn)
             if t is not None:

@@ -42,6 +42,7 @@ from proofcheck.kernel.softmax import (
     Undecided,
     absdot,
     rows,
+    projections,
     sequence_stats,
     straddle_radius,
     tie_witness,
@@ -149,29 +150,35 @@ class _Extremes:
             self.stale.update(seq_of[i] for i in rows_ or ())
 
 
-def _rank_one_gap(be, st, a, b, block):
+def _extremes(be, st, v):
+    """``(dir, lo, hi)``: per sequence the smallest and largest projection ``<v, x>``
+    of its tokens (base extremes plus the sequence's offset), exact."""
+    dv = be._dir(st, v)
+    dv.refresh(st.X, st.spans, st.d)
+    if st.off is None:
+        return dv, dv.mn, dv.mx
+    pv = st.off.projector(v)
+    ops = [pv(j) for j in range(len(st.spans))]
+    return dv, [m + o for m, o in zip(dv.mn, ops)], [m + o for m, o in zip(dv.mx, ops)]
+
+
+def _rank_one_gap(st, da, db, qlo, block):
     """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
-    (``rest``: the other sequences with two tokens or more), from per-sequence
-    extremes: O(sequences) exact operations."""
-    da = be._dir(st, a)
-    db = da if tuple(a) == tuple(b) else be._dir(st, b)
-    da.refresh(st.X, st.spans, st.d)
-    db.refresh(st.X, st.spans, st.d)
-    pb = st.off.projector(b) if st.off is not None else (lambda j: ZERO)
+    (``qlo``: their smallest ``q``; ``rest``: the other sequences with two tokens or
+    more), from per-sequence extremes: O(sequences) exact operations."""
     gap = at = None
     rest = []
     for j, (lo, hi) in enumerate(st.spans):
         if hi - lo < 2:
             continue
-        qmin = db.mn[j] + pb(j)
-        if qmin <= 0:
+        if qlo[j] <= 0:
             rest.append(j)
             continue
         if da.top[j] is None:
             c1 = next(i for i in range(lo, hi) if da.pb[i] == da.mx[j])
             c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == da.mx[j])
             return None, None, None, tie_witness(block, j, db.mnrow[j] - lo, c1 - lo, c2 - lo)
-        g = qmin * (da.mx[j] - da.second[j][0])
+        g = qlo[j] * (da.mx[j] - da.second[j][0])
         if gap is None or g < gap:
             gap, at = g, (j, db.mnrow[j] - lo, da.second[j][1] - lo)
     return gap, at, rest, None
@@ -182,13 +189,17 @@ def _sa_record(be, st, sa, block, ext):
     A = sa.A
     rest = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
     gap = at = None
-    if A.lam == 0 and len(A.left) == 1:
-        gap, at, rest, tie = _rank_one_gap(be, st, A.left[0], A.right[0], block)
+    rank_one = A.lam == 0 and len(A.left) == 1
+    if rank_one:
+        a, b = A.left[0], A.right[0]
+        da, alo, ahi = _extremes(be, st, a)
+        db, blo, bhi = (da, alo, ahi) if tuple(a) == tuple(b) else _extremes(be, st, b)
+        gap, at, rest, tie = _rank_one_gap(st, da, db, blo, block)
         if tie is not None:
             return None, tie
-    mat = be._materialize(st) if rest or (A.left and not (A.lam == 0 and len(A.left) == 1)) \
-        else None  # (offsets folded in: only where tokens are scored one by one)
-    for j in rest:
+        P, Q = [max(max(ahi), -min(alo))], [max(max(bhi), -min(blo))]
+    mat = be._materialize(st) if rest or (A.left and not rank_one) else None
+    for j in rest:  # scored exactly, as on the plain route
         lo, hi = st.spans[j]
         g, i, c = sequence_stats(A, rows(mat.X, lo, hi))
         if g is None:
@@ -196,33 +207,16 @@ def _sa_record(be, st, sa, block, ext):
         if gap is None or g < gap:
             gap, at = g, (j, i, c)
     d = st.d
-    S = ext.ranges(st)
     Xm = [ZERO] * d
     if A.lam != 0:  # the only term that needs the largest moduli
         mat = mat or be._materialize(st)
         e = mat.X.entries()
         Xm = [max(map(abs, e[c::d]), default=ZERO) for c in range(d)]
-    P, Q = _factor_bounds(be, st, A, mat)
+    if not rank_one:
+        P = [max(map(abs, projections(mat.X, v)), default=ZERO) for v in A.left]
+        Q = [max(map(abs, projections(mat.X, v)), default=ZERO) for v in A.right]
     nmax1 = max((hi - lo - 1 for lo, hi in st.spans), default=0)
-    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q), None
-
-
-def _factor_bounds(be, st, A, mat):
-    """``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|`` over every token."""
-    if not A.left:
-        return [], []
-    if mat is not None:
-        from proofcheck.kernel.softmax import projections
-        return ([max(map(abs, projections(mat.X, a)), default=ZERO) for a in A.left],
-                [max(map(abs, projections(mat.X, b)), default=ZERO) for b in A.right])
-    out = []
-    for v in (A.left[0], A.right[0]):
-        dv = be._dir(st, v)
-        dv.refresh(st.X, st.spans, st.d)
-        pv = st.off.projector(v) if st.off is not None else (lambda j: ZERO)
-        out.append([max(max(abs(dv.mn[j] + pv(j)), abs(dv.mx[j] + pv(j)))
-                        for j in range(len(st.spans)))])
-    return out[0], out[1]
+    return SARecord(block, sa, gap, at, nmax1, ext.ranges(st), Xm, P, Q), None
 
 
 def _ff_record(trace, ff, block, locate):
