@@ -10,7 +10,8 @@ GROUP = "proofcheck.statements"
 
 def discover(builtin_ids: set[str]) -> list:
     """``[(spec, distribution name)]`` for every installed plugin statement, in entry
-    point order.  A plugin that fails to load, is not a ``StatementSpec``, has an
+    point order.  A plugin that fails to load (an exception, or ``sys.exit``, while its
+    module is imported), is not a ``StatementSpec``, has an
     unknown flag or clashes with a known id is skipped with a warning on stderr
     (it never replaces a built-in statement)."""
     from proofcheck.api import FLAGS, StatementSpec
@@ -19,7 +20,7 @@ def discover(builtin_ids: set[str]) -> list:
         dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
         try:
             spec = ep.load()
-        except Exception as exc:  # a broken plugin must not break the tool
+        except (Exception, SystemExit) as exc:  # a broken plugin must not break the tool
             _warn(f"plugin {ep.name!r} ({ep.value}) could not be loaded: "
                   f"{type(exc).__name__}: {exc}")
             continue
