@@ -1,9 +1,7 @@
-"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs, notes)``, each ``Pair(inputs,
-outputs)`` a tuple of input tokens ``X_j`` (n_j, d) and of targets ``Y_j`` (m_j, d), a
-token a tuple of ``d`` Fractions; admissibility (the hypotheses of Theorems 1.6 and
-1.8: ``Inadmissible`` with the JSON path); the canonical form and its SHA-256
-(``format``, ``d``, ``pairs``: renaming a dataset does not change its digest).
-Dataset files are read by :mod:`proofcheck.io.datasets`.
+"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``,
+tokens tuples of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON
+path); the canonical form and its SHA-256 (without the name).  Files are read by
+:mod:`proofcheck.io.datasets`.
 """
 from __future__ import annotations
 
@@ -74,9 +72,8 @@ def check_name(name: str, root: str = "$") -> None:
 
 
 def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
-    """The :class:`Dataset` of a dataset object already validated by the certificate
-    schema (exact values only): every token must have ``d`` coordinates; numbers go
-    through the one parser.  Dataset files are read by :mod:`proofcheck.io.datasets`."""
+    """The :class:`Dataset` of a schema-validated dataset object (tokens of ``d``
+    coordinates, exact numbers)."""
     check_name(obj["name"], root)
     d = obj["d"]
 
@@ -94,13 +91,9 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
 # ------------------------------------------------------------------ admissibility
 
 def check_admissible(ds: Dataset) -> None:
-    """Raise ``Inadmissible`` unless ``ds`` satisfies the hypotheses of SPEC §1.
-
-    Order: d >= 2; then per pair j: X_j, Y_j non-empty, tokens of X_j pairwise
-    distinct, tokens of Y_j pairwise distinct, m_j <= n_j; then X_j != X_k as sets.
-    O(total tokens) expected time (hashing).  A token of the wrong length raises
-    ``BadInput``.
-    """
+    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order:
+    d >= 2; per pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j
+    distinct as sets.  A token of the wrong length is ``BadInput``."""
     if ds.d < 2:
         raise Inadmissible(f"d must be at least 2 (got {ds.d})", "$.d")
     first_with_set: dict[frozenset, int] = {}
@@ -133,8 +126,7 @@ def check_admissible(ds: Dataset) -> None:
 
 
 def _equal_sets_message(ds: Dataset, k: int, j: int) -> str:
-    """Why inputs k and j are rejected: the project's hypothesis (distinct as sets)
-    strengthens the seed's "distinct", and why, with the witness."""
+    """Why equal input sets k and j are rejected, with the witness."""
     a, b = ds.pairs[k].inputs, ds.pairs[j].inputs
     where = {tok: t for t, tok in enumerate(a)}
     perm = [where[tok] for tok in b]

@@ -1,12 +1,9 @@
-"""Reading JSON documents strictly and validating them against the published JSON
-Schemas of ``proofcheck/schemas/`` (:data:`FORMATS`; SPEC §3), with ``jsonschema``
-(Draft 2020-12) BEFORE any arithmetic and two rules of the project: ``"integer"``
-means a JSON integer (never ``1.0`` or a boolean), and the format
-``proofcheck-number`` runs the one number parser (its guards and its messages).
-Reading: UTF-8 (BOM accepted), no duplicate keys, no integer over
-``MAX_STRING_LENGTH`` digits, no file over ``MAX_FILE_BYTES``, no nesting deeper than
-the parser can take.  Every failure is ``BadInput`` (exit 2) with the file or the
-JSON path; nothing here raises anything else.
+"""Strict JSON reading (UTF-8, BOM accepted; no duplicate keys, integers over
+``MAX_STRING_LENGTH`` digits, files over ``MAX_FILE_BYTES`` or nesting too deep) and
+validation against the published schemas of ``proofcheck/schemas/`` (SPEC §3) with
+``jsonschema`` (Draft 2020-12) BEFORE any arithmetic: ``"integer"`` means a JSON
+integer, the format ``proofcheck-number`` runs the one number parser.  Every
+failure is ``BadInput`` (exit 2) with the file or JSON path.
 """
 from __future__ import annotations
 
@@ -47,9 +44,8 @@ def _parse_int(s: str) -> int:
 
 
 def loads_strict(text: str, where: str):
-    """Parse JSON ``text`` (``where`` names the source in errors); JSON floats stay
-    floats (a schema decides where they are allowed), NaN/Infinity literals are
-    rejected by the number parser with their path."""
+    """Parse JSON ``text`` (``where``: its source); floats stay floats (a schema decides
+    where they are allowed)."""
     try:
         return json.loads(text, parse_int=_parse_int, object_pairs_hook=_no_duplicate_keys)
     except BadInput as e:
@@ -64,8 +60,7 @@ def loads_strict(text: str, where: str):
 
 
 def read_json(path: str | Path, what: str = "file"):
-    """Read and parse a JSON file strictly (:func:`loads_strict`); ``what`` names it
-    in messages."""
+    """Read and parse a JSON file strictly; ``what`` names it in messages."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
@@ -92,19 +87,16 @@ def _number_format(value) -> bool:
 
 @lru_cache(maxsize=None)
 def schema(name: str) -> dict:
-    """The published JSON Schema ``name`` ("dataset" or "certificate") as a dict."""
+    """The published JSON Schema ``name`` (a key of :data:`FORMATS`)."""
     fname, _ = FORMATS[name]
     text = resources.files("proofcheck").joinpath("schemas", fname).read_text(encoding="utf-8")
     return json.loads(text)
 
 
 def _inline_refs(node, defs: dict, stack: tuple = ()):
-    """``node`` with every ``{"$ref": "#/$defs/X"}`` replaced by (a copy of) the
-    definition X, except recursive references, which stay references, and without
-    the ``pattern`` of number strings (the ``proofcheck-number`` format checks the
-    same grammar with the parser's own messages).  The result validates exactly as
-    the original; resolving references is the dominant cost of ``jsonschema`` on
-    large certificates."""
+    """``node`` with every non-recursive ``{"$ref": "#/$defs/X"}`` replaced by X and no
+    ``pattern`` on number strings (the format checks the same grammar): it validates
+    as the original, without ``jsonschema``'s dominant cost on large certificates."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/"):
@@ -114,8 +106,6 @@ def _inline_refs(node, defs: dict, stack: tuple = ()):
             return _inline_refs(defs[key], defs, stack + (key,))
         out = {k: (v if k == "$defs" else _inline_refs(v, defs, stack)) for k, v in node.items()}
         if out.get("format") == "proofcheck-number":
-            # the format runs the number parser, which accepts exactly the strings
-            # that match NUMBER_PATTERN (tested) and words a precise error
             out.pop("pattern", None)
         return out
     if isinstance(node, list):
@@ -125,9 +115,7 @@ def _inline_refs(node, defs: dict, stack: tuple = ()):
 
 @lru_cache(maxsize=None)
 def validator(name: str):
-    """A ``jsonschema`` validator for schema ``name`` with the project's rules
-    (JSON integers only for "integer"; "proofcheck-number" checked by the one
-    number parser)."""
+    """A ``jsonschema`` validator for schema ``name`` with the project's two rules."""
     import jsonschema
     from jsonschema import Draft202012Validator
 
@@ -153,8 +141,7 @@ def _kind_of(v) -> str:
 
 
 def _leaf_cause(err):
-    """The number parser's ``BadInput`` behind ``err`` (or one of the alternatives
-    of an ``anyOf``), if any."""
+    """The number parser's ``BadInput`` behind ``err`` or its alternatives, if any."""
     if isinstance(err.cause, BadInput):
         return err.cause
     for sub in err.context or ():
@@ -191,8 +178,8 @@ def _required_keys(sch) -> set:
 
 
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
-    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` with its
-    JSON path (prefixed by ``root``), or ``None`` when ``obj`` conforms."""
+    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` at its JSON
+    path (under ``root``), or ``None``."""
     from jsonschema.exceptions import best_match
     try:
         err = best_match(validator(name).iter_errors(obj))

@@ -1,13 +1,10 @@
 """The plain exact evaluator: SPEC §1's formulas read literally on python-flint
-``fmpq_mat``, with no structural shortcut.  FF: ``eta x + W relu(U x + b)`` for every
-token; SA: ``rho x_i + V sum_l pi_il x_l`` with one score row ``s_il = <A x_i, x_l>``
-per token and ``pi`` from the attention rule over the keys token i may attend to
-(:func:`attend`: all of its sequence; a causal mask is ``0..i``, another head one
-more ``V_h`` term); ``A`` and ``V`` applied in their stored form.  Sub-layers the
-formula makes the identity (FF ``eta = 1, W = 0``; SA ``rho = 1, V = 0``) return their
-input.  Every sub-layer charges its work and checks its values' size
-(:mod:`.limits`).  :class:`PlainBackend` exposes it through the interface the fast
-tier shares, so the two compare token by token."""
+``fmpq_mat``, no structural shortcut.  FF: ``eta x + W relu(U x + b)`` per token; SA:
+``rho x_i + V sum_l pi_il x_l``, one score row ``s_il = <A x_i, x_l>`` per token and
+``pi`` from the attention rule over the keys it may attend to (:func:`attend`; a
+causal mask is ``0..i``, another head one more ``V_h`` term).  Identity sub-layers
+return their input; every sub-layer charges its work (:mod:`.limits`).
+:class:`PlainBackend` has the interface the fast tier shares (compared token by token)."""
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -26,8 +23,8 @@ from proofcheck.kernel.verdicts import Witness
 
 @dataclass
 class State:
-    """The tokens of all sequences stacked in one ``(n, d)`` matrix ``X``; sequence
-    ``j`` occupies the rows ``spans[j][0] <= i < spans[j][1]``."""
+    """All sequences stacked in one ``(n, d)`` matrix ``X``; sequence ``j`` is the rows
+    ``spans[j][0] <= i < spans[j][1]``."""
 
     X: object
     spans: list
@@ -124,20 +121,12 @@ def sa_rows(sa: SA, X, spans, rule=HARDMAX):
     return out + apply_factored(sa.V, M)
 
 
-def is_identity(layer) -> bool:
-    """FF with ``eta = 1`` and ``W = 0``, or SA with ``rho = 1`` and ``V = 0``."""
-    return layer.is_identity
-
-
 class PlainBackend:
     """The plain evaluator behind the evaluation interface the fast tier shares:
     ``ff``/``sa`` return ``(new state, touched rows or None, None)``."""
 
     name = "plain"
-
-    @staticmethod
-    def num(x) -> fmpq:
-        return q(x)
+    num = staticmethod(q)
 
     def load(self, sequences) -> State:
         """``sequences``: lists of ``d``-tuples of exact rationals."""
@@ -147,13 +136,13 @@ class PlainBackend:
         return State(X, spans_of(len(s) for s in sequences), d)
 
     def ff(self, ff: FF, state: State):
-        if is_identity(ff):
+        if ff.is_identity:
             return state, [], None
         charge(state.n * state.d * (ff.width + 1), "an FF layer")
         return State(ff_rows(ff, state.X), state.spans, state.d), None, None
 
     def sa(self, sa: SA, state: State, rule=HARDMAX):
-        if is_identity(sa):
+        if sa.is_identity:
             return state, [], None
         charge(state.n * state.d * (len(sa.A.left) + len(sa.V.left) + 1), "an SA layer")
         return State(sa_rows(sa, state.X, state.spans, rule), state.spans, state.d), None, None
@@ -172,9 +161,8 @@ class PlainBackend:
 
 
 def run(net, inputs, backend=None, rule=HARDMAX, progress=None):
-    """The exact outputs ``T(X_j)`` (tuples of Fractions) of ``net`` on ``inputs``
-    (``(n_j, d)`` each), evaluated by ``backend`` (default :class:`PlainBackend`);
-    every computed value stays below the bit bound (``ResourceLimit`` otherwise)."""
+    """The exact outputs ``T(X_j)`` (tuples of Fractions) of ``net`` on ``inputs`` by
+    ``backend`` (default :class:`PlainBackend`), every value below the bit bound."""
     be = backend or PlainBackend()
     state = be.load(inputs)
     for bi, blk in enumerate(net.blocks, start=1):
@@ -191,14 +179,13 @@ def run(net, inputs, backend=None, rule=HARDMAX, progress=None):
 
 
 def _key(token) -> tuple:
-    """``(p_0, q_0, p_1, q_1, ...)`` of a token's coordinates (lowest terms): equal
-    keys iff equal tokens, and it hashes faster than Fractions."""
+    """``(p_0, q_0, p_1, ...)``: equal iff the tokens are (hashes faster than Fractions)."""
     return tuple([v for x in token for v in (x.numerator, x.denominator)])
 
 
 def interpolation_witness(outputs, targets):
     """Exact set equality per pair, both inclusions (SPEC §1): ``(witness or None,
-    multiplicities)``; tokens are tuples of Fractions (or ints)."""
+    multiplicities)``."""
     mults = []
     for j, (out, tgt) in enumerate(zip(outputs, targets, strict=True)):
         cnt = Counter(_key(x) for x in out)

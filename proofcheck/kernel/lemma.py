@@ -1,10 +1,9 @@
 """Re-checking a lemma certificate (SPEC §2, §3).  Per instance: its dimension d
-(every token, layer factor and lemma datum has it), the layer's form (kind, FF
-width), the stated inputs -> stated outputs by exact evaluation (numbers, never
-spellings), for a catalogue lemma the conclusion re-derived from the instance's
-``data`` (:mod:`proofcheck.kernel.lemma_checks`), and the stated verdict.  A
-plugin's claim (``claim.source``) is checked on its instances only and may not
-pose as a catalogue statement.  ``check(cert)`` returns ``(verdict, lines)``.
+(of every token, factor and datum), the layer's form, the stated inputs -> outputs
+by exact evaluation, for a catalogue lemma the conclusion re-derived from its
+``data`` (:mod:`.lemma_checks`), the stated verdict.  A plugin's claim
+(``claim.source``) is checked on its instances only and may not pose as a
+catalogue statement.
 """
 from __future__ import annotations
 
@@ -54,7 +53,7 @@ def _semantics(sem) -> dict:
 
 def _tokens(obj, d, path):
     """Sequences of exact tokens of dimension ``d`` (``None``: a token the statement
-    says nothing about; the schema admits it for built-in statements only)."""
+    says nothing about; built-in statements only)."""
     def tok(t, p):
         if t is None:
             return None
@@ -65,8 +64,7 @@ def _tokens(obj, d, path):
 
 
 def _instance(k, i, st, plugin, kind, sem, lines):
-    """The verdict of instance ``k`` (lines appended), or ``None`` when its layer is
-    not of the statement's form."""
+    """The verdict of instance ``k`` (lines appended); ``None``: not the statement's form."""
     p = f"$.instances[{k}]"
     d = i.get("d") or next((len(t) for s in i["inputs"] for t in s), 0)
     if not 1 <= d <= MAX_LEMMA_D:
@@ -110,7 +108,7 @@ def _instance(k, i, st, plugin, kind, sem, lines):
 
 
 def check(cert):
-    """``(verdict, lines)`` of a lemma certificate (see the module docstring)."""
+    """``(verdict, lines)`` of a lemma certificate."""
     st, plugin = claim_of(cert)
     sem = _semantics(cert["semantics"])
     kind = cert["instances"][0]["kind"] if plugin else LEMMA_FORMS[st][0]

@@ -1,14 +1,9 @@
 """Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource
-limit").  A check that would exceed them ends with RESOURCE-LIMIT (exit 4), naming
-the bound and where it stopped: nothing was decided about the claim.
-
-* value size: no computed numerator or denominator over :data:`MAX_VALUE_BITS` bits;
-* work: every evaluation step charges rows x coordinates x terms, weighted by the
-  values' size, to the budget ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``
-  of the running check (quadratic attention scores before they are computed);
-* shapes: lemma instances live in dimension at most :data:`MAX_LEMMA_D`.
-
-Outside a check (``budget(None)``) nothing is charged.
+limit"); exceeding one is RESOURCE-LIMIT (exit 4) naming it: nothing was decided.
+Values: no numerator or denominator over :data:`MAX_VALUE_BITS` bits.  Work: every
+step charges rows x coordinates x terms (attention scores before they are computed)
+to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``.  Lemma instances: d <=
+:data:`MAX_LEMMA_D`.  Outside a check nothing is charged.
 """
 from __future__ import annotations
 
@@ -41,8 +36,7 @@ class Budget:
 
 @contextmanager
 def budget(size_bytes: int | None):
-    """Run a check under the budget of a certificate of ``size_bytes`` bytes
-    (``None``: no work bound)."""
+    """The budget of a certificate of ``size_bytes`` bytes (``None``: unbounded)."""
     b = None if size_bytes is None else Budget(max(MIN_UNITS, UNITS_PER_BYTE * size_bytes))
     token = _BUDGET.set(b)
     try:
@@ -59,8 +53,7 @@ def charge(units: int, where: str, bits: int = 0) -> None:
 
 
 def check_bits(bits: int, where: str) -> None:
-    """Raise :class:`ResourceLimit` when a computed value has more than
-    :data:`MAX_VALUE_BITS` bits."""
+    """:class:`ResourceLimit` for a value of more than :data:`MAX_VALUE_BITS` bits."""
     if bits > MAX_VALUE_BITS:
         raise ResourceLimit(f"a value of {bits} bits at {where} exceeds the kernel's bound of "
                             f"{MAX_VALUE_BITS} bits per numerator or denominator")

@@ -7,7 +7,6 @@ class validates its arguments at entry (:class:`ParameterError`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import chain as _chain
 from fractions import Fraction
 from typing import Sequence
 
@@ -15,9 +14,8 @@ Vec = tuple[Fraction, ...]
 
 
 class ParameterError(ValueError, TypeError):
-    """A routine rejects its own input: ``"<routine>: <parameter> must be
-    <expected>, got <value>"``.  Both a ``ValueError`` and a ``TypeError`` (callers
-    catching either keep working); ``routine`` and ``parameter`` name the culprit."""
+    """``"<routine>: <parameter> must be <expected>, got <value>"`` (both a
+    ``ValueError`` and a ``TypeError``); ``routine`` and ``parameter`` name the culprit."""
 
     def __init__(self, message: str, routine: str | None = None, parameter: str | None = None):
         super().__init__(message)
@@ -34,56 +32,40 @@ def reject(routine: str, parameter: str, expected: str, got) -> ParameterError:
                           routine, parameter)
 
 
-# Scalars are generic (Fraction, int, sympy expressions, python-flint fmpq, ...):
-# a type is accepted if it has arithmetic and is not None, a bool, a string or a
-# container.  Decided once per type (cached), so a check costs one dict lookup.
+# A scalar type has arithmetic and is not None, a bool, a string or a container
+# (Fraction, int, sympy expressions, fmpq, ...); decided once per type.
 _NOT_SCALAR = (type(None), bool, str, bytes, tuple, list, dict, set, frozenset)
 _SCALAR_TYPE: dict[type, bool] = {}
-_ROW_TYPES = frozenset((tuple, list))
 
 
 def _scalar_type(t: type) -> bool:
     ok = _SCALAR_TYPE.get(t)
     if ok is None:
-        ok = (not issubclass(t, _NOT_SCALAR) and hasattr(t, "__add__")
-              and hasattr(t, "__mul__") and not hasattr(t, "__iter__"))
-        _SCALAR_TYPE[t] = ok
+        ok = _SCALAR_TYPE[t] = (not issubclass(t, _NOT_SCALAR) and hasattr(t, "__add__")
+                                and hasattr(t, "__mul__") and not hasattr(t, "__iter__"))
     return ok
 
 
 def _check_scalar(routine: str, parameter: str, x) -> None:
-    if not (_SCALAR_TYPE.get(type(x)) or _scalar_type(type(x))):
+    if not _scalar_type(type(x)):
         raise reject(routine, parameter, "a scalar (rational or symbolic)", x)
 
 
 def check_vector(routine: str, parameter: str, v, d: int | None) -> int:
-    """``v`` is a tuple/list of scalars (of length ``d`` if given); returns its length.
-    The entry check is one ``set(map(type, v))`` and a cached lookup per type."""
+    """``v`` is a tuple/list of scalars (of length ``d`` if given); returns its length."""
     if not isinstance(v, (tuple, list)):
         raise reject(routine, parameter, "a vector (tuple of scalars)" +
-                      (f" of length d = {d}" if d is not None else ""), v)
+                     (f" of length d = {d}" if d is not None else ""), v)
     if d is not None and len(v) != d:
         raise reject(routine, parameter, f"a vector of length d = {d}", v)
-    for t in set(map(type, v)):
-        if not _scalar_type(t):
-            raise reject(routine, parameter, "a vector of scalars (rational or symbolic)", v)
+    if not all(map(_scalar_type, set(map(type, v)))):
+        raise reject(routine, parameter, "a vector of scalars (rational or symbolic)", v)
     return len(v)
 
 
 def _check_rows(routine: str, parameter: str, rows, width: int | None, d: int | None,
                 ref: str = "") -> int | None:
-    """``rows``: a tuple of ``width`` vectors of one common length; returns that
-    length (``d``), or ``d`` unchanged when there are no rows.  Fast path: a few
-    C-level passes (lengths, row types, entry types); the slow per-row walk runs
-    only to word the error."""
-    if isinstance(rows, (tuple, list)) and (width is None or len(rows) == width):
-        if not rows:
-            return d
-        if _ROW_TYPES.issuperset(map(type, rows)):
-            lens = set(map(len, rows))
-            if len(lens) == 1 and (d is None or d in lens):
-                if all(_SCALAR_TYPE.get(t) or _scalar_type(t) for t in set(map(type, _chain(*rows)))):
-                    return lens.pop()
+    """``rows``: ``width`` vectors of one common length, returned (``d`` if no rows)."""
     if not isinstance(rows, (tuple, list)):
         raise reject(routine, parameter, "a tuple of vectors", rows)
     if width is not None and len(rows) != width:
@@ -104,9 +86,8 @@ def vec(xs) -> Vec:
 
 
 def dot(x: Sequence, y: Sequence):
-    """``sum_i x_i y_i`` (generic scalars).  Raises :class:`ParameterError` unless
-    ``x`` and ``y`` are iterables of the same length.  (The checks cost nothing on
-    valid input: they are the ``except`` clauses of what runs anyway.)"""
+    """``sum_i x_i y_i`` (generic scalars); :class:`ParameterError` unless ``x`` and
+    ``y`` are iterables of the same length."""
     s = 0
     try:
         pairs = zip(x, y, strict=True)
@@ -124,24 +105,19 @@ def dot(x: Sequence, y: Sequence):
 
 @dataclass(frozen=True)
 class Factored:
-    """A ``(d, d)`` matrix ``lam * I + sum_r left[r] right[r]^T``.
-
-    ``left``/``right`` are tuples of length-``d`` vectors (the low-rank factors).
-    """
+    """The ``(d, d)`` matrix ``lam I + sum_r left[r] right[r]^T`` (factors of length d)."""
 
     lam: Fraction
     left: tuple[Vec, ...] = ()
     right: tuple[Vec, ...] = ()
 
     def __post_init__(self):
-        """Validates at entry (:class:`ParameterError`): ``lam`` a scalar, ``left``
-        and ``right`` tuples of the same number of vectors, all of one length d."""
         _check_scalar("Factored", "lam", self.lam)
         d = _check_rows("Factored", "left", self.left, None, None)
         _check_rows("Factored", "right", self.right, len(self.left), d, "left")
 
     def apply(self, x: Sequence) -> list:
-        """``M x`` for a vector ``x`` of length d (generic number type)."""
+        """``M x`` (generic scalars)."""
         out = [self.lam * xi for xi in x]
         for a, b in zip(self.left, self.right):
             c = dot(b, x)
@@ -151,12 +127,8 @@ class Factored:
         return out
 
     def dense(self, d: int) -> list[list[Fraction]]:
-        m = [[self.lam if i == j else Fraction(0) for j in range(d)] for i in range(d)]
-        for a, b in zip(self.left, self.right):
-            for i in range(d):
-                for j in range(d):
-                    m[i][j] += a[i] * b[j]
-        return m
+        return [[sum((a[i] * b[j] for a, b in zip(self.left, self.right)),
+                     self.lam if i == j else Fraction(0)) for j in range(d)] for i in range(d)]
 
     @property
     def is_zero(self) -> bool:
@@ -187,12 +159,8 @@ def rank_of(rows: list[list[Fraction]]) -> int:
 
 @dataclass(frozen=True)
 class FF:
-    """Token-wise feed-forward layer ``x -> eta x + W relu(U x + b)``.
-
-    ``U``: ``width`` rows of length d; ``b``: ``width`` scalars; ``W``: stored as
-    ``width`` columns of length d (``W[k]`` is the k-th column).  ``width == 0``
-    gives ``x -> eta x``.  ``label`` names the lemma instance that built it.
-    """
+    """``x -> eta x + W relu(U x + b)``: ``U`` ``width`` rows, ``b`` ``width`` scalars,
+    ``W`` stored as its ``width`` columns (``W[k]``); ``label`` names its lemma instance."""
 
     eta: Fraction
     U: tuple[Vec, ...] = ()
@@ -201,9 +169,6 @@ class FF:
     label: str = ""
 
     def __post_init__(self):
-        """Validates at entry (:class:`ParameterError` naming the parameter): ``eta``
-        a scalar; ``U`` ``width`` vectors of one length d; ``b`` ``width`` scalars;
-        ``W`` ``width`` vectors of length d (a few C-level passes per argument)."""
         _check_scalar("FF", "eta", self.eta)
         d = _check_rows("FF", "U", self.U, None, None)
         width = len(self.U)
@@ -229,11 +194,8 @@ class FF:
 
 @dataclass(frozen=True)
 class SA:
-    """Self-attention layer ``SA(X)_i = rho x_i + V sum_l pi_il x_l``.
-
-    Scores ``s_il = <A x_i, x_l>``; the weights ``pi`` come from the attention
-    rule chosen at evaluation (hardmax or softmax).  ``A``, ``V``: :class:`Factored`.
-    """
+    """``SA(X)_i = rho x_i + V sum_l pi_il x_l``, scores ``s_il = <A x_i, x_l>``, ``pi``
+    from the attention rule chosen at evaluation; ``A``, ``V``: :class:`Factored`."""
 
     rho: Fraction
     A: Factored
@@ -241,8 +203,6 @@ class SA:
     label: str = ""
 
     def __post_init__(self):
-        """Validates at entry (:class:`ParameterError`): ``rho`` a scalar, ``A`` and
-        ``V`` :class:`Factored` whose factors have one common length."""
         _check_scalar("SA", "rho", self.rho)
         dims = set()
         for name in ("A", "V"):
@@ -311,36 +271,24 @@ class Transformer:
         """Yield ``(block, sublayer, name, value)`` for every stored scalar, in a
         canonical order (block 1-based; sublayer "FF"/"SA")."""
         for bi, blk in enumerate(self.blocks, start=1):
-            ff = blk.ff
+            ff, sa = blk.ff, blk.sa
             yield bi, "FF", "eta", ff.eta
             for k in range(ff.width):
-                for i, x in enumerate(ff.U[k]):
-                    yield bi, "FF", f"U[{k}][{i}]", x
+                yield from ((bi, "FF", f"U[{k}][{i}]", x) for i, x in enumerate(ff.U[k]))
                 yield bi, "FF", f"b[{k}]", ff.b[k]
-                for i, x in enumerate(ff.W[k]):
-                    yield bi, "FF", f"W[{i}][{k}]", x
-            sa = blk.sa
+                yield from ((bi, "FF", f"W[{i}][{k}]", x) for i, x in enumerate(ff.W[k]))
             yield bi, "SA", "rho", sa.rho
             for nm, f in (("A", sa.A), ("V", sa.V)):
                 yield bi, "SA", f"{nm}.lam", f.lam
                 for r, (a, b) in enumerate(zip(f.left, f.right)):
-                    for i, x in enumerate(a):
-                        yield bi, "SA", f"{nm}.left[{r}][{i}]", x
-                    for i, x in enumerate(b):
-                        yield bi, "SA", f"{nm}.right[{r}][{i}]", x
+                    yield from ((bi, "SA", f"{nm}.left[{r}][{i}]", x) for i, x in enumerate(a))
+                    yield from ((bi, "SA", f"{nm}.right[{r}][{i}]", x) for i, x in enumerate(b))
 
     def sq_norm(self) -> Fraction:
-        """Exact ``||theta||^2``: the sum of squares of every stored scalar, i.e. of
-        exactly the scalars counted by :meth:`n_params` (eta and rho included; A and
-        V as their factored entries lam, left, right).  This convention is the one
-        the ``tikhonov`` statement reports (SPEC §2).
-
-        Summed exactly over common denominators: per denominator ``q`` the integer
-        ``sum p^2`` of the rationals ``p/q`` with that denominator, then the terms
-        ``(sum p^2) / q^2`` added pairwise in a balanced tree (the same value as the
-        plain left-to-right sum, which re-reduces a huge running denominator once
-        per parameter).  Scalars other than ``int``/``Fraction`` are summed as they
-        are."""
+        """Exact ``||theta||^2``, the sum of squares of the scalars :meth:`n_params`
+        counts (SPEC §2 ``tikhonov``): per denominator ``q`` the integer ``sum p^2``,
+        then the terms ``(sum p^2) / q^2`` added in a balanced tree (the value of the
+        left-to-right sum, without re-reducing a huge running denominator)."""
         by_den: dict[int, int] = {}
         other = []
         for *_, v in self.parameters():

@@ -1,16 +1,11 @@
-"""Exact parsing and printing of rational numbers (SPEC §3, "Numbers").
-
-The ONE number parser (:func:`parse_number`, :func:`parse_exact`,
-:func:`parse_integer`; the schemas' ``proofcheck-number`` format calls it too) and
-the ONE display form of a number (:func:`fmt_num`, :func:`approx`).  Accepted: JSON
-integers (any size), strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"``
-(exact decimals, ASCII white space allowed around them and around ``/``), JSON
-floats as their exact binary value (flagged), Fractions.  Rejected with
-``BadInput`` and the JSON path: booleans, null, containers, NaN/inf in any
-spelling ("is not a finite number"), ``"1_0"``, zero denominators, exponents above
-10000 and strings over 100000 characters.  :data:`NUMBER_PATTERN` is the string
-grammar the published schemas use (a test keeps both in step).  Integers beyond
-Python's 4300-digit ``int``/``str`` limit are converted piecewise.
+"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number``
+format calls it) and the ONE display form of a number (:func:`fmt_num`).  Accepted:
+JSON integers (any size), strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"``
+(ASCII white space around them and ``/``), JSON floats as their exact binary value
+(flagged), Fractions.  ``BadInput`` with the JSON path: booleans, null, containers,
+NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents above 10000, strings
+over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar (tested to
+match); integers beyond Python's 4300-digit limit are converted piecewise.
 """
 from __future__ import annotations
 
@@ -97,13 +92,8 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
 
 
 def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]:
-    """Parse one JSON number or numeric string exactly.
-
-    Returns ``(q, was_float)`` where ``was_float`` is True iff ``value`` was a
-    binary float (read as its exact binary value).  ``what`` names the value in
-    error messages (e.g. ``"input 0 token 0 coordinate 0"``).
-    Raises ``BadInput(message, path)`` as listed in the module docstring.
-    """
+    """``(q, was_float)``: one JSON number or numeric string exactly (``was_float``:
+    a binary float, read as its exact value); ``what`` names it in messages."""
     if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
         raise BadInput(f"{what} is a boolean ({value!r}), expected a number", path)
     if isinstance(value, Fraction):
@@ -129,9 +119,8 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
 
 
 def parse_exact(value, path: str, what: str = "value") -> Fraction:
-    """Parse a value that must be exact: a JSON integer or a number string (or a
-    ``Fraction``).  JSON floats and booleans raise ``BadInput`` (a certificate
-    never carries a binary float); everything else as :func:`parse_number`."""
+    """A value that must be exact (JSON integer, number string, Fraction): a JSON
+    float is ``BadInput`` too (a certificate never carries one)."""
     if isinstance(value, float) or (not isinstance(value, (int, str, Fraction))
                                     and isinstance(value, numbers.Real)
                                     and not isinstance(value, numbers.Integral)):
@@ -169,10 +158,8 @@ SHORT = 24
 
 
 def approx(q, sig: int = 6) -> str:
-    """``q`` (an exact rational) rounded to ``sig`` significant decimal digits, half
-    away from zero, written like ``%g`` (``1.23457e+45``, ``61.2345``, ``0``) — the
-    ONE decimal approximation of the project, with integer arithmetic only (no
-    float, so no overflow).  Raises ``ValueError`` when ``sig < 1``."""
+    """``q`` rounded to ``sig`` significant digits, half away from zero, written like
+    ``%g`` (``1.23457e+45``, ``61.2345``): integer arithmetic only, so no overflow."""
     if sig < 1:
         raise ValueError(f"sig must be at least 1 (got {sig})")
     q = Fraction(q)
@@ -199,25 +186,22 @@ def approx(q, sig: int = 6) -> str:
 
 
 def _exact(v) -> Fraction:
-    """Fraction of an exact (or binary floating) number: Fraction, int, python-flint
-    fmpq/fmpz, a finite float, an mpmath mpf; ``TypeError`` otherwise."""
+    """Fraction of a Fraction, int, fmpq/fmpz, finite float or mpf; else ``TypeError``."""
     t = type(v).__name__
     if t == "fmpq":
         return Fraction(int(v.p), int(v.q))
     if t == "mpf":
-        man, exp = v.man_exp
-        return Fraction(int(man) * 2 ** int(exp)) if exp >= 0 else Fraction(int(man), 2 ** -int(exp))
+        man, exp = map(int, v.man_exp)
+        return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
     if isinstance(v, float) and not math.isfinite(v):
         raise TypeError("not finite")
     return Fraction(int(v)) if t == "fmpz" else Fraction(v)
 
 
 def fmt_num(v, sig: int = 6) -> str:
-    """The ONE display form of a number (never decides anything): its exact text
-    (``p/q`` or an integer) when at most :data:`SHORT` characters long, else
-    ``≈`` :func:`approx` plus the bit sizes of the exact value (which stays in the
-    JSON).  Tuples and lists elementwise; strings, ``None`` and values that are not
-    exact numbers (an arb ball) as ``str``."""
+    """The ONE display form of a number (it decides nothing): the exact text when at
+    most :data:`SHORT` characters, else ``≈`` :func:`approx` and the exact value's bit
+    sizes; tuples elementwise; strings, ``None`` and non-numbers (an arb ball) as ``str``."""
     if isinstance(v, (tuple, list)):
         return "(" + ", ".join(fmt_num(x, sig) for x in v) + ")"
     if v is None or isinstance(v, (str, bool)):

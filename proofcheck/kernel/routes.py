@@ -1,13 +1,8 @@
-"""How ``verify`` evaluates: the plain route (:mod:`proofcheck.kernel.evaluate`,
-the definitions read literally) or a fast route that the fast tier
-(``proofcheck.kernel.fast``) registers here when it is imported.  The plain kernel
-never imports the fast tier; the command line does (``verify --route``).
-
-``choose(route, work)`` returns ``(backend, label)``: ``route="plain"`` forces the
-plain evaluator, ``"fast"`` the registered fast one (``BadInput`` if none), and
-``"auto"`` the fast one when it is registered and the work (tokens x non-identity
-sub-layers) is above :data:`AUTO_FAST_WORK`.  ``label`` is the printed ``route:``
-value, ``plain`` or ``fast (<modules>)``.
+"""How ``verify`` evaluates: the plain route (:mod:`.evaluate`) or a fast route the
+fast tier (``proofcheck.kernel.fast``, never imported by the plain kernel) registers
+here.  ``choose(route, work)``: ``(backend, label)`` — ``"plain"``, ``"fast"``
+(``BadInput`` if none is loaded), or ``"auto"``: fast when registered and the work
+(tokens x non-identity sub-layers) is above :data:`AUTO_FAST_WORK`.
 """
 from __future__ import annotations
 
@@ -23,13 +18,11 @@ FAST: dict[str, tuple] = {}
 
 
 def register(name: str, backend, modules: tuple[str, ...]) -> None:
-    """Called by the fast tier: ``backend()`` evaluates with the same interface and
-    the same values as :class:`~proofcheck.kernel.evaluate.PlainBackend`."""
+    """For the fast tier: ``backend()`` has PlainBackend's interface and values."""
     FAST[name] = (backend, tuple(modules))
 
 
 def choose(route: str, work: int):
-    """``(backend, label)`` for ``route`` (see the module docstring)."""
     if route not in ROUTES:
         raise BadInput(f"unknown route {route!r} (use one of {', '.join(ROUTES)})", "--route")
     fast = FAST.get("flint")

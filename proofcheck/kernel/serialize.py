@@ -1,13 +1,8 @@
-"""Reading the exact JSON form of networks, and canonical digests (SPEC §3
-certificates; written by :mod:`proofcheck.io.certificate_writer`).
-
-Numbers are ``"p/q"`` strings; a network is ``{"d": d, "blocks": [{"ff": {...},
-"sa": {...}}]}`` with FF ``{"eta", "U": (width, d), "b": (width,), "W": (width, d)
-(column k of W as row k)}`` and SA ``{"rho", "A": {"lam", "left", "right"}, "V": ...}``.
-Parsing is strict: every number must be exact (a JSON integer or a number string,
-read by the one number parser :func:`proofcheck.kernel.numbers.parse_exact`; never
-a float or a boolean), shapes must match ``d``; errors raise ``BadInput`` with the
-JSON path.
+"""The exact JSON form of networks (SPEC §3; written by
+:mod:`proofcheck.io.certificate_writer`) and canonical digests: ``{"d", "blocks":
+[{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa": {"rho", "A": {"lam", "left",
+"right"}, "V"}}]}``; exact numbers only, every vector of length ``d`` (else
+``BadInput`` with the JSON path).
 """
 from __future__ import annotations
 

@@ -1,27 +1,21 @@
 """The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F``
-and per-layer bounds (SPEC §4 "Softmax"), in one pass, with no search.
+and per-layer bounds (SPEC §4 "Softmax"), in one pass, with no search.  Every token i
+lies, for EVERY ``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` around its exact
+HARDMAX value; the pass walks the records of the hardmax trajectory with the radii:
 
-Every token i lies, for EVERY ``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` around
-its exact HARDMAX value.  The hardmax trajectory gives one record per non-identity
-sub-layer; the pass walks them with the radii (:class:`Radii`):
+* SA: with ``R`` the largest radius since the last SA layer a score moves by at most
+  ``E(R)`` (:func:`score_error`); stated ``0 < min_gap <= Ghat - 2 E(R)``, ``max_eps >=
+  min(1, (n-1) e^{-gap/tau})`` (:func:`exp_upper`), ``radius >= |rho| R + |V| (R +
+  eps (S + 2R))`` (the attended mean is within ``R + eps (S + 2R)`` of ``xhat_c``),
+  which becomes every token's radius;
+* FF: on a box where no ReLU argument changes sign the layer is ``x -> J x + c``, the
+  radius becomes ``|J| r``; across a kink see :meth:`DenseFF.propagate`; the stated
+  ``radius`` must be at least the largest.
 
-* SA: with ``R`` the largest radius given since the last SA layer, a score moves by
-  at most ``E(R) = |lam_A| sum_c R_c (2 Xmax_c + R_c) + sum_r (Q_r |a_r|.R + P_r
-  |b_r|.R + (|a_r|.R)(|b_r|.R))``; the stated ``min_gap`` must be positive and at most
-  ``Ghat - 2 E(R)``; the stated ``max_eps`` at least ``min(1, (n-1) e^{-gap/tau})``
-  (:func:`exp_upper`); the stated ``radius`` at least ``|rho| R + |V| (R + eps (S +
-  2R))`` (the attended mean is within ``R + eps (S + 2R)`` of ``xhat_c``), and it
-  becomes every token's radius;
-* FF: on a box over which no ReLU argument changes sign the layer is ``x -> J x + c``
-  with ``J = eta I + sum_{active k} W_k u_k^T``, and the radius becomes ``|J| r``
-  (rounded up to 64-bit mantissas when it changes); a box straddling a kink is
-  INCONCLUSIVE; the stated ``radius`` must be at least ``R``.
-
-Every step is monotone in eps and the radii, and ``e^{-gap/tau}`` grows with tau:
+Every step is monotone in eps and the radii and ``e^{-gap/tau}`` grows with tau, so
 the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0
 and the final tokens equal to the targets as sets.  A stated bound that does not
-follow from the previous ones is INCONCLUSIVE with its block and both values; with
-``hints=None`` the pass derives the bounds instead (the certifier's use).
+follow is INCONCLUSIVE with both values; ``hints=None`` derives them (the certifier).
 """
 from __future__ import annotations
 
@@ -44,9 +38,8 @@ MAX_FLOOR_BITS = 1 << 16
 
 
 class Undecided(Exception):
-    """A fast route's record cannot decide this step the way the plain route would;
-    the caller re-runs the check on the plain route.  ``where``: (block, sequence,
-    token) of the step."""
+    """A fast route's record cannot decide this step as the plain route would: the
+    caller re-runs the check on the plain route; ``where``: (block, sequence, token)."""
 
     def __init__(self, message: str, where: tuple = (None, None, None)):
         super().__init__(message)
@@ -80,10 +73,8 @@ def down64(x: fmpq) -> fmpq:
 
 
 def exp_upper(y: fmpq, F: int) -> fmpq:
-    """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2``
-    (decided with ``ln 2 < 0.6932``; the cost does not grow with y), else the upper
-    end of python-flint arb's ball at 64 bits (never ``mpmath.iv``, whose
-    enclosures can fail: SPEC §6; the tests keep such instances)."""
+    """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2`` (``ln 2
+    < 0.6932``), else the upper end of arb's 64-bit ball (never ``mpmath.iv``: SPEC §6)."""
     if y >= F * LN2_UPPER:
         return fmpq(1, 1 << F)
     with ctx.workprec(64):
@@ -107,10 +98,9 @@ def abs_apply(F: Factored, r) -> list:
 
 
 class Radii:
-    """Per-token radii: one shared vector plus the tokens that differ from it, and
-    ``top``, the componentwise largest radius given to any token since the shared
-    vector was set (an upper bound of every current radius; it never decreases
-    between SA layers, so it is the same whatever order the tokens are visited in)."""
+    """Per-token radii: a shared vector, the tokens that differ from it, and ``top``,
+    the componentwise largest radius given since the shared one was set (an upper
+    bound of every radius, independent of the order tokens are visited in)."""
 
     def __init__(self, n: int, d: int):
         self.n, self.base, self.over, self.top = n, [ZERO] * d, {}, [ZERO] * d
@@ -125,19 +115,14 @@ class Radii:
     def reset(self, r: list) -> None:
         self.base, self.over, self.top = list(r), {}, list(r)
 
-    def max(self) -> list:
-        return self.top
-
 
 @dataclass
 class SARecord:
-    """What the softmax step needs of one non-identity SA layer, from the exact
-    hardmax tokens entering it: the smallest gap ``gap`` between a token's argmax
-    score and its best competitor (``None``: no token has a competitor) attained at
-    ``gap_at = (sequence, token, competitor)``; ``nmax1`` the most competitors of a
-    token; per coordinate the largest within-sequence range ``S`` and modulus
-    ``Xmax`` (only when ``lam_A != 0``, the one term that needs it; else zeros); per
-    factor r of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
+    """One non-identity SA layer on its exact hardmax input: the smallest argmax
+    margin ``gap`` (``None``: no competitor) at ``gap_at = (sequence, token,
+    competitor)``; ``nmax1`` the most competitors of a token; per coordinate the
+    largest within-sequence range ``S`` and modulus ``Xmax`` (zeros unless ``lam_A !=
+    0``); per factor of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
 
     block: int
     layer: SA
@@ -151,10 +136,9 @@ class SARecord:
 
 
 def straddle_radius(eta, G, kinks, t, rho, r) -> list:
-    """``|eta| r + max_s |G(s) - G(t)|`` over the projection interval ``[t - rho, t +
-    rho]`` of a box (s at its ends and the kinks inside): the radius of the image of
-    the box under ``x -> eta x + G(<w, x>)`` (a piecewise-affine G attains its
-    extremes there), rounded up to 64-bit mantissas."""
+    """The radius of a box's image under ``x -> eta x + G(<w, x>)``: ``|eta| r + max |G(s)
+    - G(t)|`` over ``s`` in ``[t - rho, t + rho]`` (attained at its ends or a kink: G is
+    piecewise affine), rounded up to 64-bit mantissas."""
     c = G(t)
     vals = [G(x) for x in [t - rho, t + rho] + [k for k in kinks if t - rho < k < t + rho]]
     return [up64(abs(eta) * x + max(abs(v[k] - c[k]) for v in vals)) for k, x in enumerate(r)]
@@ -162,9 +146,8 @@ def straddle_radius(eta, G, kinks, t, rho, r) -> list:
 
 @dataclass
 class DenseFF:
-    """One FF layer with the ReLU arguments ``z[i]`` (``U xhat_i + b``) of every token;
-    for ``U = c w^T`` also ``w``, the projections ``t[i]`` and the profile ``prof``
-    (:mod:`.lemma_checks.profile`: ``FF(x) = eta x + G(<w, x>)``)."""
+    """One FF layer with the ReLU arguments ``z[i] = U xhat_i + b`` of every token;
+    for ``U = c w^T`` also ``w``, the projections ``t[i]`` and the profile ``prof``."""
 
     block: int
     eta: fmpq
@@ -207,8 +190,7 @@ class DenseFF:
                 radii.set(i, [up64(x) for x in new])
 
     def _straddle(self, i, r, k, zk, dk) -> list:
-        """A box across a kink: the range of the profile (rank-one U), else the
-        certificate is INCONCLUSIVE."""
+        """A box across a kink: the profile's range (rank-one U), else INCONCLUSIVE."""
         if self.prof is None:
             j, t = self.locate(i)
             raise Stop(Verdict.INCONCLUSIVE, Witness(
@@ -223,9 +205,8 @@ class DenseFF:
 
 @dataclass
 class Trajectory:
-    """The records of the non-identity sub-layers in order, the exact final tokens
-    (``outputs[j]``; ``None`` after a stop) and ``stop = (index, witness)`` when a
-    hardmax tie rules out any certificate from that record on."""
+    """The records of the non-identity sub-layers, the exact final tokens (``None``
+    after a stop) and ``stop = (index, witness)`` for a hardmax tie (no certificate)."""
 
     n: int
     d: int
@@ -236,9 +217,8 @@ class Trajectory:
 
 
 def sequence_stats(A: Factored, Xs):
-    """``(gap, token, competitor)`` of one sequence (``Xs``: ``(n, d)``, ``n >= 2``):
-    the smallest margin of an argmax score over the rest, or a ``tie`` witness
-    ``(None, token, (c1, c2))`` when a token's top score is attained twice."""
+    """``(gap, token, competitor)``: the smallest argmax margin of one sequence (``n >=
+    2``), or ``(None, token, (c1, c2))`` when a token's top score is attained twice."""
     n = Xs.nrows()
     charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)")
     S = (apply_factored(A, Xs) * Xs.transpose()).entries()
@@ -267,12 +247,10 @@ def projections(X, v) -> list:
     return (X * fmpq_mat(X.ncols(), 1, [q(x) for x in v])).entries()
 
 
-def sa_record(sa: SA, X, spans, block: int, gap=None, at=None, scored=None):
-    """``(SARecord, None)`` of ``sa`` on the tokens ``X``, or ``(None, tie witness)``;
-    the gap is that of ``scored`` (the sequences to score exactly; default: all)
-    combined with a given ``gap``."""
-    for j in (range(len(spans)) if scored is None else scored):
-        lo, hi = spans[j]
+def sa_record(sa: SA, X, spans, block: int):
+    """``(SARecord, None)`` of ``sa`` on ``X``, or ``(None, tie witness)``."""
+    gap = at = None
+    for j, (lo, hi) in enumerate(spans):
         if hi - lo > 1:
             g, i, c = sequence_stats(sa.A, rows(X, lo, hi))
             if g is None:
@@ -340,10 +318,8 @@ def score_error(rec: SARecord, R) -> fmpq:
 
 @dataclass
 class Result:
-    """Outcome of :func:`check_bounds`: the verdict, its witness, the bounds of every
-    record (as stated, or derived when none were given), ``tau_free`` (no SA layer
-    has a competitor: the certificate does not depend on tau) and ``floored`` (some
-    exp bound was the floor ``2^-F``)."""
+    """Of :func:`check_bounds`: verdict, witness, every record's bounds (stated or
+    derived), ``tau_free`` (no SA competitor) and ``floored`` (an exp bound was ``2^-F``)."""
 
     verdict: Verdict
     witness: Witness | None = None
@@ -363,7 +339,7 @@ def _implied(stated, derived, block, sub, name, at_most=False) -> None:
 
 
 def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
-    R = radii.max()
+    R = radii.top
     g = None
     eps = ZERO
     if rec.gap is not None:
@@ -396,11 +372,9 @@ def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
 
 
 def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
-    """One pass over ``traj`` at temperature ``tau`` (``None``: the tau -> 0 limit,
-    every exp bound the floor ``2^-F``) with the stated ``hints`` (one per record:
-    SA ``{"min_gap", "max_eps", "radius"}``, FF ``{"radius"}``; ``None``: derive
-    them); see the module docstring.  Raises what the arithmetic raises (callers
-    fail closed) and ``ResourceLimit``."""
+    """One pass over ``traj`` at ``tau`` (``None``: the tau -> 0 limit, every exp bound
+    ``2^-F``) with the stated ``hints`` (per record: SA ``{"min_gap", "max_eps",
+    "radius"}``, FF ``{"radius"}``; ``None``: derive them)."""
     res = Result(Verdict.ERROR)
     tau = None if tau is None else q(tau)
     radii = Radii(traj.n, traj.d)
@@ -413,7 +387,7 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
                 continue
             rec.straddles = 0
             rec.propagate(radii)
-            m = radii.max()
+            m = radii.top
             stated = m if h is None or h["radius"] is None else h["radius"]
             for x, y in zip(stated, m):
                 _implied(x, y, rec.block, "FF", "radius")
@@ -433,8 +407,8 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
 
 
 def _final(traj: Trajectory, radii: Radii, targets) -> None:
-    """Every final box a point, and the exact final tokens equal to the targets (the
-    same for every tau: computed once per trajectory and targets)."""
+    """Every final box a point and the final tokens equal to the targets (set
+    equality computed once per trajectory and targets)."""
     shared = len(radii.over) < radii.n and any(radii.base)
     bad = [i for i, r in radii.over.items() if any(r)]
     if shared:

@@ -1,12 +1,7 @@
-"""The statements whose checks the kernel trusts (SPEC §2), derived from nothing
-outside the kernel: catalogue ids and their aliases, the form of each lemma's
-certificate instances and the kernel module that re-derives its conclusion, and
-the constants of Theorems 1.6 / 1.8.  The project's statement registry (outside
-the kernel) is tested to agree with this table.
-
-A plugin's statement id must not pose as one of these: :func:`poses_as` normalises
-an id (Unicode NFKC, white space, case, a leading "Lemma"/"Theorem"/...) and
-names the catalogue id it equals or aliases.
+"""The statements whose checks the kernel trusts (SPEC §2), from nothing outside
+the kernel: catalogue ids and aliases, each lemma's instance form and re-deriving
+module, the constants of Theorems 1.6 / 1.8.  The project's registry is tested to
+agree.  A plugin id may not pose as one of these (:func:`poses_as`).
 """
 from __future__ import annotations
 
@@ -44,10 +39,9 @@ THEOREM_SEMANTICS = {"1.6": "hardmax", "1.8": "softmax"}
 
 
 def param_formula(d: int, M: int, R: int) -> int:
-    """Parameter count of the construction with R probe rounds (SPEC §4):
-    ``(16d + 16) M + (10d + 8) R + 6d + 5`` — translation + tag (6d + 5), R probe +
-    tag blocks (10d + 8 each), M leader moves and M snaps (16d + 16 per target
-    token, with the collapse).  The construction (``lemmas/``) imports this."""
+    """Parameters of the construction with R probe rounds (SPEC §4): translation + tag
+    (6d + 5), R probe + tag blocks (10d + 8 each), M leader moves and snaps with the
+    collapse (16d + 16 each).  The construction (``lemmas/``) imports this."""
     return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 

@@ -1,10 +1,8 @@
-"""Re-checking a theorem certificate (Theorems 1.6 and 1.8; SPEC §2-§5): the
-embedded dataset (its SHA-256, admissibility, dimension), the statement's block
-budget, width <= 4, P <= 38 d M and every stated constant re-derived and compared
-as a number, then the exact hardmax evaluation with set equality (1.6) or the
-softmax certificate at its stated tau, floor and bounds (1.8, :mod:`.softmax`),
-then ``||theta*||^2`` when stated.  ``check(cert, route)`` returns
-``(verdict, lines, route label)``; malformed content raises ``BadInput``.
+"""Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset
+(SHA-256, admissibility, d), the block budget, width <= 4, P <= 38 d M, the low-rank
+form and every stated constant, then the exact hardmax evaluation with set equality
+(1.6) or the softmax certificate at its stated tau, floor and bounds (1.8), then
+``||theta*||^2`` when stated.  Malformed content raises ``BadInput``.
 """
 from __future__ import annotations
 
@@ -22,8 +20,8 @@ from proofcheck.kernel.verdicts import Verdict, escape
 
 
 def derived_constants(ds, net, R=None) -> dict:
-    """Every constant a theorem certificate may state: ``{key: (value function, how
-    it is derived)}``; ``R`` (probe rounds) defaults to ``L - 2M - 1``."""
+    """``{key: (value function, how derived)}`` of every constant a certificate may
+    state; ``R`` (probe rounds) defaults to ``L - 2M - 1``."""
     N, M, d, L = ds.N, ds.M, ds.d, net.L
     R = L - 2 * M - 1 if R is None else R
     return {"N": (lambda: N, "pairs of the dataset"), "M": (lambda: M, "target tokens"),
@@ -42,8 +40,8 @@ def derived_constants(ds, net, R=None) -> dict:
 
 
 def check_constants(claim, ds, net, lines) -> list[str]:
-    """The statement's bounds and every stated constant (``theta_sq_norm`` later);
-    the list of failures (REFUTED), empty when all hold."""
+    """The failures (REFUTED) of the statement's bounds and stated constants
+    (``theta_sq_norm`` later)."""
     st, N, M, d = claim["statement"], ds.N, ds.M, ds.d
     stated = {k: parse_exact(v, f"$.claim.constants.{k}", k)
               for k, v in claim.get("constants", {}).items() if k != "theta_sq_norm"}
@@ -99,7 +97,7 @@ def _dataset(cert):
 
 
 def check(cert, route: str):
-    """``(verdict, lines, route label)`` of a theorem certificate (module docstring)."""
+    """``(verdict, lines, route label)`` of a theorem certificate."""
     claim, sem = cert["claim"], cert["semantics"]
     st = claim["statement"]
     if sem["attention"] != THEOREM_SEMANTICS[st]:
@@ -134,8 +132,8 @@ def check(cert, route: str):
 
 
 def _theta(cert, net, v, lines):
-    """The stated ``||theta*||^2`` against the certified network's (after the
-    evaluation, so a tampered parameter still yields the evaluation's witness)."""
+    """The stated ``||theta*||^2`` (after the evaluation: a tampered parameter still
+    yields the evaluation's witness)."""
     claimed = cert["claim"].get("constants", {}).get("theta_sq_norm")
     if claimed is None:
         return v, lines
@@ -148,8 +146,8 @@ def _theta(cert, net, v, lines):
 
 
 def _softmax(cert, net, inputs, targets, route, work, lines):
-    """Theorem 1.8: one pass at the stated tau, floor and bounds; the fast route's
-    records when chosen, the plain route's when the fast ones cannot decide."""
+    """Theorem 1.8: one pass at the stated tau, floor and bounds, on the fast route's
+    records when chosen (the plain route's when they cannot decide)."""
     tau = parse_exact(cert["semantics"]["tau"], "$.semantics.tau", "tau")
     if tau <= 0:
         raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
@@ -182,11 +180,9 @@ def _qx(v, path):
 
 
 def stated_bounds(cert):
-    """``(F, [(block, sublayer, hint, path)])``.  Format /2: ``{"exp_floor_bits",
-    "layers"}``, one entry per non-identity sub-layer.  Format /1: the SA layers'
-    ``min_gap`` and ``max_eps`` (radii derived) and the floor implied by the stated
-    eps (the finest any of them used; a finer floor only lowers an exp bound).  No
-    bounds: the kernel derives them with the floor ``2^-256``."""
+    """``(F, [(block, sublayer, hint, path)])``.  /2: ``{"exp_floor_bits", "layers"}``,
+    one per non-identity sub-layer.  /1: the SA layers' ``min_gap``, ``max_eps`` (radii
+    derived) and the finest floor the eps used.  None: derived, floor ``2^-256``."""
     b, out = cert.get("bounds") or [], []
     if isinstance(b, dict):
         F = b["exp_floor_bits"]
@@ -212,9 +208,8 @@ def stated_bounds(cert):
 
 
 def align(stated, traj):
-    """The stated hints in the trajectory's record order (``None``: derive it).  /2
-    states every record, /1 the SA records; a bound at the place of another
-    sub-layer, or more bounds than sub-layers, is ``BadInput``."""
+    """The hints in the trajectory's record order (``None``: derive); a bound at the
+    place of another sub-layer, or too many, is ``BadInput``."""
     if not stated:
         return None
     every = all(h["radius"] is not None for _, _, h, _ in stated)

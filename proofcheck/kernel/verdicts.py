@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from proofcheck.kernel.numbers import fmt_num  # noqa: F401  (the one display form of a number)
+from proofcheck.kernel.numbers import fmt_num, format_q
 
 
 class Verdict(enum.Enum):
@@ -64,16 +64,13 @@ def fmt_value(v: Any) -> str:
     """Exact text of a number or token: ``p/q`` strings, tuples as ``(a, b)``."""
     if isinstance(v, (tuple, list)):
         return "(" + ", ".join(fmt_value(x) for x in v) + ")"
-    if isinstance(v, Fraction):
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    return str(v)
+    return format_q(v) if isinstance(v, Fraction) else str(v)
 
 
 def escape(s, limit: int = 200) -> str:
-    """A string from an input (certificate, dataset) as printable text: control,
-    format and separator characters (newline, ESC, zero-width space, ...) are
-    written as ``\\xNN`` / ``\\uNNNN`` escapes and the text is cut at ``limit``
-    characters, so that no input can start a line or hide text on a terminal."""
+    """An input's string as printable text: control, format and separator characters
+    (newline, ESC, zero-width space, ...) escaped, cut at ``limit`` characters, so no
+    input can start a line or hide text on a terminal."""
     s = str(s)
     out = "".join(ch.encode("unicode_escape").decode("ascii")
                   if ch == "\\" or (unicodedata.category(ch)[0] in "CZ" and ch != " ") else ch
@@ -83,11 +80,10 @@ def escape(s, limit: int = 200) -> str:
 
 @dataclass
 class Witness:
-    """Where an exact check failed: ``block`` 1-based, ``sublayer`` ``"FF"``/``"SA"``
-    (``None``: the final outputs), ``sequence``/``token``/``coordinate`` 0-based,
-    ``expected``/``got`` exact values; ``code`` a stable name of the kind of failure
-    (``"output-not-target"``, ``"form"``, ...) for tests and tools — the reason is
-    prose and may change."""
+    """Where an exact check failed: ``block`` 1-based, ``sublayer`` ``"FF"``/``"SA"``,
+    ``sequence``/``token``/``coordinate`` 0-based, exact ``expected``/``got``; ``code``
+    the stable name of the kind of failure (``"output-not-target"``, ...): the reason
+    is prose and may change."""
 
     reason: str
     block: int | None = None
@@ -121,9 +117,7 @@ class CheckResult:
     verdict: Verdict
     details: list[str] = field(default_factory=list)
     witness: Witness | None = None
-    # a lemma's own data for a certificate instance (exact values; SPEC §3), see
-    # proofcheck.kernel.lemma_checks
-    data: dict | None = None
+    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
     # what a passing check established; None: not said (a construction's own check)
     scope: Scope | None = None
 

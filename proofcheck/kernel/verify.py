@@ -1,15 +1,9 @@
-"""``python -m proofcheck verify FILE``: re-check a certificate (SPEC §3, §5) with
-no construction or search code.
-
-1. the JSON Schema of its format (``proofcheck/schemas/``) before any arithmetic,
-   every number through the one parser; anything malformed is ``BadInput`` (exit
-   2) with the JSON path;
-2. the digest over the canonical JSON (a mismatch: altered after sealing, ERROR);
-3. the claim re-derived: a theorem by :mod:`.theorem`, a lemma by :mod:`.lemma`;
-4. the stated verdict against the re-derived one (a mismatch is REFUTED).
-
-Everything runs under the resource bounds of :mod:`.limits` (RESOURCE-LIMIT, exit
-4); an exception inside the kernel is ERROR, never a weaker check.
+"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search:
+its format's JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2),
+the digest (ERROR on mismatch), the claim re-derived (:mod:`.theorem`,
+:mod:`.lemma`), the stated verdict against the re-derived one (REFUTED if they
+differ).  Under the bounds of :mod:`.limits` (RESOURCE-LIMIT, exit 4); an exception
+inside the kernel is ERROR, never a weaker check.
 """
 from __future__ import annotations
 
@@ -30,12 +24,11 @@ READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": 
 
 @dataclass
 class Outcome:
-    """What :func:`verify_certificate` established (the kernel's in-memory API):
-    ``verdict``, ``lines`` (every check), ``scope`` and ``detail`` (what a pass
-    established, and its extent), ``route`` (``"plain"`` or ``"fast (<modules>)"``).
-    ``verdict_line()`` is the one VERDICT line every command prints;
-    ``exit_code(require_conclusion)`` its exit code (SPEC §5; with ``require_conclusion``
-    a pass whose conclusion was not re-derived exits 3).  Unpacks as ``verdict, lines``."""
+    """What :func:`verify_certificate` established: ``verdict``, ``lines``, ``scope`` and
+    ``detail`` (what a pass established), ``route``; ``verdict_line()`` is the VERDICT
+    line every command prints, ``exit_code(require_conclusion)`` its exit code (3 for
+    a pass whose conclusion was not re-derived, when required).  Unpacks as
+    ``verdict, lines``."""
 
     verdict: Verdict
     lines: list[str] = field(default_factory=list)
@@ -64,26 +57,17 @@ class Outcome:
         return self.verdict.exit_code
 
 
-def _fail(v: Verdict, reason: str) -> Outcome:
-    return Outcome(v, [reason])
-
-
 def verify_file(path, dataset=None, route: str = "auto") -> Outcome:
-    """Read a certificate file strictly (duplicate keys rejected; see
-    :func:`proofcheck.kernel.documents.read_json`) and :func:`verify_certificate` it
-    (``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about).
-    Raises ``BadInput`` (exit 2) for unreadable or malformed input."""
+    """:func:`verify_certificate` of a file read strictly (``BadInput`` if unreadable)."""
     return verify_certificate(read_json(path, "certificate"), dataset=dataset, route=route)
 
 
 def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
-    """The :class:`Outcome` of re-checking a parsed certificate (SPEC §3, §5).
-    ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` the certificate must be
-    about; ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded),
-    ``"plain"`` or ``"fast"``.  Malformed content (schema, numbers, dimensions,
-    semantics, another dataset, a plugin claim posing as a catalogue statement) raises
-    ``BadInput`` (exit 2) with the JSON path; an exception inside the kernel is ERROR,
-    a resource bound RESOURCE-LIMIT — never a weaker check."""
+    """The :class:`Outcome` of a parsed certificate (the kernel's in-memory API).
+    ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about;
+    ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded), ``"plain"``
+    or ``"fast"``.  Malformed content (schema, numbers, dimensions, another dataset, a
+    plugin posing as a catalogue statement) raises ``BadInput`` with the JSON path."""
     if not isinstance(cert, dict):
         raise BadInput(f"not a {FORMAT} certificate: the top-level JSON value is not an "
                        "object", "$")
@@ -97,17 +81,17 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     raw = canonical(body)
     where = {"route": "plain"}
     if sha256(body) != cert.get("digest"):
-        return _fail(Verdict.ERROR, "digest mismatch: the certificate was altered after sealing")
+        return Outcome(Verdict.ERROR, ["digest mismatch: the certificate was altered after sealing"])
     try:
         with budget(len(raw)):
             got, lines = _check(cert, route, where)
     except (BadInput, KeyboardInterrupt):
         raise
     except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided
-        return _fail(Verdict.RESOURCE_LIMIT, f"resource limit: {e}")
+        return Outcome(Verdict.RESOURCE_LIMIT, [f"resource limit: {e}"])
     except Exception as e:  # fail closed: an internal error is never a weaker check
-        return _fail(Verdict.ERROR, f"internal error in the kernel: {type(e).__name__}: "
-                     f"{escape(e)}")
+        return Outcome(Verdict.ERROR, [f"internal error in the kernel: {type(e).__name__}: "
+                                       f"{escape(e)}"])
     stated = cert["verdict"]
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
     if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):

@@ -85,7 +85,7 @@ class RankOneFF:
 
     def propagate(self, radii: Radii) -> None:
         wabs = [abs(x) for x in self.w]
-        if self.D is not None and absdot(wabs, radii.max()) > self.D[0]:
+        if self.D is not None and absdot(wabs, radii.top) > self.D[0]:
             raise Undecided(f"block {self.block} FF: a box may reach the layer's support "
                             f"({fmt_num(self.D[0])} away from the nearest token)",
                             (self.block, *(self.locate(self.D[1]) if self.D[1] is not None

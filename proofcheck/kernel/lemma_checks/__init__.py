@@ -1,17 +1,12 @@
-"""Per-statement re-derivation of a lemma's conclusion from a certificate instance
-(SPEC §2, §3): one module per statement family, each with ::
+"""Re-derivation of a lemma's conclusion from a certificate instance (SPEC §2, §3),
+one module per statement family with ::
 
     check(statement, data, layer, semantics, path, d) -> (Verdict, lines, Witness | None)
 
-``data``: the instance's raw JSON ``data`` (read with :mod:`.data`, the one
-reader: exact numbers through the one parser, every vector of dimension ``d``);
-``layer``: the parsed FF/SA of the instance; ``semantics``: ``{"attention":
-"hardmax"}`` or ``{"attention": "softmax", "tau": Fraction}``; ``path``: the
-instance's JSON path.  A module checks the hypotheses on ``data``, the layer's
-form (kind, width, eta, rho, A and V as the lemma states) and the conclusion,
-comparing numbers, never spellings; malformed data raises ``BadInput``.
-:mod:`.profile` is the exact piecewise-linear profile of an FF along a direction
-(shared with the sympy proofs of ``proofcheck.symbolic``).
+``data``: the instance's raw JSON data (read by :mod:`.data`, vectors of dimension
+``d``); ``layer``: its parsed FF/SA; ``semantics``: ``{"attention": "hardmax"}`` or
+softmax with ``tau``; ``path``: its JSON path.  A module checks the hypotheses, the
+layer's form and the conclusion, comparing numbers; malformed data is ``BadInput``.
 """
 from __future__ import annotations
 
@@ -24,8 +19,7 @@ MODULES = {sid: form[2] for sid, form in LEMMA_FORMS.items()}
 
 
 def checker(statement: str):
-    """The ``check`` function of ``statement`` (``None`` when it has no module here).
-    A listed module that cannot be imported raises: the check is then ERROR, never
-    a silent downgrade to a weaker one."""
+    """The ``check`` of ``statement`` (``None``: no module); a listed module that cannot
+    be imported raises (ERROR, never a silent downgrade)."""
     name = MODULES.get(statement)
     return None if name is None else importlib.import_module(f"{__name__}.{name}").check

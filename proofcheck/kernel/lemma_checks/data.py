@@ -1,23 +1,18 @@
-"""The ONE reader of a lemma instance's ``data`` (SPEC §3), used by every module of
-this package: every number is an exact rational string or a JSON integer (both
-exact: one rule) read by the one number parser
-(``proofcheck.kernel.numbers``, with its size and exponent guards); JSON floats,
-booleans, null, wrong shapes and missing keys raise ``BadInput`` with the JSON path.
+"""The ONE reader of a lemma instance's ``data`` (SPEC §3): every number an exact
+string or a JSON integer (one rule), through the one parser; floats, booleans,
+null, wrong shapes and missing keys are ``BadInput`` with the JSON path.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import parse_number
+from proofcheck.kernel.numbers import parse_exact
 
 
 def number(v, path: str) -> Fraction:
-    """One exact number (string or JSON integer; floats and booleans rejected)."""
-    if isinstance(v, float):
-        raise BadInput("expected an exact rational string, got a JSON float", path)
-    q, _ = parse_number(v, path)
-    return q
+    """One exact number (string or JSON integer)."""
+    return parse_exact(v, path)
 
 
 def vector(v, d: int, path: str) -> tuple:

@@ -15,10 +15,7 @@ from proofcheck.kernel.lemma_checks.profile import (EXACT, NotAlong, Profile, di
                                                     profile_failure)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Verdict, Witness
-
-
-def _fmt(x):
-    return "(" + ", ".join(str(v) for v in x) + ")"
+from proofcheck.kernel.verdicts import fmt_value as _fmt
 
 
 def check(statement, data, layer, semantics, path, d):

@@ -1,22 +1,14 @@
-"""The piecewise-linear profile of an FF layer along one direction (SPEC §1, §2
-statements 3.1–3.3).
-
-If every row of ``U`` is a multiple ``alpha_k w`` of one direction ``w``, then for
-EVERY token x
+"""The piecewise-linear profile of an FF layer along one direction (SPEC §2,
+3.1–3.3).  If every row of ``U`` is ``alpha_k w``, then for EVERY token x ::
 
     FF(x) = eta x + G(<w, x>),   G(t) = sum_k W_k relu(alpha_k t + b_k),
 
-a continuous piecewise-linear map R -> Q^d with kinks only at ``-b_k / alpha_k``.
-Two such maps agree on an interval iff they agree at its finite ends and at every
-kink inside it, and (for an infinite end) have the same slope beyond the last
-point.  :meth:`Profile.first_difference` decides exactly that, so a conclusion of
-the form "FF(x) = x + L(<w,x>) whenever <w,x> lies in I" is proved for all x, not
-sampled.
-
-The algorithm is written once, generic in the scalars: :data:`EXACT` decides signs
-of rationals; ``proofcheck.symbolic`` passes a sympy field whose sign decisions come
-from the symbols' assumptions (an undecided sign raises :class:`Undecided`, never a
-pass).  This module imports nothing outside ``proofcheck.kernel``.
+continuous piecewise linear with kinks only at ``-b_k / alpha_k``.  Two such maps
+agree on an interval iff they agree at its finite ends and every kink inside, and
+have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
+"FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
+in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
+a sympy field (an undecided sign raises :class:`Undecided`, never a pass).
 """
 from __future__ import annotations
 
@@ -39,8 +31,7 @@ class NotAlong(Exception):
 
 @dataclass(frozen=True)
 class Field:
-    """How to decide things about scalars: ``sign(x)`` in {-1, 0, 1} (raises
-    :class:`Undecided`) and ``is_zero(x)`` (True only if x is identically 0)."""
+    """``sign(x)`` in {-1, 0, 1} (or :class:`Undecided`); ``is_zero(x)``: identically 0."""
 
     sign: Callable
     is_zero: Callable
@@ -76,8 +67,7 @@ def _alpha(u, w, f: Field, row: int):
 
 @dataclass
 class Profile:
-    """``G(t) = sum_k cols[k] relu(alphas[k] t + betas[k])`` (vector of length d)
-    and the layer's ``eta``.  Build with :meth:`along`."""
+    """``G(t) = sum_k cols[k] relu(alphas[k] t + betas[k])`` and ``eta`` (:meth:`along`)."""
 
     eta: object
     alphas: list
@@ -88,9 +78,8 @@ class Profile:
 
     @classmethod
     def along(cls, ff, w, field: Field = EXACT) -> "Profile":
-        """Profile of ``ff`` along ``w`` (``(d,)``).  Raises :class:`NotAlong` if a
-        row of ``U`` is not a multiple of ``w``, :class:`Undecided` if that cannot be
-        decided."""
+        """Profile of ``ff`` along ``w``; :class:`NotAlong` if a row of ``U`` is not a
+        multiple of ``w``, :class:`Undecided` if that cannot be decided."""
         alphas = [_alpha(u, w, field, k) for k, u in enumerate(ff.U)]
         return cls(ff.eta, alphas, list(ff.b), [list(c) for c in ff.W], len(w), field)
 
@@ -120,10 +109,8 @@ class Profile:
         return out
 
     def first_difference(self, lo, hi, target: Callable):
-        """Decide ``G(t) == target(t)`` for every t in ``[lo, hi]`` (``None`` = an
-        infinite end; ``target`` must be affine in t).  Returns ``None`` if it holds,
-        else ``(where, got, expected)`` with ``where`` a point t or the string
-        ``"slope left"``/``"slope right"``.  Raises :class:`Undecided`."""
+        """``None`` iff ``G(t) == target(t)`` (affine) for every t in ``[lo, hi]``
+        (``None``: infinite end), else ``(t or "slope left"/"slope right", got, expected)``."""
         pts = [x for x in (lo, hi) if x is not None]
         for k in self.kinks():
             if (lo is None or self._sign(k - lo) > 0) and (hi is None or self._sign(k - hi) < 0):
@@ -152,8 +139,7 @@ def far_point(prof: Profile, side: str, lo, hi):
 
 
 def ff_form(layer, width: int, statement: str, eta=1):
-    """``None`` if ``layer`` is an FF of the given width with ``eta`` as stated, else
-    the reason (a string) it is not a Lemma ``statement`` layer."""
+    """``None`` for an FF of this width and ``eta``, else why it is not a Lemma layer."""
     if not hasattr(layer, "eta"):
         return f"Lemma {statement} needs an FF layer"
     if layer.width != width:
@@ -169,8 +155,8 @@ def direction(layer):
 
 
 def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
-    """``None`` if ``G = target`` on ``[lo, hi]`` (exact), else a Witness at an exact
-    token ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
+    """``None`` if ``G = target`` on ``[lo, hi]``, else a Witness at an exact token
+    ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
     from proofcheck.kernel.verdicts import Witness
     bad = prof.first_difference(lo, hi, target)
     if bad is None:

@@ -1,6 +1,5 @@
-"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): the semantics and
-the layer's form as dense exact matrices.  A failed step raises :class:`Refuted`
-(turned into ``(REFUTED, lines, witness)`` by :func:`run_check`)."""
+"""Shared steps of the SA lemma re-derivations (4.1-4.3): semantics and the layer's
+form as dense exact matrices; a failed step raises :class:`Refuted` (:func:`run_check`)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -20,8 +19,7 @@ class Refuted(Exception):
 
 
 def require_hardmax(statement: str, semantics, path: str) -> None:
-    """The SA lemmas are hardmax statements: ``{"attention": "hardmax"}`` passes;
-    softmax refutes (every softmax weight is positive, so no token attends *only*
+    """Hardmax passes; softmax refutes (every weight positive: no token attends *only*
     to its argmax set); anything else is malformed."""
     att = semantics.get("attention") if isinstance(semantics, dict) else None
     if att == "hardmax":
@@ -35,8 +33,7 @@ def require_hardmax(statement: str, semantics, path: str) -> None:
 
 
 def require_sa(layer, d: int) -> SA:
-    """``layer`` if it is an SA layer in dimension ``d`` (factors of length ``d``);
-    otherwise :class:`Refuted`."""
+    """``layer`` if it is an SA layer with factors of length ``d``, else :class:`Refuted`."""
     if not isinstance(layer, SA):
         raise Refuted(Witness("the instance's layer is not an SA layer", expected="SA",
                               got=type(layer).__name__, code="form"))
@@ -49,11 +46,9 @@ def require_sa(layer, d: int) -> SA:
 
 
 def dense(f, d: int) -> list[list[Fraction]]:
-    """The ``(d, d)`` matrix of a ``Factored`` by applying it to the basis
-    (column b = M e_b), as the evaluator would."""
+    """The ``(d, d)`` matrix of a ``Factored``."""
     charge(d * d * (len(f.left) + 1), "a dense matrix of a lemma check")
-    cols = [f.apply(tuple(Fraction(int(i == b)) for i in range(d))) for b in range(d)]
-    return [[Fraction(cols[b][a]) for b in range(d)] for a in range(d)]
+    return [[Fraction(x) for x in row] for row in f.dense(d)]
 
 
 def expect_matrix(name: str, got, want) -> None:
