@@ -103,17 +103,19 @@ class Radii:
     bound of every radius, independent of the order tokens are visited in)."""
 
     def __init__(self, n: int, d: int):
-        self.n, self.base, self.over, self.top = n, [ZERO] * d, {}, [ZERO] * d
+        self.n, self.base, self.over, self.top, self.seen = n, [ZERO] * d, {}, [ZERO] * d, {}
 
     def get(self, i: int) -> list:
         return self.over.get(i, self.base)
 
     def set(self, i: int, r: list) -> None:
         self.over[i] = r
-        self.top = [x if x >= y else y for x, y in zip(self.top, r)]
+        if id(r) not in self.seen:  # (kept alive in ``seen``: ids are not reused)
+            self.seen[id(r)] = r
+            self.top = [x if x >= y else y for x, y in zip(self.top, r)]
 
     def reset(self, r: list) -> None:
-        self.base, self.over, self.top = list(r), {}, list(r)
+        self.base, self.over, self.top, self.seen = list(r), {}, list(r), {}
 
 
 @dataclass
@@ -226,12 +228,12 @@ def sequence_stats(A: Factored, Xs):
     for i in range(n):
         row = S[i * n:(i + 1) * n]
         top = max(row)
-        cs = [l for l in range(n) if row[l] == top]
-        if len(cs) > 1:
-            return None, i, (cs[0], cs[1])
-        second = max(row[l] for l in range(n) if l != cs[0])
+        k = row.index(top)
+        if row.count(top) > 1:
+            return None, i, (k, row.index(top, k + 1))
+        second = max(row[:k] + row[k + 1:])
         if best is None or top - second < best[0]:
-            best = (top - second, i, next(l for l in range(n) if l != cs[0] and row[l] == second))
+            best = (top - second, i, row.index(second))
     return best
 
 

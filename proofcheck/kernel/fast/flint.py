@@ -546,7 +546,7 @@ class _Offsets:
         self.Cf = Cf
         self.k, self.t, self.yb, self.xb, self.karr = k, t, yb, xb, karr
         self.changed = set()
-        self._F, self._off, self._proj, self._frames = {}, {}, {}, {}
+        self._F, self._off, self._proj, self._frames, self._projs = {}, {}, {}, {}, {}
 
     @classmethod
     def first(cls, a, f, tops, X, d):
@@ -597,6 +597,16 @@ class _Offsets:
     def proj(self, w, j):
         """Exact ``<w, off_j>``."""
         return self.projector(w)(j)
+
+    def projections(self, w) -> list:
+        """``[<w, off_j>]`` over the sequences (exact, cached per direction)."""
+        key = tuple(w)
+        out = self._projs.get(key)
+        if out is None:
+            _, wy, wx, _, _ = self._dir(w)
+            F = self.F
+            out = self._projs[key] = [F(k) * y - x for k, y, x in zip(self.k, wy, wx)]
+        return out
 
     def projector(self, w):
         """``j -> <w, off_j>`` (exact; one cache look-up for many sequences)."""

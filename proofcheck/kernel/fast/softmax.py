@@ -157,8 +157,7 @@ def _extremes(be, st, v):
     dv.refresh(st.X, st.spans, st.d)
     if st.off is None:
         return dv, dv.mn, dv.mx
-    pv = st.off.projector(v)
-    ops = [pv(j) for j in range(len(st.spans))]
+    ops = st.off.projections(v)
     return dv, [m + o for m, o in zip(dv.mn, ops)], [m + o for m, o in zip(dv.mx, ops)]
 
 
@@ -166,22 +165,23 @@ def _rank_one_gap(st, da, db, qlo, block):
     """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
     (``qlo``: their smallest ``q``; ``rest``: the other sequences with two tokens or
     more), from per-sequence extremes: O(sequences) exact operations."""
-    gap = at = None
-    rest = []
-    for j, (lo, hi) in enumerate(st.spans):
-        if hi - lo < 2:
-            continue
-        if qlo[j] <= 0:
-            rest.append(j)
-            continue
-        if da.top[j] is None:
-            c1 = next(i for i in range(lo, hi) if da.pb[i] == da.mx[j])
-            c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == da.mx[j])
-            return None, None, None, tie_witness(block, j, db.mnrow[j] - lo, c1 - lo, c2 - lo)
-        g = qlo[j] * (da.mx[j] - da.second[j][0])
-        if gap is None or g < gap:
-            gap, at = g, (j, db.mnrow[j] - lo, da.second[j][1] - lo)
-    return gap, at, rest, None
+    spans, top, mx, second = st.spans, da.top, da.mx, da.second
+    many = [j for j, (lo, hi) in enumerate(spans) if hi - lo > 1]
+    rest = [j for j in many if qlo[j] <= 0]
+    pos = [j for j in many if qlo[j] > 0] if rest else many
+    tied = next((j for j in pos if top[j] is None), None)
+    if tied is not None:
+        lo, hi = spans[tied]
+        c1 = next(i for i in range(lo, hi) if da.pb[i] == mx[tied])
+        c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == mx[tied])
+        return None, None, None, tie_witness(block, tied, db.mnrow[tied] - lo, c1 - lo, c2 - lo)
+    if not pos:
+        return None, None, rest, None
+    gs = [qlo[j] * (mx[j] - second[j][0]) for j in pos]
+    gap = min(gs)
+    j = pos[gs.index(gap)]
+    lo = spans[j][0]
+    return gap, (j, db.mnrow[j] - lo, second[j][1] - lo), rest, None
 
 
 def _sa_record(be, st, sa, block, ext):
