@@ -3,7 +3,6 @@ layers, seeded and hypothesis-driven instances, the bounded k search, and the
 kernel re-derivations (proofcheck.kernel.lemma_checks) with forged instances."""
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import replace
 from fractions import Fraction as F
@@ -293,13 +292,6 @@ def test_forged_certificates_refuted_by_the_checks(sid, forge, tmp_path):
         assert v == Verdict.REFUTED and w is not None
 
 
-def _dispatcher_uses_lemma_checks() -> bool:
-    from proofcheck.kernel import verify
-    return "lemma_checks" in inspect.getsource(verify)
-
-
-@pytest.mark.skipif(not _dispatcher_uses_lemma_checks(),
-                    reason="verify._lemma does not dispatch to lemma_checks yet (branch lemmas-ff)")
 @pytest.mark.parametrize("sid,forge", [
     ("4.2", _forge_zero), ("4.3", _forge_identity),
     ("4.3", lambda c: _forge_identity(c, {"attention": "softmax", "tau": "1/100"}))])

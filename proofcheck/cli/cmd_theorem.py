@@ -117,7 +117,7 @@ def cmd_theorem(args) -> int:
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
-    print(r_line(c["R"], c["N"]))
+    print(r_line(c["R"], c["N"], c.get("round_text")))
     print(f"construction {c['construction']}: L = {c['block_formula']}")
     print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
           + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
@@ -154,11 +154,13 @@ def cmd_theorem(args) -> int:
 
 
 
-def r_line(R: int, N: int) -> str:
-    """What R is, in the theorem output."""
-    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
-            f"token shared by several sequences the unique top of some of them and tags "
-            f"again; R <= N - 1 = {N - 1})")
+def r_line(R: int, N: int, what: str | None = None) -> str:
+    """What R is, in the theorem output (``what``: the construction's own words for a
+    round, its constant ``round_text``, if it has one)."""
+    what = what or ("each round makes a token shared by several sequences the unique top of "
+                    "some of them and tags again")
+    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: {what}; "
+            f"R <= N - 1 = {N - 1})")
 
 
 def construction_line(name: str, theorem: str) -> str:

@@ -36,35 +36,42 @@ class Built:
 
 
 def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
-          options=None) -> Built:
+          options=None, construction: str = "default") -> Built:
     """Construct (and with ``check`` verify) the network of ``statement`` on the
     admissible ``dataset``.  1.6: hardmax, exact check of every claim, exact
     interpolation and the constants.  1.8: softmax at ``tau`` (a positive
     Fraction; required unless ``check``, in which case the certified search of
     ``theorem 1.8`` gives tau_cert); the certificate is the softmax certifier's.
     ``options``: :class:`lemmas.afz.theorems.options.ConstructionOptions` (None: today's
-    construction).  Raises ``ValueError`` for a statement other than 1.6/1.8, a
+    construction).  ``construction``: a name of
+    :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS` (``KeyError`` if it does not
+    serve the statement).  Raises ``ValueError`` for a statement other than 1.6/1.8, a
     missing tau, or options the data cannot satisfy."""
     from lemmas.afz.theorems import theorem_1_6, theorem_1_8
+    from lemmas.afz.theorems.constructions import get
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     if statement == "1.6":
-        c = theorem_1_6.construct(inputs, targets, dataset.d, options=options)
+        spec = get(construction, "1.6")
+        c = spec.build(inputs, targets, dataset.d, options=options)
         b = Built("1.6", dataset, c.net, c.claims, "hardmax", None, info=c.info)
         b.info["options"] = options
+        b.info["construction"] = construction
         if check:
             from proofcheck.io.certificate_writer import theorem_certificate
             from lemmas.claim_check import check_network
             from proofcheck.kernel.verdicts import combine
             nc = check_network(c.net, inputs, targets, c.claims, progress=progress)
-            checks, consts = theorem_1_6.constant_checks(c.net, dataset.d, dataset.N,
-                                                         dataset.M, c.info["R"])
+            from lemmas.afz.theorems.constructions import certified_constants
+            checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+            consts.setdefault("construction", spec.name)
             b.verdict = combine(r.verdict for r in nc.results + checks)
             b.certificate = theorem_certificate("1.6", dataset, c.net, b.verdict,
-                                                constants=consts)
+                                                constants=certified_constants(consts))
         return b
     if statement != "1.8":
         raise ValueError(f"{statement} is not a theorem; theorems: 1.6, 1.8")
+    get(construction, "1.8")
     if tau is None and not check:
         raise ValueError("theorem 1.8 without a check needs --tau")
     if tau is None:
@@ -110,6 +117,7 @@ def metadata(b: Built, dtype: str) -> dict:
         "tau": None if b.tau is None else str(b.tau),
         "dtype": dtype,
         "rounding": ROUNDING_NOTE.format(fmt=dtype),
+        "construction": b.info.get("construction", "default"),
         "construction_options": str(b.info.get("options")),
         "note": "the exact verdict is about the exact rational network; the exported float "
                 "weights are its nearest-rounding (see `proofcheck audit` for what floating "
