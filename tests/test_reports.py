@@ -188,7 +188,8 @@ def test_report_with_plugins_installed(tmp_path):
     assert sorted(p.name for p in (out / "plugins").iterdir()) == ["x.clamp.json", "x.clamp.md"]
     assert not (out / "statements" / "x.clamp.md").exists()
     cert = json.loads((out / "plugins" / "x.clamp.json").read_text())
-    assert cert["claim"] == {"statement": "x.clamp", "source": "plugin:proofcheck-example-clamp"}
+    assert cert["claim"]["statement"] == "x.clamp" and cert["claim"]["scope"] == "instances"
+    assert cert["claim"]["source"] == "plugin:proofcheck-example-clamp" and cert["claim"]["text"]
     r = subprocess.run([sys.executable, "-m", "proofcheck", "verify",
                         str(out / "plugins" / "x.clamp.json")],
                        capture_output=True, text=True, env=env, cwd=tmp_path)

@@ -24,7 +24,7 @@ from lemmas.afz.theorems import softmax_collapse as softmax_collapse_mod
 from lemmas.ts.search import strategy
 from proofcheck.catalogue import find, load
 from proofcheck.cli import main
-from proofcheck.kernel import balls
+from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)

@@ -63,7 +63,8 @@ def cmd_lemma(args) -> int:
             write_certificate,
         )
         cert = lemma_certificate(st.id, results, combine(r.verdict for r in results),
-                                 source=None if st.source == "proofcheck" else st.source)
+                                 source=None if st.source == "proofcheck" else st.source,
+                                 text=st.title, hypotheses=st.hypotheses)
         if cert is None:
             raise BadInput(f"statement {st.id} has no exact layer instances to certify "
                            "(its checks are symbolic or numeric; re-run `lemma` instead)")

@@ -27,7 +27,7 @@ def register(sub) -> None:
     q.add_argument("id", metavar="ID", help="the theorem: 1.6 (hardmax) or 1.8 (softmax); "
                    "e.g. 1.6")
     data_options(q)
-    q.add_argument("--backend", default="flint", choices=["flint", "fraction"],
+    q.add_argument("--backend", default="flint", choices=["flint", "plain", "fraction"],
                    help="exact backend for theorem 1.6: flint (fast, default) or fraction "
                    "(the formulas read literally); e.g. --backend fraction")
     q.add_argument("--tau", metavar="T", help="theorem 1.8: certify this temperature instead of "
@@ -301,9 +301,7 @@ def cmd_softmax(args, ds, info) -> int:
                                                           sc.certificate.tau)
         from lemmas.afz.theorems.constructions import certified_constants
         cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
-                                   bounds=[b.to_json() for b in sc.certificate.bounds
-                                           if b.max_eps is not None],
-                                   constants=certified_constants(c))
+                                   bounds=sc.certificate, constants=certified_constants(c))
         print(f"certificate: {write_certificate(args.certificate, cert)}")
     print(f"\nVERDICT: {v.value}")
     return v.exit_code

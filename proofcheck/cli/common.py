@@ -38,7 +38,7 @@ def data_options(q, default: str = "the shipped digits sample") -> None:
 def load_data(args):
     """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
     from proofcheck.io.examples import EXAMPLES
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     if args.dataset is not None and args.example is not None:
         raise BadInput("give either --dataset or --example, not both")
     if args.dataset is not None:

@@ -141,7 +141,7 @@ class _ExactRows:
     cannot decide)."""
 
     def __init__(self, be, state):
-        from proofcheck.kernel.backends.flint import f2q
+        from proofcheck.kernel.fast.flint import f2q
         self.be, self.state, self.f2q = be, state, f2q
 
     def __getitem__(self, i):
@@ -204,7 +204,8 @@ def audit_many(net, inputs, targets, dtypes=("float64",), attention: str = "hard
     Raises ``ValueError`` for an unknown dtype; ``ImportError`` when bfloat16 is
     asked without torch.  Source: issue 13; SPEC §1 semantics."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend, spans_of
+    from proofcheck.kernel.evaluate import spans_of
+    from proofcheck.kernel.fast import get_backend
     for dtype in dtypes:
         if dtype not in DTYPES:
             raise ValueError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")

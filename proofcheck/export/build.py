@@ -59,7 +59,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
         b.info["construction"] = construction
         if check:
             from proofcheck.io.certificate_writer import theorem_certificate
-            from proofcheck.kernel.checker import check_network
+            from lemmas.claim_check import check_network
             from proofcheck.kernel.verdicts import combine
             nc = check_network(c.net, inputs, targets, c.claims, progress=progress)
             from lemmas.afz.theorems.constructions import certified_constants
@@ -85,7 +85,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
             return b
         cert = sc.certificate
     else:
-        from proofcheck.kernel.softmax_certifier import certify
+        from lemmas.afz.softmax_certifier import certify
         c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES,
                                   options=options)
         cert = certify(c.net, inputs, targets, Fraction(tau)) if check else None
@@ -96,7 +96,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
         b.verdict = cert.verdict
         b.certificate = theorem_certificate(
             "1.8", dataset, c.net, cert.verdict, tau=Fraction(tau),
-            bounds=[x.to_json() for x in cert.bounds if x.max_eps is not None])
+            bounds=cert)
     return b
 
 

@@ -5,7 +5,7 @@ point format (IEEE 754 round-half-to-even, gradual underflow), computed in exact
 integer arithmetic — never through a float64 intermediate, so there is no double
 rounding for binary32 or bfloat16.  The result is returned as the exact
 ``Fraction`` of the float, so the rounded network is again an exact rational
-network that the trusted checker (:mod:`proofcheck.kernel.checker`) evaluates
+network that the trusted checker (:mod:`lemmas.claim_check`) evaluates
 exactly.
 
 ``certify_rounded(net, inputs, targets, fmt)`` rounds every stored scalar of the
@@ -201,7 +201,7 @@ def certify_rounded(net, inputs, targets, fmt: FloatFormat, claims=None,
     witness."""
     import time
 
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict, Witness
     t0 = time.perf_counter()
     rounded, stats = round_network(net, fmt)

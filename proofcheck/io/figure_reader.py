@@ -289,7 +289,7 @@ def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
     """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
     from flint import arb, ctx
 
-    from proofcheck.kernel.balls import outward, q
+    from lemmas.ts.balls import outward, q
     with ctx.workprec(128):
         lo = arb(10) ** arb(q(exponent[0]))
         hi = arb(10) ** arb(q(exponent[1]))

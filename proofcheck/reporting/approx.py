@@ -11,51 +11,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-_LOG10_2 = 0.30102999566398120
-
-
-def _pow10(k: int) -> Fraction:
-    return Fraction(10) ** k
-
+from proofcheck.kernel.numbers import approx
 
 def sig_digits(q, digits: int = 6) -> str:
-    """``q`` (Fraction, int or decimal string) rounded to ``digits`` significant
-    decimal digits, written like ``%g`` (``1.23457e+45``, ``61.2345``, ``0``).
-
-    Exact: the decimal exponent is found by comparing ``|q|`` with integer powers
-    of 10 and the mantissa by one integer division, rounding half away from zero.
-    Raises ``ValueError`` when ``digits < 1``.
-    """
-    if digits < 1:
-        raise ValueError(f"digits must be at least 1 (got {digits})")
-    q = Fraction(q)
-    if q == 0:
-        return "0"
-    sign = "-" if q < 0 else ""
-    a, b = abs(q.numerator), q.denominator
-    # exponent e with 10^e <= |q| < 10^(e+1): estimate from bit lengths, then fix exactly
-    e = int((a.bit_length() - b.bit_length()) * _LOG10_2)
-    x = Fraction(a, b)
-    while _pow10(e) > x:
-        e -= 1
-    while _pow10(e + 1) <= x:
-        e += 1
-    # mantissa m = round(|q| * 10^(digits - 1 - e)), an integer in [10^(digits-1), 10^digits]
-    s = x * _pow10(digits - 1 - e)
-    m = (2 * s.numerator + s.denominator) // (2 * s.denominator)
-    if m == 10 ** digits:
-        m //= 10
-        e += 1
-    ds = str(m)
-    if -4 <= e < digits:  # fixed notation, as %g does
-        if e >= 0:
-            whole, frac = ds[:e + 1], ds[e + 1:]
-        else:
-            whole, frac = "0", "0" * (-e - 1) + ds
-        frac = frac.rstrip("0")
-        return sign + whole + ("." + frac if frac else "")
-    frac = ds[1:].rstrip("0")
-    return f"{sign}{ds[0]}{'.' + frac if frac else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+    """``q`` rounded to ``digits`` significant decimal digits, written like ``%g``:
+    the kernel's one formatter, :func:`proofcheck.kernel.numbers.approx`."""
+    return approx(q, digits)
 
 
 def size_text(q) -> str:

@@ -79,7 +79,7 @@ def _trajectory(out_img, ds):
     """Token positions after each phase of the Theorem 1.6 network on ``ds``."""
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     from proofcheck.reporting.plots import trajectory_plot
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
@@ -234,13 +234,13 @@ def _theorems(out: Path, small, quick: bool):
     const_rows.append((f"1.8 on `{small.name}`", sc.constants, v18))
     write_certificate(out / "certificates" / f"theorem-1.8-{slug(small.name)}.json",
                       theorem_certificate("1.8", small, sc.construction.net, v18,
-                                          tau=sc.tau_cert, bounds=_bounds(sc),
+                                          tau=sc.tau_cert, bounds=sc.certificate,
                                           constants=sc.constants))
     return const_rows, sc
 
 
 def _bounds(sc) -> list:
-    return [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
+    return [b.to_json() for b in sc.certificate.bounds if b.sublayer == "SA"]
 
 
 def _pictures(out: Path, small, sc, cat) -> None:
@@ -316,7 +316,8 @@ def _plugin_run(out: Path, st):
     try:
         results = st.runner()(None, 0)
         v = combine(r.verdict for r in results)
-        cert = lemma_certificate(st.id, results, v, source=st.source)
+        cert = lemma_certificate(st.id, results, v, source=st.source, text=st.title,
+                                 hypotheses=getattr(st, "hypotheses", ()))
         if cert is None:
             return False, "it has no exact layer instances to certify"
         vv, _ = verify_certificate(json.loads(json.dumps(cert)))

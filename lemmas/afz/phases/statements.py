@@ -31,8 +31,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lemmas.afz.theorems.theorem_1_6 import construct
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.claims import Fixed
+from lemmas.claim_check import check_network
+from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
 
