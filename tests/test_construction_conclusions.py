@@ -109,7 +109,7 @@ def test_d2_radix_of_the_stacked_signature_is_checked():
     if where is None:
         pytest.skip("handed cases not on this machine")
     cases = [where / f for f in ("overlap-2d.json", "nested-chain.json")]
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     sets = [load_dataset(c) for c in cases]
     assert not _many("bounded", sets, C.bounded_radix_check)
     with patched(BOUNDED, "mult = (lay.z[lay.content[0]]) * (smax + 1)",

@@ -230,8 +230,8 @@ def many_points_check():
             w = Witness(f"point is not the stereographic image of (-a, -eps, ..., -eps) with "
                         f"a in (1/8, 7/8), eps = 1/(2d) (d = {d})", token=bad,
                         expected=f"eps = {Fraction(1, 2 * d)}",
-                        got=tuple(x / (r - pts[bad][-1]) for x in pts[bad][:-1]))
-            w.code = "sphere-parameter"
+                        got=tuple(x / (r - pts[bad][-1]) for x in pts[bad][:-1]),
+                        code="sphere-parameter")
             return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], w)
         if len(pts) != 100 or len(set(pts)) != 100:
             return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], Witness(

@@ -216,8 +216,7 @@ def _probe_margin(blk, b, u, state):
     w = Witness("the probe hat is not centred on a projection within half the distance to "
                 "the nearest other", block=b, sublayer="FF",
                 expected=f"centre a projection, half-width <= {min(others, default=0) / 2}",
-                got=(centre, half))
-    w.code = "probe-margin"
+                got=(centre, half), code="probe-margin")
     return w
 
 
@@ -235,8 +234,8 @@ def _tag_rule(blk, b, u, state):
     if Fraction(lam).denominator == 1 and lam >= 1 and not smaller:
         return None
     w = Witness("the tag factor is not the smallest candidate keeping <u, .> injective",
-                block=b, sublayer="SA", expected=smaller[:1] or "a positive integer", got=lam)
-    w.code = "tag-rule"
+                block=b, sublayer="SA", expected=smaller[:1] or "a positive integer", got=lam,
+                code="tag-rule")
     return w
 
 

@@ -49,9 +49,7 @@ def _ok(name: str, details) -> CheckResult:
 
 def refuted(name: str, code: str, reason: str, **where) -> CheckResult:
     """A REFUTED result whose witness carries the stable ``code``."""
-    w = Witness(reason, **where)
-    w.code = code
-    return CheckResult(name, Verdict.REFUTED, [], w)
+    return CheckResult(name, Verdict.REFUTED, [], Witness(reason, code=code, **where))
 
 
 def states(c, inputs, last_block: int, drop_last_sa: bool = False):
