@@ -164,3 +164,13 @@ def test_sphere_points_are_images_of_the_stated_parameter():
                  "* Fraction(3, 4) + Fraction(1, 9)"):
         r = sphere.many_points_check()
     assert r.verdict == Verdict.REFUTED and r.witness.code == "sphere-parameter"
+
+
+@pytest.mark.xfail(strict=True, reason="known defect of the bounded construction: on this "
+                   "admissible dataset its first flag lift (block 4) does not do what its claim "
+                   "says; this test passes, and must then lose its mark, once it is fixed")
+def test_bounded_construction_on_uneven_coordinate_minima():
+    from lemmas.afz.theorems.theorem_1_6 import verify
+    ds = random_dataset(2002, d=3, N=4, max_n=4, style="overlap")
+    bad = [r for r in verify(ds, construction="bounded").results if r.verdict != Verdict.VERIFIED]
+    assert not bad, bad[0].witness.describe()
