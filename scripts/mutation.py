@@ -90,7 +90,7 @@ from mutmut.mutation.trampoline import set_mutant_under_test
 import tests.test_lemma_checks_ff as T
 from lemmas.afz.layers import clustering, corner, sphere
 from lemmas.afz.phases import collapse
-from proofcheck.catalogue import find
+from proofcheck.registry import find
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.model import ParameterError
 from proofcheck.kernel.verdicts import combine

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from proofcheck.catalogue import load
+from proofcheck.registry import load
 from proofcheck.cli import main
 
 
@@ -23,7 +23,7 @@ def test_list_prints_catalogue(capsys):
     assert rc == 0
     for s in load():
         assert s.id in out
-    from proofcheck.catalogue import FLAGS
+    from proofcheck.registry import FLAGS
     assert set(FLAGS) == {"seed-numbered", "caption-numbered", "project"}
     assert {s.flag for s in load()} <= set(FLAGS)
     for flag, meaning in FLAGS.items():  # the legend says what each flag means

@@ -14,7 +14,7 @@ from conftest import NAMED
 from lemmas.afz.layers import hat, snap
 from proofcheck.kernel.dataset import Dataset, Pair
 
-from proofcheck.catalogue import find
+from proofcheck.registry import find
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate

@@ -9,7 +9,7 @@ import sympy as sp
 from conftest import NAMED
 
 from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
-from proofcheck.catalogue import find, load
+from proofcheck.registry import find, load
 from proofcheck.kernel.layercheck import check_layer
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.symbolic import prove_positive, prove_profile

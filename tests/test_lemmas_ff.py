@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lemmas.afz.layers import hat, snap, translation
-from proofcheck.catalogue import find
+from proofcheck.registry import find
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import _data_json, lemma_certificate, seal
 from proofcheck.kernel.errors import BadInput

@@ -73,7 +73,7 @@ def test_index_content(fresh):
     index = (fresh / "index.md").read_text()
     assert "| 1.6 |" in index or "[1.6]" in index
     assert "certificates/theorem-1.6-generated-7.json" in index
-    from proofcheck.catalogue import FLAGS, load
+    from proofcheck.registry import FLAGS, load
     status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
     assert ("planned" in index) == ("planned" in status.values())
     for flag, meaning in FLAGS.items():  # the legend says what each flag means

@@ -21,7 +21,7 @@ from lemmas.ts import (
     softmax_concentration,
 )
 from lemmas.ts.search import strategy
-from proofcheck.catalogue import find, load
+from proofcheck.registry import find, load
 from proofcheck.cli import main
 from proofcheck.kernel import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, combine

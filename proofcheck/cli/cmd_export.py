@@ -44,7 +44,7 @@ def options_of(args):
 
 def load_theorem_data(args):
     """``(statement id, dataset, tau)`` from the common options (BadInput on misuse)."""
-    from proofcheck.catalogue import find
+    from proofcheck.registry import find
     from proofcheck.cli.common import load_data
     from proofcheck.kernel.numbers import parse_number
     st = find(args.id)

@@ -29,7 +29,7 @@ def register(sub) -> None:
 
 
 def cmd_lemma(args) -> int:
-    from proofcheck.catalogue import find, load
+    from proofcheck.registry import find, load
     st = find(args.id)
     if not st.implemented:
         raise BadInput(f"statement {st.id} ({st.title}) is in the catalogue but not implemented "

@@ -1,5 +1,5 @@
 """``proofcheck list``: print the statement catalogue (SPEC §2) with each entry's
-paper number, flag (:data:`proofcheck.catalogue.FLAGS`), status and readings."""
+paper number, flag (:data:`proofcheck.registry.FLAGS`), status and readings."""
 from __future__ import annotations
 
 
@@ -13,7 +13,7 @@ def register(sub) -> None:
 
 
 def cmd_list(args) -> int:
-    from proofcheck.catalogue import FLAGS, load
+    from proofcheck.registry import FLAGS, load
     cat = load()
     rows = [(s.id, s.kind, s.paper, s.flag, "implemented" if s.implemented else "planned", s.title)
             for s in cat]

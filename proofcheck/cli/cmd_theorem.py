@@ -55,7 +55,7 @@ def register(sub) -> None:
 
 
 def cmd_theorem(args) -> int:
-    from proofcheck.catalogue import find
+    from proofcheck.registry import find
     st = find(args.id)
     if st.id not in ("1.6", "1.8"):
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")

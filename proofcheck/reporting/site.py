@@ -20,7 +20,7 @@ import re
 import shutil
 from pathlib import Path
 
-from proofcheck.catalogue import FLAGS, load
+from proofcheck.registry import FLAGS, load
 from proofcheck.io.certificate_writer import (
     lemma_certificate,
     theorem_certificate,

@@ -59,7 +59,7 @@ def load(plugins: bool = True) -> list[Statement]:
     data = json.loads(resources.files("proofcheck").joinpath("data/catalogue.json").read_text())
     out = [Statement(**s) for s in data["statements"]]
     if plugins:
-        from proofcheck.plugins import discover
+        from proofcheck.registry.plugins import discover
         for spec, dist in discover({s.id.lower() for s in out}):
             out.append(Statement(id=spec.id, kind=spec.kind, title=spec.title, paper=spec.paper,
                                  flag=spec.flag, module=spec.run.__module__,
