@@ -91,6 +91,7 @@ import tests.test_lemma_checks_ff as T
 from lemmas.afz.layers import clustering, corner, sphere
 from lemmas.afz.phases import collapse
 from proofcheck.registry import find
+from proofcheck.runs.lemma import run_checks
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.model import ParameterError
 from proofcheck.kernel.verdicts import combine
@@ -128,7 +129,7 @@ def replay(checks):
         for dname, seed in T.INSTANCES:
             where = f"lemma {sid} on {dname or 'built-in'} seed {seed}"
             try:
-                res = find(sid).runner()(T.dataset(dname), seed)
+                res = run_checks(find(sid), T.dataset(dname), seed)
             except Exception as e:
                 return [exc_entry(where, e)]
             for r in res:
@@ -156,7 +157,7 @@ def replay(checks):
 # warm the imports and sympy once (unmutated); the proof caches are cleared once
 # in every child
 for sid in ("3.1", "3.2", "3.2p", "3.3"):
-    find(sid).runner()(None, 0)
+    run_checks(find(sid), None, 0)
 for name in names:
     checks = checks_by_module[name.rsplit(".", 1)[0]]
     r, w = os.pipe()

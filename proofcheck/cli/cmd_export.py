@@ -44,9 +44,10 @@ def options_of(args):
 
 def load_theorem_data(args):
     """``(statement id, dataset, tau)`` from the common options (BadInput on misuse)."""
-    from proofcheck.registry import find
-    from proofcheck.cli.common import load_data
+    from proofcheck.cli.common import data_request
     from proofcheck.kernel.numbers import parse_number
+    from proofcheck.registry import find
+    from proofcheck.runs.instances import theorem_data
     st = find(args.id)
     if st.id not in ("1.6", "1.8"):
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
@@ -57,12 +58,7 @@ def load_theorem_data(args):
         tau, _ = parse_number(args.tau, "--tau")
         if tau <= 0:
             raise BadInput(f"--tau must be positive (got {args.tau})")
-    ds, _ = load_data(args)
-    if ds is None:
-        from proofcheck.io.examples import sample
-        if args.limit is not None and args.limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
-        ds, _ = sample(limit=args.limit, task=args.task)
+    ds, _ = theorem_data(st, data_request(args))
     return st.id, ds, tau
 
 

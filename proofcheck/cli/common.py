@@ -34,30 +34,11 @@ def data_options(q) -> None:
                    "(the masked patches); e.g. --task inpaint")
 
 
-def load_data(args):
-    """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
-    from proofcheck.io.examples import EXAMPLES
-    from proofcheck.kernel.dataset import load_dataset
-    if args.dataset is not None and args.example is not None:
-        raise BadInput("give either --dataset or --example, not both")
-    if args.dataset is not None:
-        if not args.dataset.strip():
-            raise BadInput("--dataset is empty")
-        if args.limit is not None or args.task != "label":
-            raise BadInput("--limit and --task apply to --example (or the default sample) only")
-        return load_dataset(args.dataset), {}
-    if args.example is not None and not args.example.strip():
-        raise BadInput("--example is empty")
-    if args.example:
-        if args.example not in EXAMPLES:
-            raise BadInput(f"unknown example {args.example!r}; known: {', '.join(EXAMPLES)}")
-        if args.limit is not None and args.limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
-        ds, info = EXAMPLES[args.example](limit=args.limit, task=args.task)
-        from proofcheck.kernel.dataset import check_admissible
-        check_admissible(ds)
-        return ds, info
-    return None, {}
+def data_request(args):
+    """The :class:`~proofcheck.runs.instances.DataRequest` of --dataset/--example/
+    --limit/--task."""
+    from proofcheck.runs.instances import DataRequest
+    return DataRequest(args.dataset, args.example, args.limit, args.task)
 
 
 def print_results(results) -> Verdict:
@@ -66,10 +47,12 @@ def print_results(results) -> Verdict:
     return combine(r.verdict for r in results)
 
 
-def finish(results) -> int:
-    v = print_results(results)
-    print(f"\nVERDICT: {v.value}")
-    return v.exit_code
+def verdict_line(args, verdict: Verdict) -> int:
+    """Print the final ``VERDICT`` line; the exit code is recorded on ``args`` first
+    (an output error then keeps it, see :mod:`proofcheck.cli`)."""
+    args.verdict_exit_code = verdict.exit_code
+    print(f"\nVERDICT: {verdict.value}")
+    return verdict.exit_code
 
 
 def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):

@@ -1,83 +1,78 @@
-"""The statement catalogue (SPEC §2), read from ``data/catalogue.json`` — the ONE
-place that maps catalogue ids to paper numbers (with a flag saying how the number
-is known, :data:`FLAGS`), to the implementing module, and to the statement's
-readings when its source admits several (the first one is the default)."""
+"""The statement registry (SPEC §2): the built-in declarations
+(:mod:`proofcheck.registry.builtin`) and those of installed plugins
+(:mod:`proofcheck.registry.plugins`), as :class:`Statement` objects.
+
+Everything that lists statements reads them here: ``list``, ``lemma`` (through
+:func:`find`), the reports' catalogue table and dependency graph
+(:func:`dependency_edges`), the README table (:func:`markdown_table`).
+"""
 from __future__ import annotations
 
-import importlib
-import json
-from dataclasses import dataclass
-from importlib import resources
-
 from proofcheck.kernel.errors import BadInput
+from proofcheck.registry.admissibility import (
+    ANY_DATASET,
+    NO_DATASET,
+    THEOREM,
+    Admissibility,
+)
+from proofcheck.registry.instances import InstanceSpec
+from proofcheck.registry.statement import FLAGS, SCOPES, Statement, normalise
 
-# flag -> what it means (SPEC §2); printed by ``list`` and the reports' legend
-FLAGS = {
-    "seed-numbered": "the number and the statement appear in a seed (the sources in "
-                     "shared/seeds)",
-    "caption-numbered": "the number is known from a figure caption of the authors' "
-                        "repository; the wording is reconstructed",
-    "project": "a label of this project for an unnumbered step or a reconstructed "
-               "statement; no paper number is claimed",
-}
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One catalogue row.  ``readings``: the statement's readings, default first
-    (empty when the source admits only one)."""
-
-    id: str
-    kind: str
-    title: str
-    paper: str
-    flag: str
-    module: str | None
-    entry: str | None
-    needs_d: int
-    # where the statement comes from: "proofcheck" or a plugin's distribution name
-    source: str = "proofcheck"
-    hypotheses: tuple = ()
-    readings: tuple[str, ...] = ()
-
-    def __post_init__(self):
-        object.__setattr__(self, "readings", tuple(self.readings or ()))
-
-    @property
-    def implemented(self) -> bool:
-        return self.module is not None
-
-    def runner(self):
-        """The callable ``run(dataset=None, seed=0) -> list[CheckResult]``."""
-        return getattr(importlib.import_module(self.module), self.entry)
+__all__ = ["Statement", "Admissibility", "InstanceSpec", "FLAGS", "SCOPES", "ANY_DATASET",
+           "NO_DATASET", "THEOREM", "load", "find", "dependency_edges", "markdown_table",
+           "normalise"]
 
 
 def load(plugins: bool = True) -> list[Statement]:
-    """The catalogue: the built-in statements of ``data/catalogue.json``, then (with
-    ``plugins``) those of installed plugins (``proofcheck.statements`` entry points,
-    see :mod:`proofcheck.api`)."""
-    data = json.loads(resources.files("proofcheck").joinpath("data/catalogue.json").read_text())
-    out = [Statement(**s) for s in data["statements"]]
+    """The catalogue: the built-in statements, then (with ``plugins``) those of
+    installed plugins (entry-point group ``proofcheck.statements``)."""
+    from proofcheck.registry.builtin import STATEMENTS
+    out = list(STATEMENTS)
     if plugins:
         from proofcheck.registry.plugins import discover
-        for spec, dist in discover({s.id.lower() for s in out}):
-            out.append(Statement(id=spec.id, kind=spec.kind, title=spec.title, paper=spec.paper,
-                                 flag=spec.flag, module=spec.run.__module__,
-                                 entry=spec.run.__qualname__, needs_d=spec.needs_d,
-                                 source=dist, hypotheses=tuple(spec.hypotheses)))
+        out += discover(out)
     return out
 
 
-_ALIASES = {"theorem-1.6": "1.6", "theorem-1.8": "1.8", "hardmax": "1.6", "softmax": "1.8",
-            "translation": "3.1", "hat": "3.2", "plateau": "3.2p", "snap": "3.3",
-            "clustering": "4.1", "corner": "4.2", "sphere": "4.3"}
+def find(sid: str, statements: list[Statement] | None = None) -> Statement:
+    """The statement called ``sid``: its id or an alias (``hat`` for 3.2), compared
+    after :func:`normalise` (case, Unicode form and surrounding space do not matter).
+    Raises ``BadInput`` (exit 2) listing the known ids."""
+    cat = load() if statements is None else statements
+    key = normalise(sid)
+    for st in cat:
+        if key in {normalise(n) for n in st.names}:
+            return st
+    raise BadInput(f"unknown statement {sid!r}; known ids: " + ", ".join(s.id for s in cat))
 
 
-def find(sid: str) -> Statement:
-    """Statement by id (case-insensitive; names such as ``hat`` also work).
-    Raises ``BadInput`` listing the known ids."""
-    key = _ALIASES.get(sid.lower(), sid)
-    for s in load():
-        if s.id.lower() == key.lower():
-            return s
-    raise BadInput(f"unknown statement {sid!r}; known ids: " + ", ".join(s.id for s in load()))
+def dependency_edges(statements: list[Statement]) -> list[tuple[str, str]]:
+    """``(a, b)`` for every declared "the proof of b uses a" between implemented
+    statements of ``statements``, in declaration order."""
+    ids = {s.id for s in statements if s.implemented}
+    return [(a, s.id) for s in statements if s.id in ids for a in s.uses if a in ids]
+
+
+def _cell(text: str) -> str:
+    """Text as a literal Markdown table cell."""
+    return (text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+            .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def markdown_table(statements: list[Statement]) -> str:
+    """The catalogue as a Markdown table (the README's "Statements" section): id,
+    kind, statement, paper number and flag, the construction module, what the kernel
+    re-checks in a certificate (its re-derivation module for a lemma's instances, the
+    whole claim for a theorem; ``-``: no certificate), what the proof uses, what
+    ``--dataset`` admits, the scope."""
+    lines = ["| id | kind | statement | paper no. (flag) | construction | kernel check | "
+             "uses | `--dataset` | scope |", "|---|---|---|---|---|---|---|---|---|"]
+    for s in statements:
+        adm = s.admissible.describe() if isinstance(s.admissible, Admissibility) else \
+            "the statement's own rule"
+        kernel = (f"`lemma_checks/{s.kernel_check}`" if s.kernel_check else
+                  "theorem certificate" if s.kind == "theorem" else "-")
+        lines.append(f"| {s.id} | {s.kind} | {_cell(s.title)} | {s.paper} ({s.flag}) | "
+                     f"`{s.module or '-'}` | {kernel} | {', '.join(s.uses) or '-'} | "
+                     f"{_cell(adm)} | {s.scope} |")
+    return "\n".join(lines) + "\n"

@@ -120,10 +120,22 @@ def markdown(rep: dict) -> str:
               f"- u = ({', '.join(rep['construction']['u'])}); "
               f"{rep['construction']['classes_after_first_tag']} classes after the first tag",
               f"- tag factors lambda: {', '.join(rep['construction']['tag_lambdas'])}",
-              f"- sphere radius r = {rep['construction']['r']}, k = ({', '.join(rep['construction']['k'])})",
-              "", "## Time (seconds)", ""]
+              f"- sphere radius r = {rep['construction']['r']}, k = ({', '.join(rep['construction']['k'])})"]
+    lines += recheck_markdown(rep)
+    lines += ["", "## Time (seconds)", ""]
     lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
+
+
+def recheck_markdown(rep: dict) -> list[str]:
+    """The "Kernel re-check" section: the verdict of the trusted kernel on the run's
+    certificate (the report's verdict) and the run's own verdict beside it."""
+    k = rep.get("kernel_recheck")
+    if not k:
+        return []
+    return (["", "## Kernel re-check", "",
+             f"`verify_certificate` on the run's certificate: **{k['verdict']}** (the run's "
+             f"own checks: {k['run_verdict']})", "", "```"] + k["lines"] + ["```"])
 
 
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
@@ -215,6 +227,7 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
     lines += ["", f"Boxes straddling an FF kink: {rep['straddles']}.", "",
               "## Search", "", "| tau | certificate |", "|---|---|"]
     lines += [f"| {fl(t)} | {v} |" for t, v in rep["trials"]]
+    lines += recheck_markdown(rep)
     lines += ["", "## Time (seconds)", ""] + [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
 

@@ -20,25 +20,10 @@ import re
 import shutil
 from pathlib import Path
 
-from proofcheck.registry import FLAGS, load
-from proofcheck.io.certificate_writer import (
-    lemma_certificate,
-    theorem_certificate,
-    write_certificate,
-)
+from proofcheck.registry import FLAGS, dependency_edges, load
+from proofcheck.io.certificate_writer import write_certificate
 from proofcheck.io.files import atomic_write, slug
 from proofcheck.io.provenance import provenance
-from proofcheck.kernel.verdicts import combine
-
-# statement -> statements its proof uses (the construction of SPEC §4)
-DEPENDENCIES = {
-    "3.2p": ["3.2"], "separation": ["3.1", "3.2p", "4.1"], "leaders": ["3.2p", "4.2", "4.3"],
-    "collapse": ["4.2", "4.3"], "interpolation": ["3.3"],
-    "1.6": ["separation", "leaders", "collapse", "interpolation"],
-    "1.8": ["1.6", "softmax-gap"], "E.1": ["C.1"],
-    "1.8-collapse": ["collapse", "softmax-gap"], "tikhonov": ["1.6"], "resnet": ["3.2", "1.6"],
-}
-
 
 def _provenance_line(p: dict) -> str:
     libs = ", ".join(f"{k} {v}" for k, v in p["libraries"].items())
@@ -46,8 +31,7 @@ def _provenance_line(p: dict) -> str:
             f"{libs}; generated {p['time']}")
 
 
-def _statement_page(st, results) -> str:
-    v = combine(r.verdict for r in results)
+def _statement_page(st, results, v) -> str:
     lines = [f"# {st.id} — {st.title}", "",
              f"- kind: {st.kind}; paper: {st.paper} ({st.flag}); module `{st.module}`",
              f"- instance: built-in, seed 0; reproduce with `python -m proofcheck lemma {st.id}`",
@@ -89,9 +73,9 @@ def _trajectory(out_img, ds):
 def regenerate(out="reports", quick: bool = False) -> int:
     """Rebuild ``out``; returns the exit code (0 when every statement run and every
     certificate behaves as recorded).  ``quick`` skips the digits-sample runs."""
-    from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-    from lemmas.afz.theorems.theorem_1_8 import verify as verify18
     from proofcheck.io.examples import sample
+    from proofcheck.runs.lemma import run_lemma
+    from proofcheck.runs.theorem import run_theorem
     from proofcheck.io.generate import random_dataset
     from proofcheck.kernel.verify import verify_certificate
     from proofcheck.reporting.plots import dependency_plot, gap_plot, softmax_error_plot
@@ -108,38 +92,35 @@ def regenerate(out="reports", quick: bool = False) -> int:
         if not st.implemented:
             status[st.id] = "planned"
             continue
-        results = st.runner()(None, 0)
-        v = combine(r.verdict for r in results)
+        run = run_lemma(st, None, 0)
+        results, v = run.results, run.verdict
         status[st.id] = v.value
-        page = _statement_page(st, results)
+        page = _statement_page(st, results, v)
         pages[st.id] = page
         atomic_write(out / "statements" / f"{slug(st.id)}.md", page)
-        cert = lemma_certificate(st.id, results, v)
-        if cert is not None:
-            write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json", cert)
+        if run.certificate is not None:
+            write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json",
+                              run.certificate)
     theorem_sets = [small] + ([] if quick else [sample()[0]])
     const_rows = []
     for ds in theorem_sets:
-        tc = verify16(ds)
-        v = combine(r.verdict for r in tc.results)
-        c = tc.constants
-        const_rows.append((f"1.6 on `{ds.name}`", c, v))
+        run16 = run_theorem("1.6", ds)
+        const_rows.append((f"1.6 on `{ds.name}`", run16.check.constants, run16.verdict))
         write_certificate(out / "certificates" / f"theorem-1.6-{slug(ds.name)}.json",
-                          theorem_certificate("1.6", ds, tc.construction.net, v, constants=c))
-    sc = verify18(small)
-    v18 = combine(r.verdict for r in sc.results)
-    const_rows.append((f"1.8 on `{small.name}`", sc.constants, v18))
+                          run16.certificate)
+    run18 = run_theorem("1.8", small)
+    sc = run18.check
+    const_rows.append((f"1.8 on `{small.name}`", sc.constants, run18.verdict))
     bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
     write_certificate(out / "certificates" / f"theorem-1.8-{slug(small.name)}.json",
-                      theorem_certificate("1.8", small, sc.construction.net, v18, tau=sc.tau_cert,
-                                          bounds=bounds, constants=sc.constants))
+                      run18.certificate)
     img = out / "img"
     _trajectory(img, small)
     gap_plot(img / "gaps.png", bounds, f"Theorem 1.8 on '{small.name}' at tau_cert = {sc.tau_cert}")
     softmax_error_plot(img / "softmax-error.png", sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
                        f"Theorem 1.8 on '{small.name}'")
     nodes = [s.id for s in cat if s.implemented]
-    edges = [(a, b) for b, uses in DEPENDENCIES.items() for a in uses if a in nodes and b in nodes]
+    edges = dependency_edges(cat)
     dependency_plot(img / "dependencies.png", edges, nodes, "statements and what their proofs use")
     # every certificate must re-verify with its recorded verdict
     cert_lines, ok = [], True

@@ -13,9 +13,9 @@ from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
-def _instance(dataset, seed):
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
+def _instance(ds):
+    """``(dataset, inputs, targets)``; the registry declares the default dataset (a
+    seeded random admissible one)."""
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
 
 
@@ -29,7 +29,7 @@ def _prefix(c, last_block, drop_last_sa=False):
 
 
 def _run_prefix(name, dataset, seed, upto, drop_last_sa, post):
-    ds, inputs, targets = _instance(dataset, seed)
+    ds, inputs, targets = _instance(dataset)
     c = construct(inputs, targets, ds.d)
     last = upto(c)
     net, claims = _prefix(c, last, drop_last_sa)
@@ -41,7 +41,7 @@ def _run_prefix(name, dataset, seed, upto, drop_last_sa, post):
     return out
 
 
-def run_separation(dataset=None, seed: int = 0):
+def run_separation(dataset, seed: int = 0):
     """After blocks 1..R+1 the sequences are pairwise disjoint, R <= N - 1, every
     coordinate is >= 1."""
     def post(c, outs, ds):
@@ -68,7 +68,7 @@ def run_separation(dataset=None, seed: int = 0):
     return _run_prefix("separation", dataset, seed, lambda c: c.phases["S"][1], False, post)
 
 
-def run_leaders(dataset=None, seed: int = 0):
+def run_leaders(dataset, seed: int = 0):
     """After the leader FFs: leader 1 of sequence j at ``t_j 1`` above every other
     coordinate of the sequence, the others on the sphere ``|s| = r`` in the open
     negative orthant, non-leaders in the positive orthant."""
@@ -100,7 +100,7 @@ def run_leaders(dataset=None, seed: int = 0):
     return _run_prefix("leaders", dataset, seed, lambda c: c.phases["L"][1], True, post)
 
 
-def run_collapse(dataset=None, seed: int = 0):
+def run_collapse(dataset, seed: int = 0):
     """After the collapse SA sequence j is exactly ``{kappa_l e_1 : l in leaders(j)}``,
     ``m_j`` distinct points, kappas distinct across all sequences."""
     def post(c, outs, ds):
@@ -120,9 +120,9 @@ def run_collapse(dataset=None, seed: int = 0):
     return _run_prefix("collapse", dataset, seed, lambda c: c.phases["C"][1], False, post)
 
 
-def run_interpolation(dataset=None, seed: int = 0):
+def run_interpolation(dataset, seed: int = 0):
     """After the M snaps every output set equals its target set."""
-    ds, inputs, targets = _instance(dataset, seed)
+    ds, inputs, targets = _instance(dataset)
     c = construct(inputs, targets, ds.d)
     nc = check_network(c.net, inputs, targets, c.claims)
     for r in nc.results:

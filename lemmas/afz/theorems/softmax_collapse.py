@@ -148,10 +148,7 @@ def check(dataset, exponents=EXPONENTS):
     return [hard, soft]
 
 
-def run(dataset=None, seed: int = 0):
-    """``lemma 1.8-collapse`` on the dataset (default: the first 4 images of the
-    packaged digits sample, 30 non-leaders)."""
-    if dataset is None:
-        from proofcheck.io.examples import sample
-        dataset, _ = sample(limit=2)
+def run(dataset, seed: int = 0):
+    """``lemma 1.8-collapse`` on ``dataset`` (the registry's default instance: the
+    first images of the packaged digits sample)."""
     return check(dataset)

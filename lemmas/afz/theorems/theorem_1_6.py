@@ -152,40 +152,39 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
-           workers: int | None = None, scheduler: str | None = None,
-           shard_progress=None, construction: str = "default") -> TheoremCheck:
+           construction=None, checker=None) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
-    With ``workers`` (a local Dask cluster) or ``scheduler`` (an address) the
-    check is sharded by sequence (:mod:`proofcheck.distributed`;
-    ``shard_progress(done, total)`` per shard); the outputs are then not gathered.
-    ``construction`` names the construction
-    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown."""
-    from lemmas.afz.theorems.constructions import get
+    ``construction``: a :class:`lemmas.afz.theorems.constructions.ConstructionSpec`
+    (``None``: this module's :func:`construct` and :func:`constant_checks`).
+    ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
+    kernel's :func:`~proofcheck.kernel.checker.check_network` (the pipeline layer
+    passes the Dask-sharded check here)."""
     from proofcheck.kernel.checker import check_network
-    spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
-    c = spec.build(inputs, targets, dataset.d, r=r)
+    if construction is None:
+        c = construct(inputs, targets, dataset.d, r=r)
+    else:
+        c = construction.build(inputs, targets, dataset.d, r=r)
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
-    if workers is not None or scheduler is not None:
-        from proofcheck.distributed import check_distributed
-        nc = check_distributed(c.net, inputs, targets, c.claims, workers=workers,
-                               scheduler=scheduler, backend=backend, progress=shard_progress)
+    nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,
+                                    progress=prog)
+    if construction is None:
+        checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
     else:
-        nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
-    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+        checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
+                                                      c.info)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds
     return TheoremCheck(c, nc, nc.results + checks, consts, secs)
 
 
-def run(dataset=None, seed: int = 0):
-    """``lemma 1.6``: Theorem 1.6 on the dataset (or a seeded random admissible one)."""
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(seed, d=2, N=5, style="mixed")
-    return verify(ds).results
+def run(dataset, seed: int = 0):
+    """``lemma 1.6``: Theorem 1.6 on ``dataset`` (the registry's default instance is a
+    seeded random admissible one)."""
+    return verify(dataset).results

@@ -234,13 +234,14 @@ def construction_checks(dataset, title: str = "Theorem 1.6 construction"):
     return [lc]
 
 
-def run(dataset=None, seed: int = 0):
+def run(dataset=None, seed: int = 0, setting=None):
     """``lemma tikhonov``: with a dataset, the Theorem 1.6 construction on it;
-    without, the authors' setting drawn with ``seed`` and, for comparison, the
+    without, the authors' ``setting`` (:class:`proofcheck.io.synthetic.SyntheticSetting`,
+    drawn with the seed: the registry's default instance) and, for comparison, the
     Theorem 1.6 construction on the same data."""
     if dataset is not None:
         return construction_checks(dataset)
-    from proofcheck.io.synthetic import authors_setting
-    s = authors_setting(seed)
-    return authors_checks(s) + construction_checks(
-        s.dataset, "Theorem 1.6 construction (for comparison)")
+    if setting is None:
+        raise ValueError("tikhonov needs a dataset or the authors' setting")
+    return authors_checks(setting) + construction_checks(
+        setting.dataset, "Theorem 1.6 construction (for comparison)")

@@ -1,0 +1,53 @@
+"""The lines ``theorem 1.6|1.8`` prints after the checks: the constants (1.6) or the
+temperatures (1.8), ``||theta*||^2`` and the time of every phase.  Every number is
+printed through :func:`proofcheck.kernel.verdicts.fmt_num`."""
+from __future__ import annotations
+
+from proofcheck.kernel.verdicts import fmt_num
+from proofcheck.reporting.approx import theta_line
+
+
+def summary_lines(statement: str, check, seconds: dict) -> list[str]:
+    """``check``: the ``TheoremCheck`` (1.6) or ``SoftmaxCheck`` (1.8) of the run;
+    ``seconds``: phase -> seconds (the ``time:`` line, in this order)."""
+    lines = _constants_16(check.constants) if statement == "1.6" else _softmax_18(check)
+    lines.append(theta_line(check.construction.net))
+    lines.append("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items()))
+    return lines
+
+
+def _constants_16(c: dict) -> list[str]:
+    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}",
+            f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
+            f"{c['L_paper_hardmax']})",
+            f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
+            f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational "
+            f"{c['max_bits']} bits"]
+
+
+def _f(x) -> str:
+    return "n/a" if x is None else fmt_num(x)
+
+
+def _softmax_18(sc) -> list[str]:
+    c = sc.constants
+    if sc.tau_free:
+        lines = ["tau_cert = every tau > 0  [no token has an attention competitor]"]
+    else:
+        lines = [f"tau_cert = {_f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]"]
+    if sc.search_note:
+        lines.append(f"  search: {sc.search_note}")
+    closed = sc.tau_closed_certified.value if sc.tau_closed_certified else "n/a"
+    lines += [f"tau_closed = {_f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
+              f"certificate: {closed}]",
+              f"tau_num = {_f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]"]
+    if sc.tau_num_note:
+        lines.append(f"  {sc.tau_num_note}")
+    sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
+    if sa:
+        lines.append("softmax layers: " + "; ".join(
+            f"block {b.block}: gap >= {_f(b.min_gap)}, eps <= {_f(b.max_eps)}"
+            for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
+    lines.append(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's: "
+                 f"2M + 3N = {c['L_paper_softmax']}), max width {c['max_width']}, P = {c['P']}")
+    return lines
