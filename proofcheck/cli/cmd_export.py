@@ -108,7 +108,7 @@ def cmd_export(args) -> int:
         require("onnxruntime", "export")
     statement, ds, tau = load_theorem_data(args)
     from proofcheck.export.arch import arrays, describe
-    from proofcheck.export.build import build, metadata
+    from proofcheck.runs.build import build, metadata
     print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
           flush=True)
     try:
