@@ -80,8 +80,8 @@ def round_q(q, fmt: FloatFormat) -> Fraction:
     # it exceeds the largest finite value (m < 2^precision after rounding up to
     # a power of two just moves to the next binade)
     if m.bit_length() - 1 - shift > fmt.emax:
-        raise FormatOverflow(f"{'-' if negative else ''}{_approx(abs(q))} overflows {fmt.name} "
-                             f"(largest finite {_approx(fmt.max_finite)})")
+        raise FormatOverflow(f"{'-' if negative else ''}{short_decimal(abs(q))} overflows "
+                             f"{fmt.name} (largest finite {short_decimal(fmt.max_finite)})")
     r = Fraction(m, 1 << shift) if shift >= 0 else Fraction(m << (-shift))
     return -r if negative else r
 
@@ -103,7 +103,7 @@ def to_float(q, fmt: FloatFormat) -> float:
         return float("inf") if Fraction(q) > 0 else float("-inf")
 
 
-def _approx(q: Fraction) -> str:
+def short_decimal(q: Fraction) -> str:
     """A short decimal approximation of a (possibly huge) positive rational."""
     n, d = q.numerator, q.denominator
     e10 = len(str(n)) - len(str(d))

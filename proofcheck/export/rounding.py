@@ -24,6 +24,7 @@ from proofcheck.floats import (  # the formats, for the exporters
     get_format,
     is_representable,
     round_q,
+    short_decimal,
     to_float,
 )
 
@@ -117,7 +118,7 @@ def certify_rounded(net, inputs, targets, fmt: FloatFormat, claims=None,
     rounded, stats = round_network(net, fmt)
     if stats["overflow"]:
         bi, sub, name, x = stats["overflow"][0]
-        w = Witness(f"parameter {name} = {_approx(abs(x))} (sign {'-' if x < 0 else '+'}) "
+        w = Witness(f"parameter {name} = {short_decimal(abs(x))} (sign {'-' if x < 0 else '+'}) "
                     f"overflows {fmt.name}: {len(stats['overflow'])} stored scalar(s) have no "
                     f"finite {fmt.name} value", block=bi, sublayer=sub)
         return RoundingCheck(fmt.name, Verdict.REFUTED, w, None, stats, None,

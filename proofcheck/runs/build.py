@@ -35,62 +35,47 @@ class Built:
         return [list(p.outputs) for p in self.dataset.pairs]
 
 
-def build(statement: str, dataset, tau=None, check: bool = True, progress=None,
-          options=None) -> Built:
+def build(statement: str, dataset, tau=None, check: bool = True, options=None) -> Built:
     """Construct (and with ``check`` verify) the network of ``statement`` on the
-    admissible ``dataset``.  1.6: hardmax, exact check of every claim, exact
-    interpolation and the constants.  1.8: softmax at ``tau`` (a positive
-    Fraction; required unless ``check``, in which case the certified search of
-    ``theorem 1.8`` gives tau_cert); the certificate is the softmax certifier's.
-    ``options``: :class:`lemmas.afz.theorems.options.ConstructionOptions` (None: today's
-    construction).  Raises ``ValueError`` for a statement other than 1.6/1.8, a
-    missing tau, or options the data cannot satisfy."""
+    admissible ``dataset``.  With ``check`` the run is :func:`proofcheck.runs.theorem.
+    run_theorem` (1.6: hardmax, exact check of every claim, exact interpolation and the
+    constants; 1.8: softmax at ``tau``, or the certified search of ``theorem 1.8``
+    when ``tau`` is None), and the verdict is the kernel's re-check of its
+    certificate.  ``options``: :class:`lemmas.afz.theorems.options.ConstructionOptions`
+    (None: today's construction).  Raises ``ValueError`` for a statement other than
+    1.6/1.8, a missing tau, or options the data cannot satisfy."""
+    if statement not in ("1.6", "1.8"):
+        raise ValueError(f"{statement} is not a theorem; theorems: 1.6, 1.8")
+    if statement == "1.8" and tau is None and (not check or (
+            options is not None and options.float_format is not None)):
+        raise ValueError("theorem 1.8 " + ("with --float-safe" if check else "without a check")
+                         + " needs --tau")
+    attention = "hardmax" if statement == "1.6" else "softmax"
+    if not check:
+        c = _construct(statement, dataset, options)
+        b = Built(statement, dataset, c.net, c.claims, attention,
+                  None if tau is None else Fraction(tau), info=c.info)
+        b.info["options"] = options
+        return b
+    from proofcheck.runs.theorem import TheoremOptions, run_theorem
+    run = run_theorem(statement, dataset, opts=TheoremOptions(
+        tau=None if tau is None else Fraction(tau), simulate=False, options=options))
+    c = run.check.construction
+    if statement == "1.8":
+        tau = run.check.tau_cert if tau is None else Fraction(tau)
+    b = Built(statement, dataset, c.net, c.claims, attention, tau, verdict=run.verdict,
+              certificate=run.certificate if tau is not None or statement == "1.6" else None,
+              info=c.info)
+    b.info["options"] = options
+    return b
+
+
+def _construct(statement: str, dataset, options):
     from lemmas.afz.theorems import theorem_1_6, theorem_1_8
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
-    if statement == "1.6":
-        c = theorem_1_6.construct(inputs, targets, dataset.d, options=options)
-        b = Built("1.6", dataset, c.net, c.claims, "hardmax", None, info=c.info)
-        b.info["options"] = options
-        if check:
-            from proofcheck.io.certificate_writer import theorem_certificate
-            from proofcheck.kernel.checker import check_network
-            from proofcheck.kernel.verdicts import combine
-            nc = check_network(c.net, inputs, targets, c.claims, progress=progress)
-            checks, consts = theorem_1_6.constant_checks(c.net, dataset.d, dataset.N,
-                                                         dataset.M, c.info["R"])
-            b.verdict = combine(r.verdict for r in nc.results + checks)
-            b.certificate = theorem_certificate("1.6", dataset, c.net, b.verdict,
-                                                constants=consts)
-        return b
-    if statement != "1.8":
-        raise ValueError(f"{statement} is not a theorem; theorems: 1.6, 1.8")
-    if tau is None and not check:
-        raise ValueError("theorem 1.8 without a check needs --tau")
-    if tau is None:
-        if options is not None and options.float_format is not None:
-            raise ValueError("theorem 1.8 with --float-safe needs --tau")
-        sc = theorem_1_8.verify(dataset, simulate_num=False)
-        c, tau = sc.construction, sc.tau_cert
-        if tau is None:
-            b = Built("1.8", dataset, c.net, c.claims, "softmax", None, sc.certificate.verdict,
-                      info=c.info)
-            return b
-        cert = sc.certificate
-    else:
-        from proofcheck.kernel.softmax_certifier import certify
-        c = theorem_1_6.construct(inputs, targets, dataset.d, **theorem_1_8.SCALES,
-                                  options=options)
-        cert = certify(c.net, inputs, targets, Fraction(tau)) if check else None
-    b = Built("1.8", dataset, c.net, c.claims, "softmax", Fraction(tau), info=c.info)
-    b.info["options"] = options
-    if cert is not None:
-        from proofcheck.io.certificate_writer import theorem_certificate
-        b.verdict = cert.verdict
-        b.certificate = theorem_certificate(
-            "1.8", dataset, c.net, cert.verdict, tau=Fraction(tau),
-            bounds=[x.to_json() for x in cert.bounds if x.max_eps is not None])
-    return b
+    scales = theorem_1_8.SCALES if statement == "1.8" else {}
+    return theorem_1_6.construct(inputs, targets, dataset.d, **scales, options=options)
 
 
 def metadata(b: Built, dtype: str) -> dict:

@@ -29,7 +29,8 @@ class TheoremOptions:
     temperature instead of searching), ``construction`` (a name of
     :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`), ``simulate`` (1.8: the
     mpmath search for tau_num), ``workers``/``scheduler`` (1.6: shard the exact check
-    over Dask)."""
+    over Dask), ``options`` (construction options,
+    :class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
 
     backend: str = "flint"
     tau: Fraction | None = None
@@ -37,6 +38,7 @@ class TheoremOptions:
     simulate: bool = True
     workers: int | None = None
     scheduler: str | None = None
+    options: object = None
 
 
 @dataclass
@@ -155,7 +157,8 @@ def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
     from lemmas.afz.theorems.constructions import get
     from lemmas.afz.theorems.theorem_1_6 import verify
     return verify(dataset, backend=opts.backend, progress=hooks.block,
-                  construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks))
+                  construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks),
+                  options=opts.options)
 
 
 def _dask_checker(opts: TheoremOptions, hooks: Hooks):
@@ -174,7 +177,7 @@ def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
     from lemmas.afz.theorems.theorem_1_8 import verify
     return verify(dataset, tau=opts.tau, progress=hooks.certificate,
                   prep_progress=hooks.trajectory, sim_progress=hooks.simulation,
-                  simulate_num=opts.simulate)
+                  simulate_num=opts.simulate, options=opts.options)
 
 
 def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:

@@ -152,7 +152,7 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
-           construction=None, checker=None) -> TheoremCheck:
+           construction=None, checker=None, options=None) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
@@ -160,15 +160,16 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     (``None``: this module's :func:`construct` and :func:`constant_checks`).
     ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
     kernel's :func:`~proofcheck.kernel.checker.check_network` (the pipeline layer
-    passes the Dask-sharded check here)."""
+    passes the Dask-sharded check here).  ``options``: construction options
+    (:class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
     from proofcheck.kernel.checker import check_network
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
     if construction is None:
-        c = construct(inputs, targets, dataset.d, r=r)
+        c = construct(inputs, targets, dataset.d, r=r, options=options)
     else:
-        c = construction.build(inputs, targets, dataset.d, r=r)
+        c = construction.build(inputs, targets, dataset.d, r=r, options=options)
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,

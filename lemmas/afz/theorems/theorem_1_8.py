@@ -289,16 +289,17 @@ def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, step
 
 
 def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None,
-           prep_progress=None, sim_progress=None) -> SoftmaxCheck:
+           prep_progress=None, sim_progress=None, options=None) -> SoftmaxCheck:
     """Theorem 1.8 on ``dataset``: certify the given ``tau`` (rational) or search
     tau_cert; closed form and (small datasets) tau_num.  ``progress(tau, verdict)``
     per certificate, ``prep_progress(block, total)`` during the tau-independent
-    pass, ``sim_progress(tau)`` per simulation."""
+    pass, ``sim_progress(tau)`` per simulation; ``options``: construction options
+    (:class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
     t0 = time.perf_counter()
-    c = construct(inputs, targets, dataset.d, **SCALES)
+    c = construct(inputs, targets, dataset.d, **SCALES, options=options)
     secs["construct"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     traj = prepare(c.net, inputs, progress=prep_progress)
