@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.reporting.site import regenerate
+from proofcheck.runs.site import regenerate
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "reports"

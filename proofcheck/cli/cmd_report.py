@@ -18,7 +18,7 @@ def register(sub) -> None:
 def cmd_report(args) -> int:
     from pathlib import Path
 
-    from proofcheck.reporting.site import regenerate
+    from proofcheck.runs.site import regenerate
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise BadInput("--out exists and is not a folder", args.out)
     return regenerate(args.out)

@@ -20,6 +20,7 @@ from proofcheck.registry.statement import FLAGS, SCOPES, Statement, normalise
 
 __all__ = ["Statement", "Admissibility", "InstanceSpec", "FLAGS", "SCOPES", "ANY_DATASET",
            "NO_DATASET", "THEOREM", "load", "find", "dependency_edges", "markdown_table",
+           "markdown_cell",
            "normalise"]
 
 
@@ -53,7 +54,7 @@ def dependency_edges(statements: list[Statement]) -> list[tuple[str, str]]:
     return [(a, s.id) for s in statements if s.id in ids for a in s.uses if a in ids]
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
     """Text as a literal Markdown table cell."""
     return (text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
             .replace("<", "&lt;").replace(">", "&gt;"))
@@ -72,7 +73,7 @@ def markdown_table(statements: list[Statement]) -> str:
             "the statement's own rule"
         kernel = (f"`lemma_checks/{s.kernel_check}`" if s.kernel_check else
                   "theorem certificate" if s.kind == "theorem" else "-")
-        lines.append(f"| {s.id} | {s.kind} | {_cell(s.title)} | {s.paper} ({s.flag}) | "
+        lines.append(f"| {s.id} | {s.kind} | {markdown_cell(s.title)} | {s.paper} ({s.flag}) | "
                      f"`{s.module or '-'}` | {kernel} | {', '.join(s.uses) or '-'} | "
-                     f"{_cell(adm)} | {s.scope} |")
+                     f"{markdown_cell(adm)} | {s.scope} |")
     return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
-"""``python -m proofcheck report``: regenerate the committed ``reports/`` folder.
+"""The pages of the ``reports/`` folder (``python -m proofcheck report``; the runs
+behind them are :mod:`proofcheck.runs.site`).
 
 Contents (deterministic: the same inputs give the same bytes apart from the
 provenance time stamps):
@@ -15,23 +16,23 @@ provenance time stamps):
 from __future__ import annotations
 
 import base64
-import json
 import re
-import shutil
 from pathlib import Path
 
-from proofcheck.registry import FLAGS, dependency_edges, load
-from proofcheck.io.certificate_writer import write_certificate
-from proofcheck.io.files import atomic_write, slug
-from proofcheck.io.provenance import provenance
+from proofcheck.io.files import slug
+from proofcheck.kernel.verdicts import fmt_num
+from proofcheck.registry import FLAGS, markdown_cell
 
-def _provenance_line(p: dict) -> str:
+
+def provenance_line(p: dict) -> str:
+    """The provenance line of the index (tool, commit, Python, libraries, time)."""
     libs = ", ".join(f"{k} {v}" for k, v in p["libraries"].items())
     return (f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}); Python {p['python']}; "
             f"{libs}; generated {p['time']}")
 
 
-def _statement_page(st, results, v) -> str:
+def statement_page(st, results, v) -> str:
+    """``statements/<id>.md``: the statement, its verdict ``v`` and every check's lines."""
     lines = [f"# {st.id} — {st.title}", "",
              f"- kind: {st.kind}; paper: {st.paper} ({st.flag}); module `{st.module}`",
              f"- instance: built-in, seed 0; reproduce with `python -m proofcheck lemma {st.id}`",
@@ -42,102 +43,20 @@ def _statement_page(st, results, v) -> str:
     return "\n".join(lines)
 
 
-def _trajectory(out_img, ds):
-    """Token positions after each phase of the Theorem 1.6 network on ``ds``."""
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend
-    from proofcheck.reporting.plots import trajectory_plot
-    inputs = [list(p.inputs) for p in ds.pairs]
-    targets = [list(p.outputs) for p in ds.pairs]
-    c = construct(inputs, targets, ds.d)
-    be = FlintBackend()
-    st = be.load(inputs)
-    stages = [("input", be.to_fractions(st))]
-    ends = {c.phases["S"][1]: "after S (separated)", c.phases["I"][1]: "after I (targets)"}
-    for bi, blk in enumerate(c.net.blocks, start=1):
-        st, _, _ = be.ff(blk.ff, st)
-        if bi == c.phases["C"][1]:
-            stages.append(("after L (leaders placed)", be.to_fractions(st)))
-        st, _, _ = be.sa(blk.sa, st, HARDMAX)
-        if bi == c.phases["C"][1]:
-            stages.append(("after C (collapsed on e1)", be.to_fractions(st)))
-        if bi in ends:
-            stages.append((ends[bi], be.to_fractions(st)))
-    stages.sort(key=lambda s: ["input", "after S (separated)", "after L (leaders placed)",
-                               "after C (collapsed on e1)", "after I (targets)"].index(s[0]))
-    return trajectory_plot(out_img / "trajectory.png", stages, st.spans,
-                           f"Theorem 1.6 pipeline on '{ds.name}' (first two coordinates)")
-
-
-def regenerate(out="reports", quick: bool = False) -> int:
-    """Rebuild ``out``; returns the exit code (0 when every statement run and every
-    certificate behaves as recorded).  ``quick`` skips the digits-sample runs."""
-    from proofcheck.io.examples import sample
-    from proofcheck.runs.lemma import run_lemma
-    from proofcheck.runs.theorem import run_theorem
-    from proofcheck.io.generate import random_dataset
-    from proofcheck.kernel.verify import verify_certificate
-    from proofcheck.reporting.plots import dependency_plot, gap_plot, softmax_error_plot
-    out = Path(out)
-    for sub in ("statements", "img", "certificates"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-        (out / sub).mkdir(parents=True, exist_ok=True)
-    prov = provenance()
-    cat = load()
-    small = random_dataset(7, d=2, N=4, max_n=4, style="mixed")
-    small = type(small)("generated-7", small.d, small.pairs, small.notes)
-    status, pages = {}, {}
-    for st in cat:
-        if not st.implemented:
-            status[st.id] = "planned"
-            continue
-        run = run_lemma(st, None, 0)
-        results, v = run.results, run.verdict
-        status[st.id] = v.value
-        page = _statement_page(st, results, v)
-        pages[st.id] = page
-        atomic_write(out / "statements" / f"{slug(st.id)}.md", page)
-        if run.certificate is not None:
-            write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json",
-                              run.certificate)
-    theorem_sets = [small] + ([] if quick else [sample()[0]])
-    const_rows = []
-    for ds in theorem_sets:
-        run16 = run_theorem("1.6", ds)
-        const_rows.append((f"1.6 on `{ds.name}`", run16.check.constants, run16.verdict))
-        write_certificate(out / "certificates" / f"theorem-1.6-{slug(ds.name)}.json",
-                          run16.certificate)
-    run18 = run_theorem("1.8", small)
-    sc = run18.check
-    const_rows.append((f"1.8 on `{small.name}`", sc.constants, run18.verdict))
-    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
-    write_certificate(out / "certificates" / f"theorem-1.8-{slug(small.name)}.json",
-                      run18.certificate)
-    img = out / "img"
-    _trajectory(img, small)
-    gap_plot(img / "gaps.png", bounds, f"Theorem 1.8 on '{small.name}' at tau_cert = {sc.tau_cert}")
-    softmax_error_plot(img / "softmax-error.png", sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
-                       f"Theorem 1.8 on '{small.name}'")
-    nodes = [s.id for s in cat if s.implemented]
-    edges = dependency_edges(cat)
-    dependency_plot(img / "dependencies.png", edges, nodes, "statements and what their proofs use")
-    # every certificate must re-verify with its recorded verdict
-    cert_lines, ok = [], True
-    for f in sorted((out / "certificates").glob("*.json")):
-        vv, _ = verify_certificate(json.loads(f.read_text()))
-        cert_lines.append(f"| `certificates/{f.name}` | {vv.value} |")
-        ok &= vv.passed
-    # index
-    lines = ["# proofcheck reports", "", _provenance_line(prov), "",
+def index_markdown(prov: dict, cat, status: dict, pages: dict, const_rows, small, sc,
+                   cert_lines) -> str:
+    """``index.md``: ``cat`` the statements, ``status`` id -> verdict text, ``pages`` the
+    statement pages written, ``const_rows`` ``(run name, constants, verdict)``,
+    ``small``/``sc`` the dataset and ``SoftmaxCheck`` of the 1.8 run, ``cert_lines``
+    the certificates table rows."""
+    lines = ["# proofcheck reports", "", provenance_line(prov), "",
              "Regenerate with `python -m proofcheck report`; re-check any certificate with "
              "`python -m proofcheck verify reports/certificates/FILE`.", "",
              "## Catalogue", "", "| id | kind | statement | paper no. | flag | status |",
              "|---|---|---|---|---|---|"]
     for st in cat:
         link = f"[{st.id}](statements/{slug(st.id)}.md)" if st.id in pages else st.id
-        title = (st.title.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
-                 .replace("<", "&lt;").replace(">", "&gt;"))  # Markdown table cell, literal
+        title = markdown_cell(st.title)
         stat = status[st.id]
         if st.readings:
             stat += (f" (reading {st.readings[0]}; variant(s) " + ", ".join(st.readings[1:])
@@ -153,7 +72,6 @@ def regenerate(out="reports", quick: bool = False) -> int:
         lines.append(f"| {name} | {c['N']} | {c['M']} | {c['d']} | {c['R']} | {c['L']} | "
                      f"{c['L_construction']} | {bound} | {c['max_width']} | {c['P']} | "
                      f"{c['P_formula']} | {c['P_bound']} | {v.value} |")
-    from proofcheck.kernel.verdicts import fmt_num
     f = lambda x: "n/a" if x is None else fmt_num(x)  # noqa: E731
     lines += ["", f"Theorem 1.8 on `{small.name}`: tau_cert = {f(sc.tau_cert)}, tau_num = "
               f"{f(sc.tau_num)} (simulation), tau_closed ≈ {f(sc.tau_closed)}. "
@@ -176,15 +94,11 @@ def regenerate(out="reports", quick: bool = False) -> int:
               "tau_cert) and, where simulated, the error of the softmax network against τ.*",
               "",
               "## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
-    index = "\n".join(lines) + "\n"
-    atomic_write(out / "index.md", index)
-    atomic_write(out / "index.html", _html(index, pages, out))
-    print(f"wrote {out}/index.md, {out}/index.html, {len(pages)} statement pages, "
-          f"{len(cert_lines)} certificates")
-    return 0 if ok else 1
+    return "\n".join(lines) + "\n"
 
 
-def _html(index: str, pages: dict, out: Path) -> str:
+def html(index: str, pages: dict, out: Path) -> str:
+    """``index.html``: the index and every statement page, images inlined."""
     import markdown
 
     def inline(md_text):
