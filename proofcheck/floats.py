@@ -4,7 +4,7 @@
 point format (IEEE 754 round-half-to-even, gradual underflow), computed in exact
 integer arithmetic — never through a float64 intermediate, so there is no double
 rounding for binary32 or bfloat16 — and returns the exact ``Fraction`` of the float.
-Used by the float-safe construction options (``lemmas.afz.theorems.options``) and
+Used by the float-safe construction options (``lemmas.afz.options``) and
 by the exporters and the certified-rounding check (``proofcheck.export.rounding``).
 """
 from __future__ import annotations

@@ -146,7 +146,8 @@ def test_a_statement_without_dataset_refuses_one(tmp_path):
 def test_lemma_collapse_runs_every_declared_check():
     """``lemma collapse`` runs the collapse module's proof and searches and the
     phase-C check on the theorem's construction."""
-    from lemmas.afz.phases import collapse, statements
+    from lemmas.afz.phases import collapse
+    from lemmas.afz.theorems import phase_statements as statements
     from proofcheck.runs.lemma import run_checks
     st = find("collapse")
     ds = build(st.instances["dataset"], 0)

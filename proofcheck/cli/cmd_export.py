@@ -31,14 +31,14 @@ def theorem_args(q) -> None:
     q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
                                                            "float16"],
                    help="construction option: float-safe snaps for this format "
-                   "(lemmas/afz/theorems/options.py)")
+                   "(lemmas/afz/options.py)")
 
 
 def options_of(args):
     """The construction options asked for on the command line (None: default)."""
     if getattr(args, "float_safe", None) is None:
         return None
-    from lemmas.afz.theorems.options import ConstructionOptions
+    from lemmas.afz.options import ConstructionOptions
     return ConstructionOptions(float_format=args.float_safe)
 
 

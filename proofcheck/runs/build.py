@@ -41,7 +41,7 @@ def build(statement: str, dataset, tau=None, check: bool = True, options=None) -
     run_theorem` (1.6: hardmax, exact check of every claim, exact interpolation and the
     constants; 1.8: softmax at ``tau``, or the certified search of ``theorem 1.8``
     when ``tau`` is None), and the verdict is the kernel's re-check of its
-    certificate.  ``options``: :class:`lemmas.afz.theorems.options.ConstructionOptions`
+    certificate.  ``options``: :class:`lemmas.afz.options.ConstructionOptions`
     (None: today's construction).  Raises ``ValueError`` for a statement other than
     1.6/1.8, a missing tau, or options the data cannot satisfy."""
     if statement not in ("1.6", "1.8"):

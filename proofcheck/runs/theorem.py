@@ -30,7 +30,7 @@ class TheoremOptions:
     :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`), ``simulate`` (1.8: the
     mpmath search for tau_num), ``workers``/``scheduler`` (1.6: shard the exact check
     over Dask), ``options`` (construction options,
-    :class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
+    :class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
 
     backend: str = "flint"
     tau: Fraction | None = None

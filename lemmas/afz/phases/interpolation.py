@@ -21,10 +21,10 @@ ID = "interpolation"
 def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
     ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
-    :mod:`lemmas.afz.theorems.options` (float-safe centre and power-of-two half-width).
+    :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width).
     ``progress()`` (optional) once per snap."""
     if float_format is not None:
-        from lemmas.afz.theorems.options import check_targets
+        from lemmas.afz.options import check_targets
         check_targets(targets, float_format)
     # the distinct values, sorted as python-flint fmpq (exact; compared in C, a
     # Fraction comparison costs microseconds); keys (numerator, denominator)
@@ -38,7 +38,7 @@ def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
         delta = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 4
         centre = kap
         if float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_snap
+            from lemmas.afz.options import float_safe_snap
             centre, delta = float_safe_snap(kap, delta, float_format)
         if progress:
             progress()

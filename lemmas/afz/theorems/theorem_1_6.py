@@ -161,7 +161,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
     kernel's :func:`~proofcheck.kernel.checker.check_network` (the pipeline layer
     passes the Dask-sharded check here).  ``options``: construction options
-    (:class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
+    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
     from proofcheck.kernel.checker import check_network
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]

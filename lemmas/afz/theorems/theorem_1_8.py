@@ -294,7 +294,7 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     tau_cert; closed form and (small datasets) tau_num.  ``progress(tau, verdict)``
     per certificate, ``prep_progress(block, total)`` during the tau-independent
     pass, ``sim_progress(tau)`` per simulation; ``options``: construction options
-    (:class:`lemmas.afz.theorems.options.ConstructionOptions`; None: the default)."""
+    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
