@@ -21,7 +21,7 @@ from proofcheck.kernel.model import Block, Factored, Transformer, with_parameter
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
-from proofcheck.reporting.approx import approx_text, sig_digits
+from proofcheck.approx import approx_text, sig_digits
 
 # ---------------------------------------------------------------- decimal approximation
 

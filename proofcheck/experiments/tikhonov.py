@@ -201,7 +201,7 @@ def summary(ex: Experiment) -> dict:
     log-log slopes of F between neighbouring eps, and where F leaves the linear
     regime (F above eps ||theta*||^2: provably not a global minimiser)."""
     from proofcheck.kernel.numbers import format_q
-    from proofcheck.reporting.approx import sig_digits
+    from proofcheck.approx import sig_digits
     thf, scf = float(ex.threshold), float(ex.script_threshold)
     rows = []
     for r in ex.runs:

@@ -17,7 +17,7 @@ from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
 from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
-from proofcheck.reporting.approx import theta_json, theta_markdown
+from proofcheck.approx import theta_json, theta_markdown
 
 
 def layer_table(net: Transformer) -> list[dict]:

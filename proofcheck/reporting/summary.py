@@ -4,7 +4,7 @@ printed through :func:`proofcheck.kernel.verdicts.fmt_num`."""
 from __future__ import annotations
 
 from proofcheck.kernel.verdicts import fmt_num
-from proofcheck.reporting.approx import theta_line
+from proofcheck.approx import theta_line
 
 
 def summary_lines(statement: str, check, seconds: dict) -> list[str]:

@@ -134,7 +134,7 @@ def loss_check(name: str, net: Transformer, inputs, targets, backend: str = "fli
     equality per pair (witness on failure) and the exact value of J.  Returns
     ``(CheckResult, J or None)``."""
     from proofcheck.kernel.checker import check_network
-    from proofcheck.reporting.approx import approx_text
+    from proofcheck.approx import approx_text
     nc = check_network(net, inputs, targets, None, backend=backend)
     if nc.verdict == Verdict.ERROR:
         return CheckResult(name, Verdict.ERROR,
@@ -162,7 +162,7 @@ def authors_checks(setting, net: Transformer | None = None, backend: str = "flin
     :func:`authors_network` builds for ``setting``)."""
     from proofcheck.kernel.dataset import check_admissible
     from proofcheck.kernel.errors import Inadmissible
-    from proofcheck.reporting.approx import approx_text, sig_digits
+    from proofcheck.approx import approx_text, sig_digits
     net = authors_network(setting) if net is None else net
     ds = setting.dataset
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -221,7 +221,7 @@ def construction_checks(dataset, title: str = "Theorem 1.6 construction"):
     """``J(theta*) = 0`` and ``||theta*||^2`` (stored-scalar convention) for the
     Theorem 1.6 network built for ``dataset``."""
     from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.reporting.approx import approx_text
+    from proofcheck.approx import approx_text
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     c = construct(inputs, targets, dataset.d)
