@@ -528,8 +528,8 @@ def deviation_plot(path, results, title: str):
     (log scale); the first block whose deviation is infinite or NaN is marked
     with an x on the top edge and a dotted line, the first region exit with a
     dashed line."""
-    from proofcheck.reporting.plots import _plt, _save
-    plt = _plt()
+    from proofcheck.reporting.plots import pyplot, save_png
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
     marks = []
     for r in results:
@@ -554,4 +554,4 @@ def deviation_plot(path, results, title: str):
     ax.set_ylabel("log10 largest deviation (max norm)")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=7)
-    return _save(fig, path)
+    return save_png(fig, path)

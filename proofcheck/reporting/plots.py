@@ -5,13 +5,13 @@ from fractions import Fraction
 from pathlib import Path
 
 
-def _save(fig, path, tight: bool = True) -> Path:
+def save_png(fig, path, tight: bool = True) -> Path:
     """Write ``fig`` as PNG without a software stamp (byte-reproducible), atomically
     and with mode 0644, then close it.  Raises ``OSError`` when ``path`` cannot be
     written (nothing is left half-written)."""
     import os
     import tempfile
-    plt = _plt()
+    plt = pyplot()
     if tight:
         fig.tight_layout()
     path = Path(path)
@@ -30,7 +30,8 @@ def _save(fig, path, tight: bool = True) -> Path:
     return path
 
 
-def _plt():
+def pyplot():
+    """``matplotlib.pyplot`` with the non-interactive Agg backend."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -54,7 +55,7 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
     mpmath error curve (an audit, not a proof) on a log10 axis.  ``curve``:
     ``[(tau, error)]``, ``trials``: ``[(tau, verdict)]``.  No float of an
     unbounded number is taken (tau up to 2^±10^6 plots fine)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.8, 4.2), dpi=100)
     xs = [log2_display(t) for t, _ in trials] + [log2_display(t) for t, _ in curve]
     if tau_cert is not None:
@@ -98,7 +99,7 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize=7)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def trajectory_plot(path, stages, spans, title: str) -> Path:
@@ -108,7 +109,7 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
     (``spans``: ``[(lo, hi)]`` row ranges).  Coincident tokens of different
     sequences stay visible: each sequence is drawn as an open marker of its own
     size.  One legend for the whole figure.  Float conversion here is display only."""
-    plt = _plt()
+    plt = pyplot()
     ncols = 3
     nrows = -(-len(stages) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(11, 3.7 * nrows), dpi=100, squeeze=False)
@@ -147,7 +148,7 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
     else:
         fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), fontsize=10)
     fig.suptitle(title, fontsize=12)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def _disp(x) -> float:
@@ -161,7 +162,7 @@ def _disp(x) -> float:
 def gap_plot(path, bounds, title: str) -> Path:
     """Minimum certified attention gap per softmax SA layer (log2 axis, computed
     without floats of the gaps, so any size plots)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.2), dpi=100)
     bounds = [b for b in bounds if b.get("min_gap") and Fraction(b["min_gap"]) > 0]
     xs = [b["block"] for b in bounds]
@@ -170,7 +171,7 @@ def gap_plot(path, bounds, title: str) -> Path:
     ax.set_xlabel("block (softmax SA layer)")
     ax.set_ylabel("log2 min certified gap")
     ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def layered_layout(nodes, edges):
@@ -248,7 +249,7 @@ def _layered_component(g):
 def dependency_plot(path, edges, nodes, title: str) -> Path:
     """Statement dependency graph (an arrow a -> b: the proof of b uses a), drawn in
     layers with the long edges routed around the node boxes."""
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.path import Path as MPath
     from matplotlib.patches import FancyArrowPatch, PathPatch
     pos, routes = layered_layout(nodes, edges)
@@ -275,4 +276,4 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     ax.set_ylim(-nlev + 0.5, 0.5)
     ax.axis("off")
     ax.set_title(title, fontsize=12)
-    return _save(fig, path)
+    return save_png(fig, path)
