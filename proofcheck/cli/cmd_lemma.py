@@ -5,7 +5,6 @@ from proofcheck.cli.common import (
     data_options,
     data_request,
     integer_arg,
-    print_results,
     verdict_line,
 )
 from proofcheck.kernel.errors import BadInput
@@ -39,13 +38,20 @@ def cmd_lemma(args) -> int:
     of the certificate of its exact instances, with the checks it cannot carry."""
     from proofcheck.registry import find
     from proofcheck.runs.instances import load
-    from proofcheck.runs.lemma import check_reading, header_lines, recheck_lines, run_lemma
+    from proofcheck.runs.lemma import (
+        check_reading,
+        header_lines,
+        recheck_lines,
+        result_lines,
+        run_lemma,
+    )
     st = find(args.id)
     check_reading(st, args.reading)
     ds, _ = load(st, data_request(args))
     run = run_lemma(st, ds, args.seed, args.reading)
     print("\n".join(header_lines(run)) + "\n")
-    print_results(run.results)
+    for r in run.results:
+        print("\n".join(result_lines(r)))
     print("\n" + "\n".join(recheck_lines(run)))
     if args.certificate:
         if run.certificate is None:

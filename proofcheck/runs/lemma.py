@@ -45,11 +45,14 @@ class LemmaRun:
 
     @property
     def verdict(self) -> Verdict:
+        """The kernel's verdict on the certified instances, combined with every other
+        computed check; argued steps do not count, and a run with nothing computed
+        is INCONCLUSIVE."""
         kept = {id(r) for r in self.certified}
-        rest = [r.verdict for r in self.results if id(r) not in kept]
-        if self.recheck is None:
-            return combine(rest)
-        return combine([self.recheck.verdict] + rest)
+        rest = [r.verdict for r in self.results if id(r) not in kept and not is_argued(r)]
+        if self.recheck is not None:
+            rest.append(self.recheck.verdict)
+        return combine(rest) if rest else Verdict.INCONCLUSIVE
 
 
 def certifiable(statement) -> bool:
@@ -89,7 +92,32 @@ def run_checks(statement, dataset=None, seed: int = 0, reading: str | None = Non
     results = []
     for fn in statement.check_functions():
         results += list(fn(data, seed, **kwargs))
+    if statement.source != "proofcheck":
+        mark_argued(results)
     return results
+
+
+def is_argued(res: CheckResult) -> bool:
+    return bool(getattr(res, "argued", False))
+
+
+def mark_argued(results) -> None:
+    """A plugin's passing result that no check of :mod:`proofcheck.api` computed is an
+    argued step (it was written by hand): marked so, it never counts as VERIFIED."""
+    from proofcheck.api import is_computed
+    for r in results:
+        if not isinstance(r, CheckResult):
+            raise TypeError(f"a check returned {type(r).__name__}, not a CheckResult")
+        if r.verdict.passed and not is_computed(r):
+            r.argued = True
+
+
+def result_lines(res: CheckResult) -> list[str]:
+    """The lines of one result; an argued step is labelled as such, not with a verdict."""
+    lines = res.lines()
+    if is_argued(res):
+        lines[0] = f"[ARGUED, not computed] {res.name}"
+    return lines
 
 
 def run_lemma(statement, dataset=None, seed: int = 0, reading: str | None = None) -> LemmaRun:
