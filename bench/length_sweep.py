@@ -31,30 +31,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-
-def add_tokens(ds, k: int, seed: int = 0, shared: bool = False, grid: int = 64):
-    """``ds`` with ``k`` extra tokens appended to every input sequence (targets
-    and N unchanged).  New tokens have coordinates ``c / grid`` with ``c`` drawn
-    uniformly from ``[-20 grid, 20 grid]`` (seeded), are distinct from every token
-    of the dataset and from each other; ``shared=True`` appends the same k tokens
-    to every sequence, otherwise each sequence gets its own.  The result stays
-    admissible (sequences remain distinct as sets)."""
-    from proofcheck.kernel.dataset import Dataset, Pair
-    rng = random.Random(seed)
-    used = {t for p in ds.pairs for t in p.inputs}
-
-    def fresh(count):
-        out = []
-        while len(out) < count:
-            t = tuple(Fraction(rng.randint(-20 * grid, 20 * grid), grid) for _ in range(ds.d))
-            if t not in used:
-                used.add(t)
-                out.append(t)
-        return out
-    common = fresh(k) if shared else None
-    pairs = tuple(Pair(p.inputs + tuple(common if shared else fresh(k)), p.outputs)
-                  for p in ds.pairs)
-    return Dataset(f"{ds.name}+{k}{'shared' if shared else 'fresh'}", ds.d, pairs, ds.notes)
+from lemmas.afz.theorems.length_independence import add_tokens  # noqa: F401  (re-exported)
 
 
 def measure(ds) -> dict:

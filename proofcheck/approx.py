@@ -5,11 +5,15 @@ hundreds or thousands of bits; ``float()`` of such a number overflows or loses
 its exponent.  :func:`sig_digits` rounds an exact ``Fraction`` to a few
 significant decimal digits with integer arithmetic only; the exact value always
 goes into the JSON (reports, certificates) as a ``"p/q"`` string.  Used for
-``||theta*||^2`` (SPEC §2, statement ``tikhonov``).
+``||theta*||^2`` (SPEC §2, statement ``tikhonov``).  :func:`exponent_interval` and
+:func:`value_interval` turn a reading off a log-scale plot into exact and rigorous
+intervals (the published Tikhonov figure, :mod:`proofcheck.io.figure_reader`).
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from itertools import product
 
 _LOG10_2 = 0.30102999566398120
 
@@ -104,3 +108,24 @@ def theta_markdown(t: dict) -> str:
     return (f"||θ*||² ≈ {t['approx']} (exact rational in the JSON report: "
             f"{t['numerator_bits']}-bit numerator / {t['denominator_bits']}-bit denominator; "
             f"{t['convention']})")
+
+
+def exponent_interval(ka, ya, kb, yb, y, h) -> tuple[Fraction, Fraction]:
+    """Exact interval of ``ka + (y - ya)(kb - ka)/(yb - ya)`` over every coordinate
+    ``y, ya, yb`` moved by at most ``h`` (the function is monotone in each, so the
+    extremes are at the corners).  Raises ``ZeroDivisionError`` if the ticks coincide."""
+    vals = [ka + (y + e1 - ya - e2) * (kb - ka) / (yb + e3 - ya - e2)
+            for e1, e2, e3 in product((-h, h), repeat=3)]
+    return min(vals), max(vals)
+
+
+def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
+    """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
+    from flint import arb, ctx
+
+    from proofcheck.kernel.balls import outward, q
+    with ctx.workprec(128):
+        lo = arb(10) ** arb(q(exponent[0]))
+        hi = arb(10) ** arb(q(exponent[1]))
+        places = max(digits - 1 - math.floor(exponent[0]), 0)
+        return outward(lo, places)[0], outward(hi, places)[1]

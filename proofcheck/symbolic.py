@@ -137,9 +137,12 @@ class ProofSteps:
         self.steps: list[str] = []
         self.ok = True
 
-    def need(self, cond, text: str) -> None:
+    def need(self, cond, text: str, assumed: str | None = None) -> None:
+        """Record one step; ``assumed`` names an inequality the step substitutes into
+        (only the algebra of the substitution is proved, the inequality is assumed)."""
         self.ok = self.ok and bool(cond)
-        self.steps.append(("proved: " if cond else "NOT proved: ") + text)
+        what = "proved" if assumed is None else f"substituted into {assumed} (assumed, not proved)"
+        self.steps.append((f"{what}: " if cond else f"NOT {what}: ") + text)
 
     def result(self, name: str, details: list[str]) -> CheckResult:
         return CheckResult(name, Verdict.VERIFIED if self.ok else Verdict.INCONCLUSIVE,

@@ -349,3 +349,19 @@ def test_npz_unreadable(tmp_path):
         load_dataset(f)
     with pytest.raises(BadInput, match="cannot read file"):
         load_dataset(tmp_path / "absent.npz")
+
+
+@pytest.mark.parametrize("second,how,targets", [
+    ([(1, 2), (0, 0), (3, 1)], "in the order 1, 0, 2", "differ as sets"),
+    ([(0, 0), (1, 2), (3, 1)], "identical sequences", "a duplicated pair")])
+def test_equal_sets_message_names_the_strengthening_and_witness(second, how, targets):
+    """The hypothesis 'distinct as sets' strengthens the seed's 'distinct': the error
+    says so, why (permutation equivariance), and gives the permutation and whether the
+    targets differ."""
+    y2 = [(5, 5)] if targets == "differ as sets" else [(1, 1)]
+    with pytest.raises(Inadmissible) as e:
+        check_admissible(_ds([([(0, 0), (1, 2), (3, 1)], [(1, 1)]), (second, y2)], 2))
+    msg = e.value.message
+    assert e.value.path == "$.pairs[1].input"
+    assert "strengthening of the seed's" in msg and "permutation equivariant" in msg
+    assert how in msg and targets in msg

@@ -22,7 +22,7 @@ from proofcheck.registry import (
     normalise,
 )
 from proofcheck.registry.builtin import STATEMENTS
-from proofcheck.runs.instances import build
+from proofcheck.runs.instances import defaults
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = {"FF lemma": "FF", "SA lemma": "SA"}
@@ -84,12 +84,13 @@ def test_dependencies_name_known_statements_and_are_acyclic():
 
 
 @pytest.mark.parametrize("st", [s for s in STATEMENTS if s.instances], ids=lambda s: s.id)
-def test_default_instances_build(st):
-    for name, spec in st.instances.items():
-        obj = build(spec, 0)
-        ds = obj if name != "setting" else obj.dataset
-        st.check_admissible(ds) if name == "dataset" else None
-        assert ds.N >= 1
+def test_default_instances_build_and_are_admitted(st):
+    for name, obj in defaults(st, 0).items():
+        for x in (obj if isinstance(obj, list) else [obj]):
+            ds = x if name != "setting" else x.dataset
+            if name == "dataset":
+                st.check_admissible(ds)
+            assert ds.N >= 1
 
 
 def test_declaration_errors_are_named():
@@ -124,7 +125,7 @@ def test_a_relocation_admits_a_one_dimensional_set_with_repeated_tokens(tmp_path
 
 
 def test_statement_rules_name_the_offending_path():
-    ds = build(find("1.6").instances["dataset"], 0)
+    ds = defaults(find("1.6"), 0)["dataset"][0]
     bad = dataclasses.replace(ds, pairs=(ds.pairs[0], ds.pairs[0]) + ds.pairs[2:])
     with pytest.raises(Inadmissible) as e:
         find("1.6").check_admissible(bad)
@@ -150,7 +151,7 @@ def test_lemma_collapse_runs_every_declared_check():
     from lemmas.afz.theorems import phase_statements as statements
     from proofcheck.runs.lemma import run_checks
     st = find("collapse")
-    ds = build(st.instances["dataset"], 0)
+    ds = defaults(st, 0)["dataset"]
     got = [r.name for r in run_checks(st, None, 0)]
     want = [r.name for r in collapse.run(ds, 0) + statements.run_collapse(ds, 0)]
     assert got == want

@@ -46,7 +46,7 @@ def test_run_verifies_and_sets_data(mod):
 
 def test_sphere_run_asserts_count_and_orthant():
     res = sphere.run(None, 0)
-    pts = [r for r in res if r.name.startswith("4.3 points (d =")]
+    pts = [r for r in res if r.name.startswith("4.3 points on this instance (d =")]
     assert len(pts) == 3 and all(r.verdict == Verdict.VERIFIED for r in pts)
     data = [r.data for r in res if r.data]
     for dat in data:

@@ -148,15 +148,6 @@ def test_reach_failure_names_the_token():
     assert w.block is not None and w.sequence is not None and w.token is not None
 
 
-def test_collapse_remark_statement():
-    from lemmas.afz.theorems import softmax_collapse
-    from proofcheck.io.examples import sample
-    ds, _ = sample(limit=1)
-    hard, soft = softmax_collapse.check(ds, exponents=(0, -64))
-    assert hard.verdict == Verdict.VERIFIED and soft.verdict == Verdict.VERIFIED
-    assert "tau = 2^" in " ".join(soft.details)
-
-
 def test_report_and_plot_for_huge_tau(tmp_path, capsys):
     """The report (markdown, JSON) and the plot of the certified range work for
     tau around 10^797 and say why tau_num is absent."""

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lemmas.afz.theorems import tikhonov
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.io.certificate_writer import seal, theorem_certificate
-from proofcheck.io.synthetic import authors_setting, ff_of_mean
+from proofcheck.io.synthetic import MT19937, authors_setting, ff_of_mean, torch_rand
 from proofcheck.kernel.model import Block, Factored, Transformer, with_parameter
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
@@ -70,11 +70,76 @@ def test_generator_is_seeded_and_admissible():
     assert digest(a.dataset) == digest(b.dataset) != digest(c.dataset)
     check_admissible(a.dataset)
     assert all(len(p.inputs) == 7 and len(p.outputs) == 1 for p in a.dataset.pairs)
-    assert all(0 <= x < 1 and (x * 1024).denominator == 1
+    assert all(0 <= x < 1 and (x * 2 ** 24).denominator == 1
                for p in a.dataset.pairs for t in p.inputs for x in t)
     full = authors_setting(0)
     assert (full.dataset.N, full.dataset.d, len(full.dataset.pairs[0].inputs),
             len(full.U), full.eta) == (10, 16, 100, 4, 1)
+
+
+# ---------------------------------------------------------------- torch.rand, exactly
+
+def test_mt19937_reference_outputs():
+    """Matsumoto–Nishimura's reference: init_genrand(5489) starts 3499211612,
+    581869302; init_genrand(0) (torch.manual_seed(0)) starts 2357136044."""
+    g = MT19937(5489)
+    assert [g.next_u32() for _ in range(2)] == [3499211612, 581869302]
+    g0 = MT19937(0)
+    assert g0.next_u32() == 2357136044
+    g1 = MT19937(0)
+    assert [g1.next_u32() for _ in range(700)][-1] == [g0.next_u32() for _ in range(699)][-1]
+    with pytest.raises(ValueError):
+        MT19937(-1)
+
+
+def test_torch_rand_first_values_after_manual_seed_0():
+    """torch.manual_seed(0); torch.rand(6) prints 0.4963 0.7682 0.0885 0.1320 0.3074
+    0.6341; the exact values are k/2^24."""
+    v = torch_rand(MT19937(0), 6)
+    assert [round(float(x), 4) for x in v] == [0.4963, 0.7682, 0.0885, 0.1320, 0.3074, 0.6341]
+    assert v[0] == F(8325804, 2 ** 24) and all((x * 2 ** 24).denominator == 1 for x in v)
+
+
+@pytest.mark.parametrize("seed,sizes", [(0, {}), (7, {"N": 3, "d": 4, "n": 5})])
+def test_draw_equals_torch_bit_for_bit(seed, sizes):
+    torch = pytest.importorskip("torch", reason="comparing with real torch.rand needs the "
+                                "optional extra 'torch'")
+    s = authors_setting(seed, **sizes)
+    N, d, n = s.dataset.N, s.dataset.d, len(s.dataset.pairs[0].inputs)
+    torch.manual_seed(seed)
+    X, W, U, b = (torch.rand(N, n, d), torch.rand(4, d), torch.rand(d, 4), torch.rand(4))
+    assert [[list(t) for t in p.inputs] for p in s.dataset.pairs] == \
+        [[[F(v) for v in t] for t in Xj] for Xj in X.tolist()]
+    assert [list(w) for w in s.W] == [[F(v) for v in r] for r in W.tolist()]
+    assert [list(u) for u in s.U] == [[F(v) for v in c] for c in U.T.tolist()]
+    assert list(s.b) == [F(v) for v in b.tolist()]
+
+
+def test_seed0_three_numbers():
+    """The authors' seed-0 draw: correct threshold ≈ 62.5316, the committed script's
+    value ≈ 5402.77 (86.4 times), and the recorded figure line contains the former."""
+    res = tikhonov.authors_checks(authors_setting(0))
+    assert [r.verdict for r in res] == [Verdict.VERIFIED] * 4, [r.lines() for r in res]
+    th, sc = res[2].data["theta_sq_norm"], res[2].data["script_value"]
+    assert sig_digits(th) == "62.5316" and sig_digits(sc) == "5402.77"
+    assert sig_digits(sc / th, 3) == "86.4"
+    lo, hi = res[3].data["figure_exponent"]
+    assert F(625316177, 10 ** 7) <= th <= F(625316306, 10 ** 7)  # the printed interval
+    assert lo < hi and hi - lo < F(1, 10 ** 7)
+
+
+def test_figure_check_fails_for_a_line_elsewhere():
+    """The figure check can fail: a line at the committed script's height (y ≈ 119.27)
+    is REFUTED (it does not show the correct threshold)."""
+    s = authors_setting(0)
+    res = tikhonov.authors_checks(s)
+    th, sc = res[2].data["theta_sq_norm"], res[2].data["script_value"]
+    moved = {**tikhonov.FIGURE_1A, "line_y": F("119.27")}
+    r = tikhonov.figure_check(th, sc, moved)
+    assert r.verdict == Verdict.REFUTED
+    assert tikhonov.figure_check(th, sc).verdict == Verdict.VERIFIED
+    # and a figure drawn at the script's value is not mistaken for the correct one
+    assert tikhonov.figure_check(sc, th, moved).verdict == Verdict.REFUTED
 
 
 def test_authors_setting_verifies_with_exact_norms(small):

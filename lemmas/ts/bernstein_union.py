@@ -185,23 +185,25 @@ def symbolic() -> CheckResult:
     eps = s / n
     E_mean = n * eps ** 2 / (2 * sig2 + 2 * M / 3 * eps)
     E_sum = t / (2 * n * sig2 + 2 * M / 3 * s)
+    bern = "Bernstein's inequality"
     need(is_zero(E_mean - E_sum), "eps = sqrt(t)/n: n eps^2/(2 sigma^2 + (2M/3) eps) = "
-         "t/(2 n sigma^2 + (2M/3) sqrt t)  (|sum| >= sqrt t iff |mean| >= eps)")
+         "t/(2 n sigma^2 + (2M/3) sqrt t)  (|sum| >= sqrt t iff |mean| >= eps)", bern)
     target = t / (2 * (8 * n * R ** 2 + 4 * R ** 2 / (3 * r) * s))
     sol = sp.solve([sp.Eq(2 * n * sig2, 16 * n * R ** 2), sp.Eq(2 * M / 3, 8 * R ** 2 / (3 * r))],
                    [sig2, M], dict=True)
     need(len(sol) == 1 and is_zero(sol[0][sig2] - 8 * R ** 2) and is_zero(sol[0][M] - 4 * R ** 2 / r),
          "matching the seed's exponent for every t forces sigma^2 = 8R^2 and M = 4R^2/r")
     need(is_zero(E_sum.subs({sig2: 8 * R ** 2, M: 4 * R ** 2 / r}) - target),
-         "with sigma^2 = 8R^2, M = 4R^2/r: exponent = t/(2(8nR^2 + (4R^2/(3r)) sqrt t))")
+         "with sigma^2 = 8R^2, M = 4R^2/r: exponent = t/(2(8nR^2 + (4R^2/(3r)) sqrt t))", bern)
     need(sp.diff(E_sum, sig2).is_negative and sp.diff(E_sum, M).is_negative,
          "the exponent decreases in sigma^2 and in M: upper bounds on Var and |X| may be plugged in")
     j = sp.Symbol("j", integer=True)
     need(is_zero(sp.Sum(2 * sp.exp(-target), (j, 1, N)).doit() - 2 * N * sp.exp(-target)),
          "union bound: Pr(max_j S_j >= sqrt t) <= sum_{j<=N} Pr(S_j >= sqrt t) <= "
          "N * 2 exp(-...) = 2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))")
-    return proof.result("G.2 symbolic (sympy): Bernstein with sigma^2 = 8R^2, M = 4R^2/r and the "
-                       "union bound give the seed's 2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))",
+    return proof.result("G.2 for all parameters (symbolic), substituted into Bernstein's "
+                       "inequality: sigma^2 = 8R^2, M = 4R^2/r and the union bound give the seed's "
+                       "2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))",
                        CONVENTIONS + ["method: sympy, symbolic n, N, R, r, sqrt t, sigma^2, M"])
 
 
@@ -254,13 +256,13 @@ def _fail(name, det, inst, t, info) -> CheckResult:
 
 def seed_tail(seed: int = 0, max_examples: int = 50, bound: Callable = seed_bound,
               label: str = "Pr(T >= sqrt t) <= 2N exp(-t/(2(8nR^2 + (4R^2/(3r)) sqrt t)))") -> CheckResult:
-    return _run_search(f"G.2 exact small cases: {label}", check_instance, seed, max_examples,
+    return _run_search(f"G.2 on these exact small cases: {label}", check_instance, seed, max_examples,
                        ["union bound over j checked as N * Pr(S >= sqrt t) (every coupling) and "
                         "1 - (1 - p)^N (independent copies)"], bound)
 
 
 def bernstein(seed: int = 0, max_examples: int = 40) -> CheckResult:
-    return _run_search("G.2 exact small cases: the seed's Bernstein Pr(|mean| > eps) <= "
+    return _run_search("G.2 on these exact small cases: the seed's Bernstein Pr(|mean| > eps) <= "
                        "2 exp(-n eps^2/(2 sigma^2 + (2M/3) eps)), exact sigma^2 and M",
                        check_bernstein, seed, max_examples, ["eps = sqrt(t)/n"])
 

@@ -134,14 +134,14 @@ def symbolic() -> CheckResult:
     need(len(thr) == 1 and is_zero(thr[0] - (mm - U) / (U * mm)),
          "general m: 2Ux >= 2mx/(1+mx) iff U(1 + m x) >= m iff x >= (m - U)/(U m): "
          "for every chi > 0 iff m <= U")
-    return proof.result("E.1 symbolic (sympy): reduction to C.1, reading A holds, reading B "
+    return proof.result("E.1 for all parameters (symbolic: sympy): reduction to C.1, reading A holds, reading B "
                        "fails iff chi > U^2 ln(2U)",
                        CONVENTIONS + ["method: sympy, C.1's sharp bound 2mx/(1+mx) with m "
                                       "competitors, symbolic U, m, x"])
 
 
 def numeric_at_most_U(seed: int = 0, max_examples: int = 60) -> CheckResult:
-    name = "E.1 reading A (at most U competitors): ||e - softmax(s)||_1 <= 2U e^{-chi/U^2}"
+    name = "E.1 reading A (at most U competitors), on these instances: ||e - softmax(s)||_1 <= 2U e^{-chi/U^2}"
     det = ["method: python-flint arb, three-valued (decided only by disjoint balls)"]
     out = search(gen_at_most_U, check_instance, seed, max_examples)
     det.append(f"search: {out.method}; {out.checked} instances (U <= 6, 1 <= m <= U, "

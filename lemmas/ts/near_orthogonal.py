@@ -5,9 +5,12 @@ The seed: vectors whose pairwise inner products are at most ``eps`` get "the sta
 of an orthonormal basis", and the dimension this needs is only logarithmic in N;
 the proof is by Chernoff bounds.
 
-Statement checked.  For ``N >= 2`` and ``0 < eps < 1`` there are unit vectors
+Statement checked (a reconstruction: the seed gives the number, the claim in words
+and "Chernoff bounds"; the constant ``C = 4``, Hoeffding's inequality and the natural
+log are the project's).  For ``N >= 2`` and ``0 < eps < 1`` there are unit vectors
 ``u_1..u_N`` in R^D, ``D >= C eps^-2 ln N`` with ``C = 4``, such that
-``|<u_i, u_j>| <= eps`` for all ``i != j``.
+``|<u_i, u_j>| <= eps`` for all ``i != j``.  Hoeffding's inequality is substituted into,
+not proved.
 
 Proof, checked with sympy for ALL N and eps (``union_bound_all``).  Draw ``v_i``
 uniform in ``{-1, +1}^D`` and put ``u_i = v_i / sqrt D`` (unit vectors exactly).  For
@@ -17,10 +20,12 @@ bound over the ``N(N-1)/2`` pairs gives failure probability at most
 ``f(D) = N(N-1) exp(-D eps^2/2)``.  The step that turns this into a logarithmic
 dimension: ``f`` decreases in D, and at ``D = C eps^-2 ln N + t`` (``t >= 0``)
 ``f = (1 - 1/N) N^{-(C-4)/2} e^{-t eps^2/2}``, so for every ``C >= 4``
-``f <= 1 - 1/N < 1``: a good draw exists (with ``C >= 6``, ``f < 1/N``).  ``C = 4`` is the
-least constant this argument gives for all N: for ``C < 4`` the same expression at
+``f <= 1 - 1/N < 1``: a good draw exists (with ``C >= 6``, ``f < 1/N``).  Below 4 the
+union-bound argument fails for large N: for ``C < 4`` the same expression at
 ``D = C eps^-2 ln N`` tends to infinity with N, and ``union_bound(C)`` exhibits an exact
-``(N, eps, D)`` with integer ``D >= C eps^-2 ln N`` and ``f >= 1`` (arb, certified).
+``(N, eps, D)`` with integer ``D >= C eps^-2 ln N`` and ``f >= 1`` (arb, certified).  That
+is all that is proved about 4: it is not shown to be the least constant of the lemma
+(the C = 3 illustration finds near-orthogonal vectors at N = 200).
 
 Illustrations (exact, seeded).  The construction *exhibits* near-orthogonal vectors:
 a seeded draw whose integer Gram matrix ``G = V V^T`` (exact integer
@@ -60,9 +65,10 @@ C_MIN = 4  # least constant for which the union bound is < 1 for every N >= 2
 CONVENTIONS = [
     "convention: u_i = v_i / sqrt(D), v_i in {-1, +1}^D (unit vectors exactly); Euclidean "
     "inner product; <u_i, u_j> = G_ij / D with G = V V^T (exact integers)",
-    "convention: the lemma's constant: D >= C eps^-2 ln N with C = 4, natural log (Hoeffding "
-    "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-D eps^2/2), union bound over N(N-1)/2 pairs); the "
-    "illustrations use D = ceil(6 eps^-2 ln N) (failure probability < 1/N)",
+    "reconstruction: the seed gives the number, the claim in words and 'Chernoff bounds'; the "
+    "constant C = 4 in D >= C eps^-2 ln N, the natural log and Hoeffding's inequality "
+    "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-D eps^2/2) (with a union bound over N(N-1)/2 pairs) are "
+    "the project's; the illustrations use D = ceil(6 eps^-2 ln N) (failure probability < 1/N)",
     "convention: near-orthogonal means |<u_i, u_j>| <= eps for all i != j (non-strict)",
 ]
 
@@ -158,7 +164,7 @@ def construct(N: int, eps, seed: int = 0, C=C_DEFAULT, D: int | None = None,
     D_formula = dimension(N, eps, C)
     D = D_formula if D is None else D
     welch = welch_min_dimension(N, eps)
-    name = name or (f"C.3 illustration, construction with C = {fmt_value(Fraction(C))}: N = {N}, "
+    name = name or (f"C.3 illustration on this instance, construction with C = {fmt_value(Fraction(C))}: N = {N}, "
                     f"eps = {fmt_value(eps)}, D = {D}")
     det = ["method: seeded +-1 draws, exact integer Gram matrix G = V V^T (int64 integer "
            "arithmetic, |partial sums| <= D so no overflow)",
@@ -193,7 +199,7 @@ def union_bound_all() -> CheckResult:
     """sympy proof, for every real ``N >= 2``, ``eps > 0``, ``C >= 4`` and
     ``D >= C eps^-2 ln N``, that ``N(N-1) e^{-D eps^2/2} <= 1 - 1/N < 1`` (and ``< 1/N``
     for ``C >= 6``); plus the Hoeffding and union-bound algebra before it and the
-    sharpness of ``C = 4`` for this argument."""
+    failure of this argument below ``C = 4``."""
     import sympy as sp
 
     from proofcheck.symbolic import ProofSteps, is_zero
@@ -203,8 +209,9 @@ def union_bound_all() -> CheckResult:
     proof = ProofSteps()
     need = proof.need
     need(is_zero(2 * (eps * D) ** 2 / (D * 2 ** 2) - D * eps ** 2 / 2),
-         "Hoeffding for a sum of D independent signs (each of range 2): "
-         "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-2 (eps D)^2 / (D 2^2)) = 2 exp(-D eps^2/2)")
+         "for a sum of D independent signs (each of range 2): "
+         "Pr(|<v_i,v_j>| >= eps D) <= 2 exp(-2 (eps D)^2 / (D 2^2)) = 2 exp(-D eps^2/2)",
+         "Hoeffding's inequality")
     f = N * (N - 1) * sp.exp(-D * eps ** 2 / 2)
     need(is_zero(N * (N - 1) / 2 * 2 * sp.exp(-D * eps ** 2 / 2) - f),
          "union bound over the N(N-1)/2 pairs: Pr(some pair fails) <= f(D) = "
@@ -231,10 +238,12 @@ def union_bound_all() -> CheckResult:
          "C >= 6 (the illustrations' constant): f <= (1 - 1/N)/N < 1/N")
     kk = sp.Symbol("k", positive=True)
     need(sp.limit((1 - 1 / Ns) * Ns ** (kk / 2), Ns, sp.oo) == sp.oo,
-         "sharpness of the argument: for C = 4 - k (k > 0), f(C eps^-2 ln N) = (1 - 1/N) N^{k/2} "
-         "-> infinity as N -> infinity, so no C < 4 works for all N")
-    return proof.result("C.3 union bound for ALL N >= 2 and 0 < eps < 1 (sympy): D >= 4 eps^-2 "
-                        "ln N gives N(N-1) e^{-D eps^2/2} < 1, so a good draw exists",
+         "the union-bound argument fails below 4: for C = 4 - k (k > 0), f(C eps^-2 ln N) = "
+         "(1 - 1/N) N^{k/2} -> infinity as N -> infinity (this argument gives no C < 4 for all "
+         "N; the lemma itself may hold with less: the C = 3 illustration succeeds at N = 200)")
+    return proof.result("C.3 union bound for all N >= 2 and 0 < eps < 1 (symbolic), substituted "
+                        "into Hoeffding's inequality: D >= 4 eps^-2 ln N gives N(N-1) "
+                        "e^{-D eps^2/2} < 1, so a good draw exists",
                         CONVENTIONS + ["method: sympy on symbolic N = 2 + m, C = 4 + k, "
                                        "D = C eps^-2 ln N + t (m, k, t >= 0, eps > 0)"])
 
@@ -285,7 +294,7 @@ def probabilistic(N: int, eps, C=C_DEFAULT) -> CheckResult:
         return balls.lt(st["b"], Fraction(1, N))
     t, bits = balls.decide(cmp)
     iv = balls.outward(st["b"], 8)
-    return CheckResult(f"C.3 union bound at one instance (illustration): N = {N}, eps = "
+    return CheckResult(f"C.3 union bound on this instance (illustration): N = {N}, eps = "
                        f"{fmt_value(eps)}, D = {D}: N(N-1) e^(-D eps^2/2) < 1/N",
                        balls.verdict(t),
                        ["method: python-flint arb, three-valued",
@@ -304,5 +313,5 @@ def run(dataset=None, seed: int = 0):
             construct(1000, Fraction(1, 2), seed),
             construct(500, Fraction(3, 4), seed),
             construct(200, Fraction(1, 2), seed, C=3, max_draws=40,
-                      name="C.3 illustration, construction with C = 3 (no union-bound guarantee): N = 200, "
+                      name="C.3 illustration on this instance, construction with C = 3 (no union-bound guarantee): N = 200, "
                            "eps = 1/2, retrying draws")]

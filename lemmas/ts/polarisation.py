@@ -100,7 +100,7 @@ def symbolic() -> CheckResult:
     need(is_zero(a.dot(a) * b.dot(b) - rhs ** 2 - lag),
          "Lagrange: ||a||^2 ||b||^2 - <a,b>^2 = sum_{p<q} (a_p b_q - a_q b_p)^2 >= 0, so "
          "|lhs| <= ||x-z|| ||x+z-2y|| (Cauchy-Schwarz)")
-    return proof.result("G.1 symbolic (sympy, every dimension d): ||x-y||^2 - ||z-y||^2 = "
+    return proof.result("G.1 for all parameters (symbolic: sympy, every dimension d): ||x-y||^2 - ||z-y||^2 = "
                        "<x - z, x + z - 2y>",
                        CONVENTIONS + ["method: sympy; coordinatewise expansion (IndexedBase, "
                                       "symbolic d) and explicit vectors in R^3"])
@@ -113,7 +113,7 @@ def instances(seed: int = 0, count: int = 20, dim: int = 3):
 
 
 def exact_instances(seed: int = 0) -> CheckResult:
-    name = "G.1 exact instances: identity, |lhs| = |rhs| and Cauchy-Schwarz on rational vectors"
+    name = "G.1 on these exact instances: identity, |lhs| = |rhs| and Cauchy-Schwarz on rational vectors"
     insts = instances(seed)
     for k, (x, y, z) in enumerate(insts):
         lhs, rhs = sides(x, y, z)

@@ -185,7 +185,7 @@ def symbolic() -> CheckResult:
          is_zero(sp.expand(term).subs({sa ** 2: 1, tb ** 2: 1, uc ** 2: 1}) - B ** 2 * r * nu * pk),
          "tight pattern K_ab = B s_a t_b, Xbar_bk = r t_b p_k, Q_ac = B s_a u_c, v_c = nu u_c "
          "(signs): every term = p_k B^2 r nu, so |s_k| = r B^2 D' D^2 nu")
-    return proof.result("C.4 symbolic (sympy, symbolic D, D', B, r): constant r B^2 D^3 "
+    return proof.result("C.4 for all parameters (symbolic: sympy, symbolic D, D', B, r): constant r B^2 D^3 "
                        "(r B^2 D' D^2 in general), induced norms",
                        CONVENTIONS + ["method: sympy sums over symbolic index ranges"])
 
@@ -209,13 +209,13 @@ def check_tight(seed: int = 0) -> CheckResult:
                            Verdict.REFUTED, det,
                            Witness("entry of s below the claimed attained value", coordinate=k,
                                    expected=target, got=abs(s[k])))
-    return CheckResult("C.4 tight instance: |s_k| = r B^2 D^3 ||v||_inf for every k (attained)",
+    return CheckResult("C.4 on this instance (tight): |s_k| = r B^2 D^3 ||v||_inf for every k (attained)",
                        Verdict.VERIFIED, det)
 
 
 def check_random(seed: int = 0, max_examples: int = 80, constant=None,
                  label="||s||_inf <= r B^2 D' D^2 ||v||_inf, steps 1 and 2 with induced norms") -> CheckResult:
-    name = f"C.4 exact instances: {label}"
+    name = f"C.4 on these exact instances: {label}"
     det = ["method: exact rational arithmetic (Fractions) on tight and searched instances"]
     edges = [tight_instance(seed + i, D, Dp, U) for i, (D, Dp, U) in
              enumerate([(1, 1, 0), (2, 3, 1), (3, 1, 2), (4, 4, 1)])]

@@ -6,10 +6,14 @@ With ``x = e^{-delta}`` and ``m = n - 1`` competitors,
 
     ||e_{i*} - p||_1 = 2 (1 - p_{i*}) = 2 sum_{j != i*} p_j
                      <= 2 m x / (1 + m x)          (sharp form)
-                     <= 2 m x = 2 (n - 1) e^{-delta}  (the seed's form).
+                     <= 2 m x = 2 (n - 1) e^{-delta}  (the reconstructed form).
 
-The seed's only step is ``sum_j e^{theta_j} >= e^{theta_{i*}}``, which gives
-``p_j <= e^{theta_j - theta_{i*}} <= x`` and so the seed's form.
+**Reconstruction.**  The seed gives the lemma's number and ONE proof step,
+``sum_j e^{theta_j} >= e^{theta_{i*}}``, which gives ``p_j <= e^{theta_j - theta_{i*}}
+<= x``; the statement itself is not in the seed.  The form ``2(n-1)e^{-delta}`` is
+reconstructed from that step and from the way the seed uses C.1 in App. E
+(``2U e^{-chi/U^2}``), the sharp form and the conventions below are the project's.
+Every output marks them so.
 
 Proof of the sharp form (checked with sympy for all parameter values).  Put
 ``u_j = e^{theta_j - theta_{i*}}`` in (0, x] and ``S = sum_{j != i*} u_j`` in (0, m x].
@@ -52,7 +56,10 @@ CONVENTIONS = [
     "convention: n entries, i* the unique argmax, n - 1 competitors",
     "convention: delta = theta_{i*} - max_{j != i*} theta_j > 0 (the best admissible gap); "
     "x = e^{-delta}",
-    "convention: sharp form 2(n-1)x/(1+(n-1)x); seed's form 2(n-1)x",
+    "convention: sharp form 2(n-1)x/(1+(n-1)x); reconstructed form 2(n-1)x",
+    "reconstruction: the seed gives only the number C.1 and the step sum_j e^theta_j >= "
+    "e^theta_i*; the statement (both forms) is reconstructed from that step and from its use "
+    "in App. E",
 ]
 
 
@@ -63,7 +70,7 @@ def sharp_bound(n: int, x: arb) -> arb:
 
 
 def weak_bound(n: int, x: arb) -> arb:
-    """The seed's ``2(n-1)x``."""
+    """The reconstructed form ``2(n-1)x``."""
     return 2 * (n - 1) * x
 
 
@@ -174,7 +181,7 @@ def symbolic() -> CheckResult:
     need(is_zero(f(m * x) - 2 * m * x / (1 + m * x)),
          "u_j = x for every competitor: S = m x and ||e - p||_1 = 2 m x/(1 + m x) (attained)")
     return proof.result(
-        "C.1 symbolic (sympy, all m = n - 1 >= 1, all delta > 0): "
+        "C.1 for all parameters (symbolic: sympy, all m = n - 1 >= 1, all delta > 0): "
         "||e_{i*} - p||_1 <= 2(n-1)x/(1+(n-1)x) <= 2(n-1)x, attained",
         CONVENTIONS + ["method: sympy proof for symbolic m, x, S (positivity assumptions)"])
 
@@ -199,7 +206,7 @@ def numeric(seed: int = 0, max_examples: int = 60, bound=sharp_bound,
         t, info = check_instance(th, bound)
         if t is not True:
             v = balls.verdict(t)
-            return CheckResult(f"C.1 rigorous numerics: {label}", v, details +
+            return CheckResult(f"C.1 rigorous numerics on these instances: {label}", v, details +
                                [f"edge case theta = {fmt_value(th)}: {info['decided_by']}"],
                                _witness(th, info, label) if t is False else None)
         tight += info["tight"]
@@ -209,10 +216,10 @@ def numeric(seed: int = 0, max_examples: int = 60, bound=sharp_bound,
     details.append(f"search: {out.method}; {out.checked} instances checked")
     if out.t is True:
         details.append("no counterexample: every instance certified")
-        return CheckResult(f"C.1 rigorous numerics: {label}", Verdict.VERIFIED, details)
+        return CheckResult(f"C.1 rigorous numerics on these instances: {label}", Verdict.VERIFIED, details)
     inst = out.counterexample if out.counterexample is not None else out.undecided
     details.append(f"instance theta = {fmt_value(inst)}: {out.info.get('decided_by')}")
-    return CheckResult(f"C.1 rigorous numerics: {label}", balls.verdict(out.t), details,
+    return CheckResult(f"C.1 rigorous numerics on these instances: {label}", balls.verdict(out.t), details,
                        _witness(inst, out.info, label) if out.t is False else None)
 
 
@@ -231,15 +238,16 @@ def tight_instance(seed: int = 0) -> CheckResult:
         return balls.lt(state["lhs"], state["w"])
     t2, bits = balls.decide(cmp)
     sep = balls.separated(state["lhs"], state["w"])
-    det = ["method: exact identity (sharp form) + python-flint arb, three-valued (seed's form)",
+    det = ["method: exact identity (sharp form) + python-flint arb, three-valued "
+           "(reconstructed form)",
            f"theta = {fmt_value(theta)}: n = {n}, delta = {fmt_value(delta)}, every competitor "
            "exactly delta below",
            f"sharp form: equality, {i1['decided_by']}"]
     if sep:
-        det.append(f"seed's form strict: ||e - p||_1 in {balls.fmt_interval(sep[0])} < "
+        det.append(f"reconstructed form strict: ||e - p||_1 in {balls.fmt_interval(sep[0])} < "
                    f"2(n-1)e^-delta in {balls.fmt_interval(sep[1])} ({bits} bits)")
     v = combine([balls.verdict(t1), balls.verdict(t2)])
-    return CheckResult("C.1 tight instance: the sharp form is attained", v, det)
+    return CheckResult("C.1 on this instance (tight): the sharp form is attained", v, det)
 
 
 def run(dataset=None, seed: int = 0):
@@ -249,4 +257,4 @@ def run(dataset=None, seed: int = 0):
     return [symbolic(),
             tight_instance(seed),
             numeric(seed),
-            numeric(seed + 1000, 30, weak_bound, "seed's form 2(n-1)e^-delta")]
+            numeric(seed + 1000, 30, weak_bound, "reconstructed form 2(n-1)e^-delta")]

@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="dim patches per position shared by the sequences (default 6)")
     q.add_argument("--fresh", type=float, default=0.3,
                    help="probability of a fresh random dim patch (default 0.3)")
-    q.add_argument("--seed", type=integer_arg, default=0)
+    q.add_argument("--seed", type=integer_arg, default=0, help="seed of the draw (default 0)")
     q.add_argument("--report-R", action="store_true",
                    help="also run phase S of the Theorem 1.6 construction and print R "
                    "(takes O(R T) time)")

@@ -115,7 +115,7 @@ def cmd_theorem(args) -> int:
         THEOREMS,
         recheck_lines,
         run_theorem,
-        start_line,
+        start_lines,
         validate,
         write_report,
     )
@@ -125,7 +125,7 @@ def cmd_theorem(args) -> int:
     check_outputs(args)
     ds, info = theorem_data(st, data_request(args))
     header(THEOREMS[st.id], ds, info)
-    print(start_line(st.id, opts), flush=True)
+    print("\n".join(start_lines(st.id, opts)), flush=True)
     with _Bars() as bars:
         run = run_theorem(st.id, ds, info, opts, bars.hooks())
     print_results(run.results)

@@ -4,7 +4,7 @@ part; needs the optional extra ``torch``).
 Trains the authors' architecture — one block, softmax self-attention (tau = 1,
 one head: scores ``(x q)(x' k)``) with ``rho``, ``V``, then an FF of width 4 with
 ``eta``, ``U``, ``b``, ``W`` (SA first, then FF, as in the authors' script) — on
-the seeded rational draw of their synthetic data
+their ``torch.manual_seed(seed)`` draw of the synthetic data, reproduced exactly
 (:func:`proofcheck.io.synthetic.authors_setting`), minimising
 
     F_eps(theta) = J(theta) + eps ||theta||^2,
@@ -17,9 +17,10 @@ full-batch Adam in float64 for each eps of a grid spanning several decades.
 Since ``J(theta*) = 0`` exactly for the drawn ``theta*`` (checked by ``lemma
 tikhonov``), ``min F_eps <= eps ||theta*||^2``: a trained objective above that
 line proves the run did not reach a global minimiser (up to float rounding of
-F, which is far below the margins reported).  The published script's value of
-``||theta*||^2`` (``||V||^2`` taken on the value tensor) is drawn too: it is
-about 80-90 times larger and would hide such departures.
+F, which is far below the margins reported).  The committed script's value of
+``||theta*||^2`` (``||V||^2`` taken on the value tensor: a bug in its
+``generateData.py``; the published figure 1a draws the correct value) is drawn too,
+labelled as such: it is about 86 times larger and would hide such departures.
 
 Float only: this is a simulation; it decides no verdict.
 """
@@ -64,7 +65,7 @@ class EpsRun:
 @dataclass
 class Experiment:
     """Everything one experiment measured; ``threshold`` / ``script_threshold``
-    are the exact ||theta*||^2 values (authors' parametrisation / published
+    are the exact ||theta*||^2 values (authors' parametrisation / the committed
     script's value) for the same draw."""
 
     seed: int
@@ -228,7 +229,8 @@ def summary(ex: Experiment) -> dict:
                                   "eps ||theta*||^2"},
         "script_value": {"exact": format_q(ex.script_threshold),
                          "approx": sig_digits(ex.script_threshold),
-                         "role": "the published script's value (||V||^2 on the value tensor)",
+                         "role": "the committed script's value (||V||^2 on the value tensor: a "
+                                 "code bug; the published figure 1a uses the correct value)",
                          "ratio_to_threshold": sig_digits(ex.script_threshold / ex.threshold, 4)},
         "J_at_theta_star_float64": ex.j_at_theta_star, "J_at_zero": ex.j_at_zero,
         "runs": rows, "slopes": slopes,
@@ -252,8 +254,9 @@ def markdown(js: dict, png_name: str | None) -> str:
              f"objective J + eps ||theta||^2.", "",
              f"- **||θ*||² = {th['approx']}** (exact {th['exact']}) — the threshold the bound "
              "uses: min J + ε‖θ‖² ≤ ε‖θ*‖²",
-             f"- published script's value: {sc['approx']} ({sc['ratio_to_threshold']} × the "
-             "threshold; ‖V‖² taken on the value tensor XV instead of the matrix V)",
+             f"- the committed script's value: {sc['approx']} ({sc['ratio_to_threshold']} × the "
+             "threshold; ‖V‖² taken on the value tensor XV instead of the matrix V, a bug in "
+             "its generateData.py; the published figure 1a draws the correct threshold)",
              f"- torch model at θ*: J = {js['J_at_theta_star_float64']:.3g} (float64; exact "
              f"J(θ*) = 0 is checked by `lemma tikhonov`); J(0) = {js['J_at_zero']:.4g}", ""]
     if png_name:
@@ -274,9 +277,9 @@ def markdown(js: dict, png_name: str | None) -> str:
                      + ", ".join(f"{e:.3g}" for e in lv["above_exact_line_at_eps"])
                      + ": there the run provably did not reach a global minimiser (the linear "
                      "regime is left at ε ≈ " + f"{lv['largest_eps_above_exact_line']:.3g}"
-                     + " and below). Above the published script's line at ε = "
+                     + " and below). Above the committed script's line at ε = "
                      + (", ".join(f"{e:.3g}" for e in lv["above_script_line_at_eps"]) or "none")
-                     + (" — with that line the departure would go unnoticed."
+                     + (" — with that (buggy) line the departure would go unnoticed."
                         if not lv["above_script_line_at_eps"] else "."))
     else:
         lines.append("The trained objective stays below ε‖θ*‖² at every ε (consistent with "
@@ -286,7 +289,7 @@ def markdown(js: dict, png_name: str | None) -> str:
 
 def plot(path, js: dict) -> None:
     """Log-log plot: trained J and J + eps||theta||^2 against eps, with the lines
-    eps ||theta*||^2 (exact threshold) and eps * script value."""
+    eps ||theta*||^2 (exact threshold) and eps * the committed script's value."""
     from proofcheck.reporting.plots import pyplot, save_png
     plt = pyplot()
     eps = [r["eps"] for r in js["runs"]]
@@ -298,7 +301,7 @@ def plot(path, js: dict) -> None:
     ax.loglog(eps, [r["line_exact"] for r in js["runs"]], "-", color="tab:red",
               label=f"ε‖θ*‖², ‖θ*‖² = {js['theta_sq_norm']['approx']} (exact; the bound)")
     ax.loglog(eps, [r["line_script"] for r in js["runs"]], "--", color="gray",
-              label=f"ε × {js['script_value']['approx']} (published script's value)")
+              label=f"ε × {js['script_value']['approx']} (committed script's value: code bug)")
     ax.axhline(js["J_at_zero"], color="k", lw=0.6, ls="-.", label="J(θ = 0)")
     ax.set_xlabel("ε")
     ax.set_ylabel("loss")

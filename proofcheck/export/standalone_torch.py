@@ -7,7 +7,12 @@ torch and the standard library (never proofcheck).  Usage::
     model, meta = proofcheck_net.load("export-dir")          # float64 by default
     Y = model(X, mask)     # X: (B, n, d) tokens, mask: (B, n) bool, True = real token
 
-Semantics (Alcalde-Fantuzzi-Zuazua transformer, block order FF then SA):
+Semantics (the transformer of Alcalde-Fantuzzi-Zuazua as proofcheck builds it).
+Block order FF then SA: the PROJECT's order.  The authors' public code runs SA then
+FF in each block (``x = rho*x + attn(x); x = eta*x + ff(x)``), so an exported network
+of L blocks is L + 1 blocks in their convention: an identity SA (rho = 1, V = 0)
+before block 1's FF, each block's SA followed by the next block's FF, and an
+identity FF (eta = 1, width 0) after block L's SA.
 FF(x) = eta x + W relu(U x + b) token-wise; SA(X)_i = rho x_i + V sum_l pi_il x_l
 with scores s_il = <A x_i, x_l>, A = A_lam I + A_left^T A_right (V likewise).
 Hardmax: C_i = {l : s_il == max_k s_ik} compared on the computed float scores,

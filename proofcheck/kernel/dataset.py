@@ -237,8 +237,25 @@ def check_admissible(ds: Dataset) -> None:
     for j, s in enumerate(pending):
         k = first_with_set.setdefault(s, j)
         if k != j:
-            raise Inadmissible(f"input sequences {k} and {j} are equal as sets",
-                               f"$.pairs[{j}].input")
+            raise Inadmissible(_equal_sets_message(ds, k, j), f"$.pairs[{j}].input")
+
+
+def _equal_sets_message(ds: Dataset, k: int, j: int) -> str:
+    """Why inputs k and j are rejected: the project's hypothesis (distinct as sets)
+    strengthens the seed's "distinct", and why, with the witness."""
+    a, b = ds.pairs[k].inputs, ds.pairs[j].inputs
+    where = {tok: t for t, tok in enumerate(a)}
+    perm = [where[tok] for tok in b]
+    same_targets = set(ds.pairs[k].outputs) == set(ds.pairs[j].outputs)
+    how = ("identical sequences" if perm == list(range(len(a))) else
+           f"the same tokens in another order: input {j} lists input {k}'s tokens in the "
+           f"order {', '.join(map(str, perm[:8]))}{', ...' if len(perm) > 8 else ''}")
+    return (f"input sequences {k} and {j} are equal as sets ({how}). proofcheck requires "
+            "inputs distinct as sets, a strengthening of the seed's 'input sequences are "
+            "distinct': a transformer is permutation equivariant, so it maps both to the "
+            "same set of outputs and cannot meet two different targets"
+            + (" (here their targets are equal sets too: a duplicated pair)" if same_targets
+               else f" (here outputs {k} and {j} differ as sets)"))
 
 
 # --------------------------------------------------------------------- files

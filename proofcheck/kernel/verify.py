@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from proofcheck.kernel.dataset import check_admissible, dataset_from_json, digest
 from proofcheck.kernel.documents import read_json, validate
+from proofcheck.kernel import low_rank
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import format_q, parse_exact
 from proofcheck.kernel.serialize import (
@@ -181,6 +182,7 @@ def _check_constants(claim, ds, net, st, lines):
         bad.append(f"L = {L} blocks exceeds the budget {name} = {budget} of Theorem {st}")
     if width > 4:
         bad.append(f"max FF width {width} > 4 violates Theorem {st}")
+    bad += low_rank.check(net, lines)
     P_bound = PARAM_CONSTANT * d * M
     if P > P_bound:
         bad.append(f"P = {P} parameters exceeds the explicit bound {PARAM_CONSTANT} d M = "

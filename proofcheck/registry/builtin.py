@@ -18,7 +18,11 @@ from proofcheck.registry.statement import Statement
 PROOF_16_18 = "- (proof of 1.6/1.8)"
 SEQUENCES_2D = Admissibility(min_d=2, distinct_tokens=True)
 SEQUENCES = Admissibility(distinct_tokens=True)
-SMALL_GENERATED = {"dataset": generated(d=2, N=5, style="mixed")}
+#: seeded generated datasets in d = 2, 3, 4 (seeds seed, seed + 1, seed + 2)
+GENERATED_3 = tuple(generated(d=d, N=5, style="mixed", seed_offset=k)
+                    for k, d in enumerate((2, 3, 4)))
+DEFAULT_SETS = {"dataset": GENERATED_3}
+WITH_DIGITS = {"dataset": (digits_sample(limit=4),) + GENERATED_3}
 
 AFZ_LAYERS = (
     Statement("3.1", "FF lemma", "Translation", PROOF_16_18, "project",
@@ -68,31 +72,32 @@ AFZ_LAYERS = (
 
 AFZ_PHASES = (
     Statement("separation", "proposition",
-              "Separation: at most N blocks make the inputs disjoint", "- (proof of 1.6)",
+              "Separation: R + 1 <= N blocks make the input sequences pairwise disjoint (checked "
+              "on instances)", "- (proof of 1.6)",
               "project", module="lemmas.afz.phases.separation",
               checks=("lemmas.afz.theorems.phase_statements:run_separation",),
               uses=("3.1", "3.2p", "4.1"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1)",), instances=SMALL_GENERATED),
-    Statement("leaders", "proposition", "Leader placement (region P and sphere)",
+              hypotheses=("an admissible dataset (SPEC §1)",), instances=DEFAULT_SETS),
+    Statement("leaders", "proposition", "Leader placement, region P and sphere (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.leaders",
               checks=("lemmas.afz.theorems.phase_statements:run_leaders",),
               uses=("3.2p", "4.2", "4.3"), scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1), after phase S",),
-              instances=SMALL_GENERATED),
-    Statement("collapse", "proposition", "One SA layer collapses non-leaders onto leaders",
+              instances=DEFAULT_SETS),
+    Statement("collapse", "proposition", "One SA layer collapses non-leaders onto leaders (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.collapse",
               checks=("run", "lemmas.afz.theorems.phase_statements:run_collapse"),
               uses=("4.2", "4.3"), admissible=THEOREM,
               hypotheses=("leaders placed as by phase L: a region-P leader t 1 above the "
                           "positive box, sphere leaders in the negative orthant",
                           "k = (1, c, ..., c^(d-1)) with pairwise distinct kappas"),
-              instances=SMALL_GENERATED),
-    Statement("interpolation", "proposition", "M snaps map leader images onto the targets",
+              instances=DEFAULT_SETS),
+    Statement("interpolation", "proposition", "M snaps map leader images onto the targets (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.interpolation",
               checks=("lemmas.afz.theorems.phase_statements:run_interpolation",), uses=("3.3",),
               scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1), after phase C",),
-              instances=SMALL_GENERATED),
+              instances=DEFAULT_SETS),
 )
 
 #: the theorems, the statements about their networks, and softmax-gap (used by 1.8)
@@ -103,20 +108,23 @@ AFZ_THEOREMS = (
               checks=("run",), aliases=("hardmax",),
               uses=("separation", "leaders", "collapse", "interpolation"), scope="dataset",
               admissible=THEOREM, hypotheses=("an admissible dataset (SPEC §1)",),
-              instances=SMALL_GENERATED),
+              instances=DEFAULT_SETS),
     Statement("1.8", "theorem", "Softmax exact interpolation below a temperature tau*",
               "Theorem 1.8", "seed-numbered", module="lemmas.afz.theorems.theorem_1_8",
               checks=("run",), aliases=("softmax",), uses=("1.6", "softmax-gap"),
               scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1)",),
-              instances={"dataset": generated(d=2, N=4, style="mixed")}),
+              instances=DEFAULT_SETS),
     Statement("1.8-collapse", "proposition",
-              "One softmax collapse layer is never exact (certified positive distance for tau "
-              "down to 2^-64); the hardmax collapse is", "- (remark in the proof of 1.8)",
+              "For every tau > 0 the softmax collapse layer maps no non-leader onto its leader's "
+              "image (the hardmax one does)", "- (remark in the proof of 1.8)",
               "project", module="lemmas.afz.theorems.softmax_collapse", checks=("run",),
               uses=("collapse", "softmax-gap"), scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1) with a non-leader",),
-              instances={"dataset": digits_sample(limit=2)}),
+              readings=("construction", "general"),
+              instances={"dataset": (digits_sample(limit=2),) + tuple(
+                  generated(d=d, N=4, max_n=6, style="mixed", seed_offset=k)
+                  for k, d in enumerate((2, 3, 4)))}),
     Statement("softmax-gap", "lemma", "Softmax mass outside the argmax set under a score gap",
               "- (proof of 1.8)", "project", module="lemmas.afz.layers.softmax_gap",
               checks=("run",),
@@ -130,24 +138,39 @@ AFZ_THEOREMS = (
               hypotheses=("theta* interpolates exactly (J(theta*) = 0), eps > 0",),
               instances={"setting": authors_setting()}),
     Statement("resnet", "proposition",
-              "Parameters: a ResNet on flattened sequences needs O(dNn), a transformer O(dM); "
-              "a token-wise network cannot interpolate a token shared by sequences with "
-              "disjoint targets", "- (seed 000 §5)", "project", module="lemmas.resnet.checks",
+              "Parameters of a ResNet construction on flattened sequences (grows with n) next to "
+              "the transformer's (does not), on instances; a token-wise network cannot "
+              "interpolate a token shared by sequences with disjoint targets", "- (seed 000 §5)",
+              "project", module="lemmas.resnet.checks",
               checks=("run",), uses=("3.2", "1.6"), scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1); for (a) sequences of one "
                           "length n",),
               instances={"dataset": digits_sample(),
                          "generated": generated(d=2, N=6, max_n=4, style="mixed")}),
+    Statement("length-independence", "proposition",
+              "L and P of the built network depend on the input lengths n_j only through "
+              "R <= N - 1, so no bound on them involves n_j (same targets; checked on sweeps of "
+              "instances)", "- (seed 000 §3.2)", "project",
+              module="lemmas.afz.theorems.length_independence", checks=("run",),
+              uses=("1.6",), admissible=THEOREM, instances=WITH_DIGITS,
+              hypotheses=("an admissible dataset (SPEC §1); k tokens added to every input "
+                          "sequence, targets unchanged",)),
+    Statement("low-rank", "proposition",
+              "Every SA layer of the built networks has A, V = lambda I + rank <= 1 (checked on "
+              "instances; also by the kernel on theorem certificates)", "- (seed 000 §3.3)",
+              "project", module="lemmas.afz.theorems.low_rank", checks=("run",),
+              uses=("1.6", "1.8"), admissible=THEOREM, instances=WITH_DIGITS,
+              hypotheses=("an admissible dataset (SPEC §1)",)),
 )
 
 TAKAKURA_SUZUKI = (
-    Statement("C.1", "TS lemma", "Softmax concentration under a gap", "T-S Lemma C.1",
-              "seed-numbered", module="lemmas.ts.softmax_concentration", checks=("run",),
+    Statement("C.1", "TS lemma", "Softmax concentration under a gap (statement reconstructed "
+              "from the seed's one step)", "T-S Lemma C.1", "seed-step", module="lemmas.ts.softmax_concentration", checks=("run",),
               scope="all-parameters", admissible=NO_DATASET,
               hypotheses=("theta in R^n with theta_{i*} >= theta_j + delta for j != i*, "
                           "delta > 0",)),
-    Statement("C.3", "TS lemma", "Near-orthogonal vectors in dimension O(eps^-2 log N)",
-              "T-S Lemma C.3", "seed-numbered", module="lemmas.ts.near_orthogonal",
+    Statement("C.3", "TS lemma", "Near-orthogonal vectors in dimension O(eps^-2 log N) "
+              "(constant 4, Hoeffding and ln reconstructed)", "T-S Lemma C.3", "seed-step", module="lemmas.ts.near_orthogonal",
               checks=("run",), scope="all-parameters", admissible=NO_DATASET,
               hypotheses=("N >= 2, 0 < eps < 1",)),
     Statement("C.4", "TS lemma",

@@ -28,6 +28,8 @@ from proofcheck.registry.instances import InstanceSpec
 FLAGS = {
     "seed-numbered": "the number and the statement appear in a seed (the sources in "
                      "shared/seeds)",
+    "seed-step": "the number appears in a seed with one proof step or a paraphrase; the "
+                 "statement's exact form is reconstructed",
     "caption-numbered": "the number is known from a figure caption of the authors' "
                         "repository; the wording is reconstructed",
     "project": "a label of this project for an unnumbered step or a reconstructed "
@@ -95,7 +97,7 @@ class Statement:
     uses: tuple[str, ...] = ()
     hypotheses: tuple[str, ...] = ()
     admissible: Admissibility | Callable = ANY_DATASET
-    instances: dict[str, InstanceSpec] = field(default_factory=dict)
+    instances: dict[str, InstanceSpec | tuple] = field(default_factory=dict)
     scope: str = "instances"
     readings: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -125,8 +127,9 @@ class Statement:
                 out.append(f"check {c!r} is neither a callable, 'module:function', nor a "
                            "function of the statement's module")
         for k, spec in self.instances.items():
-            if not isinstance(spec, InstanceSpec):
-                out.append(f"instance {k!r} is not an InstanceSpec")
+            specs = spec if isinstance(spec, tuple) else (spec,)
+            if not specs or not all(isinstance(x, InstanceSpec) for x in specs):
+                out.append(f"instance {k!r} is not an InstanceSpec (or a tuple of them)")
         if not (isinstance(self.admissible, Admissibility) or callable(self.admissible)):
             out.append("admissible must be an Admissibility or a callable")
         return out

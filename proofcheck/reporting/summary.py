@@ -18,11 +18,13 @@ def summary_lines(statement: str, check, seconds: dict) -> list[str]:
 
 def _constants_16(c: dict) -> list[str]:
     return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}",
-            f"L = {c['L']} blocks (2M + R + 1 = {c['L_construction']}; paper: 2M + 2N + 1 = "
-            f"{c['L_paper_hardmax']})",
+            f"L = {c['L']} blocks (the construction's 2M + R + 1 = {c['L_construction']}; the "
+            f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)",
             f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
             f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational "
-            f"{c['max_bits']} bits"]
+            f"{c['max_bits']} bits",
+            f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
+            f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)"]
 
 
 def _f(x) -> str:
@@ -48,6 +50,7 @@ def _softmax_18(sc) -> list[str]:
         lines.append("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {_f(b.min_gap)}, eps <= {_f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
-    lines.append(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's: "
-                 f"2M + 3N = {c['L_paper_softmax']}), max width {c['max_width']}, P = {c['P']}")
+    lines.append(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's count "
+                 f"2M + 3N = {c['L_paper_softmax']}, read as a bound), max width "
+                 f"{c['max_width']}, P = {c['P']}")
     return lines

@@ -71,8 +71,10 @@ def _check_limit(limit) -> None:
 
 def defaults(statement, seed: int) -> dict:
     """The statement's default instances built for ``seed``: keyword -> object
-    (``"dataset"`` a :class:`~proofcheck.kernel.dataset.Dataset`)."""
-    return {name: build(spec, seed) for name, spec in statement.instances.items()}
+    (``"dataset"`` a :class:`~proofcheck.kernel.dataset.Dataset`, or a list of them
+    for a tuple of specs)."""
+    return {name: [build(s, seed) for s in spec] if isinstance(spec, tuple) else build(spec, seed)
+            for name, spec in statement.instances.items()}
 
 
 def build(spec, seed: int):
@@ -80,7 +82,7 @@ def build(spec, seed: int):
     params = dict(spec.params)
     if spec.source == "generated":
         from proofcheck.io.generate import random_dataset
-        return random_dataset(seed, **params)
+        return random_dataset(seed + params.pop("seed_offset", 0), **params)
     if spec.source == "digits-sample":
         from proofcheck.io.examples import sample
         return sample(**params)[0]

@@ -147,7 +147,8 @@ def certificate_of(statement, certified: list[CheckResult]) -> dict | None:
 def _instance_text(statement, given, seed: int) -> str:
     if given is not None:
         return f"dataset {given.name}"
-    names = [f"{k}: {spec.describe()}" for k, spec in statement.instances.items()]
+    from proofcheck.registry.instances import describe
+    names = [f"{k}: {describe(spec)}" for k, spec in statement.instances.items()]
     what = "; ".join(names) if names else "built-in"
     return f"{what}, seed {seed}"
 

@@ -130,13 +130,17 @@ def _validate_dask(opts: TheoremOptions) -> None:
                            "e.g. --scheduler tcp://host:8786") from None
 
 
-def start_line(theorem: str, opts: TheoremOptions) -> str:
-    """The line printed when the run starts."""
+def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
+    """The lines printed when the run starts: for 1.6 the construction that runs (a
+    reconstruction, the seed's block count read as a bound), for 1.8 the temperature."""
     if theorem == "1.6":
-        return "constructing the network ..."
+        from lemmas.afz.theorems.constructions import get
+        spec = get(opts.construction, theorem)
+        return [f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
+                "count L = 2M + 2N + 1 is read as a bound", "constructing the network ..."]
     from proofcheck.kernel.verdicts import fmt_num
-    return "certifying tau = " + (fmt_num(opts.tau) if opts.tau is not None else
-                                  "(search: largest dyadic)")
+    return ["certifying tau = " + (fmt_num(opts.tau) if opts.tau is not None else
+                                   "(search: largest dyadic)")]
 
 
 def run_theorem(theorem: str, dataset, info: dict | None = None,

@@ -135,7 +135,7 @@ def symbolic(d: int = 2):
     prove_scores(layer, u, P, "A of cluster_sa(u)")
     x, y = symbols("x", d, real=True), symbols("y", d, real=True)
     P.zero([a - b for a, b in zip(value(layer, x, y), y)], "rho x + V y = y (image = mean of argmax set)")
-    return P.result(f"4.1 symbolic (d = {d}, all u != 0, all tokens): scores and value map of the "
+    return P.result(f"4.1 for all parameters (symbolic, d = {d}, all u != 0, all tokens): scores and value map of the "
                     "returned layer", ["hence C_i = u-max / u-min / all tokens by the sign of "
                                        "<u,x_i>, for every sequence: at most 3 images"])
 
@@ -153,7 +153,7 @@ def symbolic_tag(d: int = 2):
     prove_scores(layer, u, P, "A of tag_sa(u, lam)")
     x, y = symbols("x", d, real=True), symbols("y", d, real=True)
     P.zero([a - (xi + lam * b) for a, xi, b in zip(value(layer, x, y), x, y)], "rho x + V y = x + lam y")
-    return P.result(f"tag symbolic (d = {d}, all u != 0, all lam): x -> x + lam mean(u-maximal) "
+    return P.result(f"tag for all parameters (symbolic, d = {d}, all u != 0, all lam): x -> x + lam mean(u-maximal) "
                     "for <u,x> > 0", [])
 
 
@@ -236,7 +236,7 @@ def _instance(d, ss, u, up, lam):
     out = []
     ins = probe_sequences(ss, u)
     layer = cluster_sa(u)
-    res = check_layer(f"4.1 exact (d = {d}): A = u u^T, u = {fmt_value(u)}: tokens go to the "
+    res = check_layer(f"4.1 exact on this instance (d = {d}): A = u u^T, u = {fmt_value(u)}: tokens go to the "
                       "mean of the u-max / u-min / all tokens", layer, ins,
                       [predicted(s, u) for s in ins],
                       details=["probes: ties at the top and bottom, tokens on <u,x> = 0"])
@@ -248,7 +248,7 @@ def _instance(d, ss, u, up, lam):
     sizes = [len(set(s)) for s in got]
     j = max(range(len(sizes)), key=sizes.__getitem__)
     ok = sizes[j] <= 3
-    out.append(CheckResult(f"4.1 instance (d = {d}): at most 3 distinct images per sequence",
+    out.append(CheckResult(f"4.1 on this instance (d = {d}): at most 3 distinct images per sequence",
                            Verdict.VERIFIED if ok else Verdict.REFUTED,
                            [f"largest count of distinct outputs of the layer: {sizes[j]} "
                             f"(sequence {j}); holds on this instance only — the general "
@@ -258,7 +258,7 @@ def _instance(d, ss, u, up, lam):
     # the tag on the same sequences moved into the positive orthant, positive u
     from lemmas.afz.instances import into_positive_box
     pos = [list(dict.fromkeys(s)) for s in into_positive_box(ins)]
-    tres = check_layer(f"tag exact (d = {d}): x -> x + lam M(X), u = {fmt_value(up)}, "
+    tres = check_layer(f"tag exact on this instance (d = {d}): x -> x + lam M(X), u = {fmt_value(up)}, "
                        f"lam = {fmt_value(lam)}", tag_sa(up, lam), pos,
                        [predicted_tag(s, up, lam) for s in pos],
                        details=["every <u,x> > 0; probes with tied tops (M = their mean)"])

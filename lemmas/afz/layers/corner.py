@@ -59,7 +59,7 @@ def symbolic(d: int = 3):
     x = symbols("x", d, positive=True)
     t = sp.Symbol("t", positive=True)
     P.zero([a - t for a in value(layer, x, (t,) * d)], "rho x + V (t1) = t1 (every token -> t1)")
-    return P.result(f"4.2 symbolic (d = {d}, all t > 0, all tokens of (0, t]^d): t 1 is the unique "
+    return P.result(f"4.2 for all parameters (symbolic, d = {d}, all t > 0, all tokens of (0, t]^d): t 1 is the unique "
                     "argmax and every token maps to t 1", [])
 
 
@@ -108,7 +108,7 @@ def _instance(d, ss, above):
     for name, t in (("R 1 is a token (t = R)", R), ("t > R", R + above)):
         T = (t,) * d
         ins = [list(dict.fromkeys(s + probes + [T])) for s in shifted]
-        res = check_layer(f"4.2 exact (d = {d}): {name}: every token -> t 1", corner_sa(), ins,
+        res = check_layer(f"4.2 exact on this instance (d = {d}): {name}: every token -> t 1", corner_sa(), ins,
                           [[T] * len(s) for s in ins],
                           details=[f"positive box (0, {R}]^{d}, t = {t}; probes just below the "
                                    "corner and near the lower faces"])

@@ -118,7 +118,7 @@ def _symbolic(d: int = 3):
     moved = lambda t: shift  # noqa: E731
     hyp = f"w, p, q in R^{d}, t_p = <w,p>"
     r1 = prove_profile(
-        f"3.2 symbolic: the returned hat layer maps p -> q and fixes every x with "
+        f"3.2 for all parameters (symbolic): the returned hat layer maps p -> q and fixes every x with "
         f"|<w,x> - t_p| >= delta (all parameters, d = {d})",
         hat_ff(w, tp, dl, shift), w,
         [(None, tp - dl, zero, "FF(x) = x when <w,x> <= t_p - delta"),
@@ -126,7 +126,7 @@ def _symbolic(d: int = 3):
          (tp + dl, None, zero, "FF(x) = x when <w,x> >= t_p + delta")], hyp + ", delta > 0")
     d2 = d1 + s
     r2 = prove_profile(
-        f"3.2p symbolic: the returned plateau layer moves every x with |<w,x> - t_p| <= delta1 "
+        f"3.2p for all parameters (symbolic): the returned plateau layer moves every x with |<w,x> - t_p| <= delta1 "
         f"by q - p and fixes every x with |<w,x> - t_p| >= delta2 (all parameters, d = {d})",
         plateau_ff(w, tp, d1, d2, shift), w,
         [(None, tp - d2, zero, "FF(x) = x when <w,x> <= t_p - delta2"),

@@ -76,7 +76,7 @@ def _symbolic(d: int = 3, axis: int = 0):
     zero = lambda t: [0] * d  # noqa: E731
     onto_y = lambda t: [yi - t * ei for yi, ei in zip(y, e)]  # FF(t e) = t e + (y - t e) = y
     return prove_profile(
-        f"3.3 symbolic: the returned snap layer maps t e_{axis} to y for |t - kappa| <= delta and "
+        f"3.3 for all parameters (symbolic): the returned snap layer maps t e_{axis} to y for |t - kappa| <= delta and "
         f"fixes every x with |x_{axis} - kappa| >= 2 delta (all parameters, d = {d})",
         snap_ff(axis, d, kap, dl, y), e,
         [(None, kap - 2 * dl, zero, f"FF(x) = x when x_{axis} <= kappa - 2 delta"),
@@ -115,7 +115,7 @@ def run(dataset=None, seed: int = 0):
              (kappa - delta, tuple(yi - (kappa - delta) * ei for yi, ei in zip(y, e))),
              (kappa + delta, tuple(yi - (kappa + delta) * ei for yi, ei in zip(y, e))),
              (kappa + 2 * delta, (Fraction(0),) * d)]
-    name = (f"3.3 exact: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} snaps to "
+    name = (f"3.3 exact, on this instance: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} snaps to "
             f"{fmt_value(y)}, outside +-2delta fixed")
     try:
         ptoks, pexp = probes(ff, e, (Fraction(0),) * d, table)

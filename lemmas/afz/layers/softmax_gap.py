@@ -45,7 +45,8 @@ def symbolic():
     r2 = CheckResult("identity", Verdict.VERIFIED if ok else Verdict.REFUTED,
                      ["sum_l pi_l x_l - xbar_C = sum_{l not in C} pi_l (x_l - xbar_C) (n = 5, |C| = 2)"])
     v = Verdict.VERIFIED if r1.verdict == r2.verdict == Verdict.VERIFIED else Verdict.REFUTED
-    return CheckResult("softmax-gap symbolic: error identity and monotonicity in tau", v,
+    return CheckResult("softmax-gap for all parameters (symbolic): monotonicity in tau for every "
+                       "gap; the error identity for n = 5, |C| = 2 (all weights and tokens)", v,
                        r2.details + r1.details)
 
 
@@ -122,7 +123,8 @@ def run(dataset=None, seed: int = 0, trials: int = 60):
             r.name = f"softmax-gap rigorous check failed on row {k} (tau = {tau}, scores {scores})"
             return [r, symbolic()]
         worst = k
-    res = CheckResult(f"softmax-gap rigorous: mass and SA-error bounds on {worst + 1} seeded rows",
+    res = CheckResult(f"softmax-gap rigorous: mass and SA-error bounds on these {worst + 1} "
+                      "instances (seeded rows, n <= 7, d <= 3)",
                       Verdict.VERIFIED,
                       ["convention: max-norm on tokens, induced (row-sum) norm on V",
                        "arb ball arithmetic; an undecided comparison would be INCONCLUSIVE"])

@@ -127,7 +127,7 @@ def symbolic(d: int = 3, count: int = 3):
     x = symbols("x", d, real=True)
     P.zero([a - b for a, b in zip(value(layer, x, x), x)], "rho s + V s = s (a token attending only "
            "to itself is fixed)")
-    return P.result(f"4.3 symbolic (d = {d}, all r > 0): {count} sphere points in the negative orthant "
+    return P.result(f"4.3 for all parameters (symbolic, d = {d}, all r > 0): {count} sphere points in the negative orthant "
                     "attend only to themselves and are fixed", [])
 
 
@@ -165,7 +165,7 @@ def _instance(d, ss, seed):
                 if len(p) != d or not all(isinstance(x, Fraction) for x in p)
                 or sum(x * x for x in p) != r * r or max(p) >= 0), None)
     ok = len(pts) == count and len(set(pts)) == count and bad is None
-    out.append(CheckResult(f"4.3 points (d = {d}, r = {r}): {count} distinct points on |s| = r "
+    out.append(CheckResult(f"4.3 points on this instance (d = {d}, r = {r}): {count} distinct points on |s| = r "
                            "in the open negative orthant", Verdict.VERIFIED if ok else Verdict.REFUTED,
                            [f"{len(pts)} points, {len(set(pts))} distinct"],
                            None if ok else Witness(
@@ -177,7 +177,7 @@ def _instance(d, ss, seed):
     near = [tuple(x * Fraction(63, 64) for x in p) for p in pts]
     ins = [pts + near + s for s in shifted]
     exp = [[x if x in pts else None for x in s] for s in ins]
-    res = check_layer(f"4.3 exact (d = {d}): {count} sphere leaders (r = {r}) attend only to "
+    res = check_layer(f"4.3 exact on this instance (d = {d}): {count} sphere leaders (r = {r}) attend only to "
                       "themselves", sphere_sa(), ins, exp,
                       details=["every sphere point has |s|^2 = r^2 exactly",
                                "competitors: tokens of the positive orthant, and (63/64) s just "
@@ -193,7 +193,7 @@ def _instance(d, ss, seed):
     w[c], w[o] = -s0[o], s0[c]
     z = tuple(a + b for a, b in zip(s0, w))
     tie = [[s0, z]]
-    sharp = check_layer(f"4.3 boundary (d = {d}): a competitor with <s, z> = r^2 ties with s "
+    sharp = check_layer(f"4.3 boundary, on this instance (d = {d}): a competitor with <s, z> = r^2 ties with s "
                         "(hypothesis is sharp): s -> (s + z)/2", sphere_sa(), tie,
                         [[tuple((a + b) / 2 for a, b in zip(s0, z)), None]])
     sharp.instance = None  # outside the lemma's hypothesis: not a certificate instance
@@ -225,5 +225,5 @@ def many_points_check():
     if got != want:
         return CheckResult("4.3 points: d = 1 rejected", Verdict.REFUTED, [],
                            Witness("d = 1 not rejected with a clear error", expected=want, got=got))
-    return CheckResult("4.3 points at count 100 in d = 2, 4, 7: on the sphere, in the open negative "
+    return CheckResult("4.3 points at count 100 on these 3 instances (d = 2, 4, 7): on the sphere, in the open negative "
                        "orthant, distinct; d = 1 rejected", Verdict.VERIFIED, [])

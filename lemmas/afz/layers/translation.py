@@ -32,7 +32,7 @@ def symbolic(d: int = 3):
     from proofcheck.symbolic import prove_profile
     c = sp.symbols(f"c0:{d}", real=True)
     w = [int(i == 0) for i in range(d)]
-    return prove_profile(f"3.1 symbolic: the returned layer is x -> x + c for every x (all c, d = {d})",
+    return prove_profile(f"3.1 for all parameters (symbolic): the returned layer is x -> x + c for every x (all c, d = {d})",
                          translation_ff(c), w, [(None, None, lambda t: list(c), "FF(x) = x + c")],
                          f"c in R^{d}")
 
@@ -49,7 +49,7 @@ def run(dataset=None, seed: int = 0):
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))
     ff = translation_ff(c)
     expected = [[tuple(a + b for a, b in zip(x, c)) for x in s] for s in seqs]
-    res = check_layer(f"3.1 exact: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
+    res = check_layer(f"3.1 exact, on this instance: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
                       expected, details=[f"width {ff.width}"])
     res.data = {"c": c}
     return [res, symbolic(d=max(2, min(d, 3)))]

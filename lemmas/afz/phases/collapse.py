@@ -107,7 +107,7 @@ def symbolic(d: int = 3):
     ky = sum(a * b for a, b in zip(k, y))
     P.zero([a - (ky if i == 0 else 0) for i, a in enumerate(value(layer, x, y))],
            "rho x + V y = <k, y> e_1")
-    return P.result(f"collapse symbolic (d = {d}, all k): non-leaders attend to t 1, sphere leaders "
+    return P.result(f"collapse for all parameters (symbolic, d = {d}, all k): non-leaders attend to t 1, sphere leaders "
                     "to themselves, images kappa e_1", [])
 
 
@@ -157,7 +157,7 @@ def _instance(d, ss, seed):
     e = lambda kap: (kap,) + (Fraction(0),) * (d - 1)  # noqa: E731
     exp = [[e(dot(k, x)) if x in ls else e(dot(k, ls[0])) for x in s]
            for s, ls in zip(ins, leaders)]
-    out.append(check_layer(f"collapse exact (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
+    out.append(check_layer(f"collapse exact on this instance (d = {d}): non-leaders -> kappa_P e_1, leaders -> "
                            "kappa_l e_1", collapse_sa(k), ins, exp))
     # the claim handed to the network checker predicts the same rows
     spans, rows, lrows, lo = [], [x for s in ins for x in s], [], 0

@@ -51,8 +51,8 @@ DEFAULT = "default"
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
     DEFAULT: ConstructionSpec(
         DEFAULT, ("1.6", "1.8"), "2M + R + 1",
-        "proofcheck's reconstruction of the seed's proof: separation (R <= N - 1 rounds), "
-        "M leader moves, one collapse, M snaps",
+        "proofcheck's construction (2M + R + 1 blocks, R <= N - 1), a reconstruction of the "
+        "seed's: separation (R rounds), M leader moves, one collapse, M snaps",
         _default_build, _default_constants),
 }
 

@@ -10,12 +10,11 @@ from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.checker import check_network
 from proofcheck.kernel.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from lemmas.afz.instances import scoped
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 
 def _instance(ds):
-    """``(dataset, inputs, targets)``; the registry declares the default dataset (a
-    seeded random admissible one)."""
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
 
 
@@ -28,8 +27,8 @@ def _prefix(c, last_block, drop_last_sa=False):
     return Transformer(c.net.d, blocks), claims
 
 
-def _run_prefix(name, dataset, seed, upto, drop_last_sa, post):
-    ds, inputs, targets = _instance(dataset)
+def _run_prefix(name, ds, upto, drop_last_sa, post):
+    ds, inputs, targets = _instance(ds)
     c = construct(inputs, targets, ds.d)
     last = upto(c)
     net, claims = _prefix(c, last, drop_last_sa)
@@ -65,7 +64,8 @@ def run_separation(dataset, seed: int = 0):
                             f"{c.info['classes_after_first_tag']} classes after the first tag",
                             f"u = {tuple(str(x) for x in c.info['u'])}",
                             f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
-    return _run_prefix("separation", dataset, seed, lambda c: c.phases["S"][1], False, post)
+    return scoped("separation", lambda ds: _run_prefix(
+        "separation", ds, lambda c: c.phases["S"][1], False, post), dataset)
 
 
 def run_leaders(dataset, seed: int = 0):
@@ -97,7 +97,8 @@ def run_leaders(dataset, seed: int = 0):
         return CheckResult("leaders: region P (t_j 1) and sphere leaders placed, non-leaders positive",
                            Verdict.VERIFIED, [f"M = {ds.M} leaders, r = {c.info['r']}, "
                                               f"beta = {c.info['beta']}, t_j from {c.info['t'][0]}"])
-    return _run_prefix("leaders", dataset, seed, lambda c: c.phases["L"][1], True, post)
+    return scoped("leaders", lambda ds: _run_prefix(
+        "leaders", ds, lambda c: c.phases["L"][1], True, post), dataset)
 
 
 def run_collapse(dataset, seed: int = 0):
@@ -117,17 +118,20 @@ def run_collapse(dataset, seed: int = 0):
         return CheckResult("collapse: every sequence = {kappa_l e_1}, m_j distinct points",
                            Verdict.VERIFIED if ok else Verdict.REFUTED,
                            [f"k = {tuple(str(x) for x in c.info['k'])}, {ds.M} distinct kappas"])
-    return _run_prefix("collapse", dataset, seed, lambda c: c.phases["C"][1], False, post)
+    return scoped("collapse", lambda ds: _run_prefix(
+        "collapse", ds, lambda c: c.phases["C"][1], False, post), dataset)
 
 
 def run_interpolation(dataset, seed: int = 0):
     """After the M snaps every output set equals its target set."""
-    ds, inputs, targets = _instance(dataset)
-    c = construct(inputs, targets, ds.d)
-    nc = check_network(c.net, inputs, targets, c.claims)
-    for r in nc.results:
-        r.details.append(f"{ds.M} snaps, smallest half-width delta = {min(c.info['snap_deltas'])}")
-    return nc.results
+    def check(ds):
+        ds, inputs, targets = _instance(ds)
+        c = construct(inputs, targets, ds.d)
+        nc = check_network(c.net, inputs, targets, c.claims)
+        nc.results[-1].details.append(f"{ds.M} snaps, smallest half-width delta = "
+                                      f"{min(c.info['snap_deltas'])}")
+        return nc.results
+    return scoped("interpolation", check, dataset)
 
 
 __all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "dot"]

@@ -130,23 +130,31 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+    from proofcheck.kernel import low_rank
     P = net.n_params()
     L = net.L
+    lr = low_rank.summary(net)
     consts = {"N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": 2 * M + R + 1,
               "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
               "max_width": net.max_width, "P": P, "P_formula": param_formula(d, M, R),
               "P_bound": PARAM_CONSTANT * d * M, "param_constant": PARAM_CONSTANT,
-              "max_bits": net.max_bits()}
+              "max_bits": net.max_bits(), "sa_layers": lr["sa_layers"],
+              "max_rank_A_minus_lam_I": lr["max_rank_A"], "max_rank_V_minus_lam_I": lr["max_rank_V"]}
     checks = [
         res("L = 2M + R + 1", L == 2 * M + R + 1, f"L = {L}, 2M + R + 1 = {2 * M + R + 1}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
-        res("L <= 2M + 2N + 1 (Theorem 1.6)", L <= 2 * M + 2 * N + 1,
-            f"L = {L} <= {2 * M + 2 * N + 1}"),
+        res("L <= 2M + 2N + 1 (the seed's count of Theorem 1.6, read as a bound)",
+            L <= 2 * M + 2 * N + 1, f"L = {L} <= {2 * M + 2 * N + 1}"),
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res("P = (16d+16)M + (10d+8)R + 6d + 5", P == param_formula(d, M, R),
             f"P = {P}, formula = {param_formula(d, M, R)}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
+        res("low-rank: A and V of every SA layer = lam I + rank <= 1",
+            not low_rank.failures(net),
+            f"{lr['sa_layers']} SA layers; largest rank of A - lam I: {lr['max_rank_A']}, of "
+            f"V - lam I: {lr['max_rank_V']}; V = lam I alone (the tags) in "
+            f"{lr['V_multiple_of_identity']}"),
     ]
     return checks, consts
 
@@ -186,6 +194,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
 
 
 def run(dataset, seed: int = 0):
-    """``lemma 1.6``: Theorem 1.6 on ``dataset`` (the registry's default instance is a
-    seeded random admissible one)."""
-    return verify(dataset).results
+    """``lemma 1.6``: Theorem 1.6 on ``dataset`` (by default the registry's seeded random
+    admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`)."""
+    from lemmas.afz.instances import scoped
+    return scoped("Theorem 1.6", lambda ds: verify(ds).results, dataset)

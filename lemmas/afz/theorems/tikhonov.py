@@ -6,9 +6,10 @@ eps ||theta*||^2``: at a global optimum the training loss is at most linear in
 eps.  The exact part checked here is ``J(theta*) = 0`` with the project's exact
 evaluator and the exact value of ``||theta*||^2``:
 
-* for the authors' own setting (:mod:`proofcheck.io.synthetic`: N = 10, d = 16,
-  n = 100, m = 1; one block with Q = K = 0, V = I, rho = 0, then an FF with
-  eta = 1 and drawn width-4 U, b, W; target = FF of the sequence mean);
+* for the authors' own setting (:mod:`proofcheck.io.synthetic`: their
+  ``torch.manual_seed(0)`` draw, reproduced exactly; N = 10, d = 16, n = 100,
+  m = 1; one block with Q = K = 0, V = I, rho = 0, then an FF with eta = 1 and
+  drawn width-4 U, b, W; target = FF of the sequence mean);
 * for the Theorem 1.6 construction on any dataset (``lemma tikhonov --dataset``),
   and on the authors' data for comparison.
 
@@ -17,29 +18,37 @@ between the output tokens and the target tokens (for m = 1: the largest squared
 distance from an output token to the target).
 
 **Block order.**  The authors' block applies self-attention first, then the FF
-(their script: ``x = rho x + attn(x); x = eta x + ff(x)``), so the target is FF of
-the mean.  The project's block is FF then SA (SPEC §1).  The authors' block is
-therefore represented by TWO project blocks: block 1 = (identity FF, the uniform
-SA), block 2 = (the drawn FF, identity SA).  (One project block, FF then SA, would
-output the mean of FF, a different function: ReLU is not linear.)
+(their ``models.py``: ``x = rho x + attn(x); x = eta x + ff(x)``), so the target is
+FF of the mean.  The project's block is FF then SA (SPEC §1).  The authors' block
+is therefore represented by TWO project blocks: block 1 = (identity FF, the
+uniform SA), block 2 = (the drawn FF, identity SA).  (One project block, FF then
+SA, would output the mean of FF, a different function: ReLU is not linear.)
 
-**Norms.**  Three numbers, all exact:
+**Three numbers for the authors' seed-0 draw, each with its source:**
 
-* ``||theta*||^2`` in the authors' trained parametrisation — the threshold the
-  bound uses, since the bound compares points of the space that is trained:
+* ``||theta*||^2`` in the authors' trained parametrisation — the correct threshold,
+  since the bound compares points of the space that is trained:
   ``rho^2 + ||q||^2 + ||k||^2 + ||V||_F^2 + eta^2 + ||U||_F^2 + ||b||^2 + ||W||_F^2``
   with ``q = k = 0`` (the least-norm factors of A = q k^T = 0) and ``||V||_F^2 = d``;
-  read off the two built blocks (:func:`authors_parameters`).
-* the published script's value: the same sum with ``||V||^2`` replaced by the
-  squared norm of the value tensor (every input token times V, all sequences),
-  i.e. ``||X||_F^2`` for V = I — about ``N n d / 3`` for inputs uniform on [0, 1),
-  so the threshold is inflated roughly ``N n / 3`` / (its other terms) ≈ 90 times;
-* ``Transformer.sq_norm()`` of the two-block network (the project's stored-scalar
-  convention, as printed by ``theorem 1.6``: it counts V = 1·I as one scalar and
-  the eta / rho of the identity sub-layers).
+  read off the two built blocks (:func:`authors_parameters`).  ≈ 62.53.
+* what the committed script computes on the same draw
+  (``tikhonov/src/generateData.py``: line 20 sets V = I, line 25 overwrites V with
+  the value tensor ``inputs @ V``, line 43 adds ``torch.norm(V)**2``): the same sum
+  with ``||V||^2`` replaced by the squared norm of the value tensor, ``||X||_F^2``
+  for V = I (:func:`script_sq_norm`).  ≈ 5402.77 — a bug in the committed code.
+* the published figure's line: the red "Tikhonov threshold" of the authors'
+  ``figs/figure1a.pdf`` (``eps = 10^-4``, ``tikhonovTrainLoss.py`` line 53), read
+  from the PDF's geometry by :mod:`proofcheck.io.figure_reader` (the coordinates
+  are recorded in :data:`FIGURE_1A`; the file itself is not shipped).  It sits at
+  ``eps x 62.5316``: the published figure shows the correct threshold.
+
+``Transformer.sq_norm()`` of the two-block network (the project's stored-scalar
+convention, as printed by ``theorem 1.6``: it counts V = 1·I as one scalar and the
+eta / rho of the identity sub-layers) is printed too.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from proofcheck.kernel.model import (
@@ -99,7 +108,7 @@ def authors_sq_norm(net: Transformer) -> tuple[Fraction, dict]:
 
 
 def script_sq_norm(net: Transformer, inputs) -> tuple[Fraction, dict]:
-    """The published script's value for the same draw: ``||V||^2`` taken on the
+    """The committed script's value for the same draw (a code bug, see the module docstring): ``||V||^2`` taken on the
     value tensor — the built V applied to every input token of every sequence —
     plus ``eta^2 + ||W||^2 + ||U||^2 + ||b||^2`` (the script omits rho, q, k).
     ``inputs[j]``: ``(n_j, d)`` tokens."""
@@ -157,64 +166,161 @@ def _bent(setting) -> int:
                       for u, bk in zip(setting.U, setting.b)))
 
 
-def authors_checks(setting, net: Transformer | None = None, backend: str = "flint"):
-    """The exact checks of the authors' setting on ``net`` (default: the network
-    :func:`authors_network` builds for ``setting``)."""
+# The published figure's line, read from the geometry of the authors' figs/figure1a.pdf
+# (repository DCN-FAU-AvH/exactInterpTF, commit 1f633bb2, blob b053ee22; MIT licence)
+# with proofcheck.io.figure_reader (`python -m proofcheck.io.figure_reader figure1a.pdf`):
+# page coordinates in points as written in the file (6 decimals: +-5e-7 each); the
+# outermost labelled y ticks 10^-3 and 10^3 and the red dashed line.  eps = 1e-4 is the
+# script's weight_decay (tikhonovTrainLoss.py line 30; the line is eps * exact_L2norm,
+# line 53).  Only these numbers are recorded; the PDF is not part of proofcheck.
+FIGURE_1A = {
+    "file": "figs/figure1a.pdf (DCN-FAU-AvH/exactInterpTF, blob b053ee22)",
+    "tick_low": (-3, Fraction("58.034969")), "tick_high": (3, Fraction("192.485748")),
+    "line_y": Fraction("75.87434"), "half_unit": Fraction(5, 10 ** 7),
+    "eps": Fraction(1, 10 ** 4),
+}
+# the script stores ||theta||^2 and eps * ||theta||^2 in float32 (two roundings of
+# relative size <= 2^-24): |log10 change| <= log10(1 + 2^-23 + 2^-48) < 6e-8
+FLOAT32_LOG10_SLACK = Fraction(6, 10 ** 8)
+
+
+def _admissible_check(setting) -> CheckResult:
     from proofcheck.kernel.dataset import check_admissible
     from proofcheck.kernel.errors import Inadmissible
+    ds = setting.dataset
+    ns = sorted({len(p.inputs) for p in ds.pairs})
+    first = [str(x) for x in ds.pairs[0].inputs[0][:3]]
+    name = (f"authors' setting: their torch.manual_seed({setting.seed}) draw, reproduced "
+            "exactly, is admissible (on this instance)")
+    try:
+        check_admissible(ds)
+    except Inadmissible as e:
+        return CheckResult(name, Verdict.REFUTED, [str(e)])
+    return CheckResult(name, Verdict.VERIFIED, [
+        f"N = {ds.N}, d = {ds.d}, n = {'/'.join(map(str, ns))}, m = 1; inputs = torch.rand(N, n, "
+        f"d), then W, U, b = torch.rand(4, d), torch.rand(d, 4), torch.rand(4); FF width "
+        f"{len(setting.U)}, eta = {setting.eta}",
+        "values: MT19937 (init_genrand(seed)) outputs masked to 24 bits, exactly k/2^24 (the "
+        f"float32 values torch returns); first input values {', '.join(first)}",
+        "block order: the authors' SA-then-FF block = project blocks "
+        "[(identity FF, SA), (FF, identity SA)] (project order is FF then SA)",
+        f"pre-activations U x + b < 0 at {_bent(setting)} of the {ds.n_tokens} input "
+        "tokens (0: ReLU is linear on this draw, so mean(FF(x)) = FF(mean x) and the "
+        "order happens not to matter here)"])
+
+
+def _norms_check(net: Transformer, inputs, seed: int) -> CheckResult:
     from proofcheck.approx import approx_text, sig_digits
+    th, parts = authors_sq_norm(net)
+    sc, sparts = script_sq_norm(net, inputs)
+    # the script's inflation is exactly ||X V||^2 - ||V||_F^2 (rho, q, k are 0 here)
+    ok = sc - th == sparts["value tensor X V"] - parts["V"] - parts["rho"] - parts["q"] \
+        - parts["k"]
+    details = [
+        f"(1) correct threshold ||theta*||^2 (authors' parametrisation rho, q, k, V, eta, U, b, "
+        f"W; read off the built network) = {approx_text(th).lstrip('= ')}",
+        "   parts: " + ", ".join(f"||{k}||^2 = {approx_text(v).lstrip('= ')}"
+                                 for k, v in parts.items()),
+        f"(2) the committed script on the same draw (tikhonov/src/generateData.py: line 25 "
+        f"replaces V by the value tensor inputs @ V, line 43 adds its squared norm): "
+        f"{approx_text(sc).lstrip('= ')}, {sig_digits(sc / th, 4)} times (1) — a code bug",
+        f"   ||X V||^2 = {sig_digits(sparts['value tensor X V'])} where ||V||_F^2 = "
+        f"{parts['V']} (= d)",
+        f"Transformer.sq_norm() of the two-block network (stored-scalar convention): "
+        f"{approx_text(net.sq_norm()).lstrip('= ')}",
+        f"bound: for every eps > 0, min J + eps ||theta||^2 <= eps * {sig_digits(th)}"]
+    return CheckResult(f"authors' setting (seed {seed}): ||theta*||^2 exact, next to the "
+                       "committed script's value for the same draw (on this instance)",
+                       Verdict.VERIFIED if ok else Verdict.REFUTED, details,
+                       data={"theta_sq_norm": th, "script_value": sc,
+                             "stored_scalar_sq_norm": net.sq_norm(),
+                             **{f"part_{k}": v for k, v in parts.items()}})
+
+
+def figure_exponent(fig=None) -> tuple[Fraction, Fraction]:
+    """Exact interval of log10 of the value of the recorded figure line
+    (:data:`FIGURE_1A`), read linearly between its two ticks
+    (:func:`proofcheck.approx.exponent_interval`)."""
+    from proofcheck.approx import exponent_interval
+    f = FIGURE_1A if fig is None else fig
+    (ka, ya), (kb, yb) = f["tick_low"], f["tick_high"]
+    return exponent_interval(Fraction(ka), ya, Fraction(kb), yb, f["line_y"], f["half_unit"])
+
+
+def _log10_in(x: Fraction, lo: Fraction, hi: Fraction) -> bool | None:
+    """Three-valued ``lo <= log10(x) <= hi`` (python-flint arb balls)."""
+    from flint import arb
+
+    from proofcheck.kernel.balls import decide, le, q
+
+    def cmp():
+        v = arb(q(x)).log() / arb(10).log()
+        a, b = le(arb(q(lo)), v), le(v, arb(q(hi)))
+        return None if None in (a, b) else (a and b)
+    return decide(cmp)[0]
+
+
+def _yes(t: bool | None) -> str:
+    return "undecided" if t is None else ("yes" if t else "no")
+
+
+def figure_check(th: Fraction, sc: Fraction, fig=None) -> CheckResult:
+    """(3) of the module docstring: the recorded line of the published figure is
+    ``eps * th`` (within the reading's resolution, widened by the script's float32
+    rounding) and is not ``eps * sc``."""
+    from proofcheck.approx import value_interval
+    from proofcheck.kernel.balls import dec
+    f = FIGURE_1A if fig is None else fig
+    lo, hi = figure_exponent(f)
+    lo_w, hi_w = lo - FLOAT32_LOG10_SLACK, hi + FLOAT32_LOG10_SLACK
+    shows_th = _log10_in(f["eps"] * th, lo_w, hi_w)
+    shows_sc = _log10_in(f["eps"] * sc, lo_w, hi_w)
+    vlo, vhi = value_interval((lo, hi))
+    (ka, ya), (kb, yb) = f["tick_low"], f["tick_high"]
+    # display only: where the committed script's value would have drawn the line
+    y_sc = float(ya) + (math.log10(float(f["eps"] * sc)) - ka) * float(yb - ya) / (kb - ka)
+    details = [
+        f"(3) the published figure: {f['file']}, red 'Tikhonov threshold' line at y = "
+        f"{dec(f['line_y'])} pt between the ticks 10^{ka} (y = {dec(ya)}) and 10^{kb} "
+        f"(y = {dec(yb)}); coordinates as written, +-{dec(f['half_unit'])} pt",
+        f"   line = eps ||theta||^2 with eps = {f['eps']} (the script's weight_decay): "
+        f"||theta||^2 in [{dec(vlo / f['eps'])}, {dec(vhi / f['eps'])}]",
+        "   method: proofcheck.io.figure_reader (log axis read linearly between the outermost "
+        "labelled ticks; exact rational interval of the exponent; python-flint arb for "
+        "10^x); widened by 6e-8 in log10 for the script's float32 rounding",
+        f"   contains (1), the correct threshold: {_yes(shows_th)}; contains (2), the committed "
+        f"script's value: {_yes(shows_sc)} (that line would sit at y ≈ {y_sc:.1f} pt)",
+        "the published figure shows the correct threshold; only the committed code is wrong"]
+    ok = shows_th is True and shows_sc is False
+    undecided = shows_th is None or shows_sc is None
+    return CheckResult("published figure 1a: its threshold line is eps x the correct "
+                       "||theta*||^2 of the seed-0 draw, not the committed script's value "
+                       "(on this instance)",
+                       Verdict.INCONCLUSIVE if undecided else
+                       (Verdict.VERIFIED if ok else Verdict.REFUTED), details,
+                       data={"figure_exponent": (lo, hi)})
+
+
+def authors_checks(setting, net: Transformer | None = None, backend: str = "flint"):
+    """The exact checks of the authors' setting on ``net`` (default: the network
+    :func:`authors_network` builds for ``setting``); with the authors' own sizes and
+    seed 0 also the published figure's line (:func:`figure_check`)."""
     net = authors_network(setting) if net is None else net
     ds = setting.dataset
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
-    ns = sorted({len(X) for X in inputs})
-    try:
-        check_admissible(ds)
-        adm = CheckResult(
-            f"authors' setting: seeded rational draw (seed {setting.seed}) is admissible",
-            Verdict.VERIFIED,
-            [f"N = {ds.N}, d = {ds.d}, n = {'/'.join(map(str, ns))}, m = 1; coordinates of "
-             f"inputs and of U, b, W uniform on the grid k/{setting.grid}, 0 <= k < "
-             f"{setting.grid}; FF width {len(setting.U)}, eta = {setting.eta}",
-             "block order: the authors' SA-then-FF block = project blocks "
-             "[(identity FF, SA), (FF, identity SA)] (project order is FF then SA)",
-             f"pre-activations U x + b < 0 at {_bent(setting)} of the {ds.n_tokens} input "
-             "tokens (0: ReLU is linear on this draw, so mean(FF(x)) = FF(mean x) and the "
-             "order happens not to matter here)"])
-    except Inadmissible as e:
-        adm = CheckResult("authors' setting is admissible", Verdict.REFUTED, [str(e)])
     lc, _ = loss_check("authors' setting: J(theta*) = 0 (target = FF of the sequence mean; "
-                       "A = 0 so attention is uniform, under hardmax and softmax alike)",
-                       net, inputs, targets, backend)
+                       "A = 0 so attention is uniform, under hardmax and softmax alike; on "
+                       "this instance)", net, inputs, targets, backend)
     try:
-        th, parts = authors_sq_norm(net)
-        sc, sparts = script_sq_norm(net, inputs)
-        d = net.d
-        # the published script's inflation is exactly ||X V||^2 - ||V||_F^2
-        ok = sc - th == sparts["value tensor X V"] - parts["V"] - parts["rho"] - parts["q"] \
-            - parts["k"]
-        ratio = sc / th
-        details = [
-            f"||theta*||^2 (THE threshold of the bound; authors' parametrisation rho, q, k, V, "
-            f"eta, U, b, W) = {th} ≈ {sig_digits(th)}",
-            "   parts: " + ", ".join(f"||{k}||^2 = {approx_text(v).lstrip('= ')}"
-                                     for k, v in parts.items()),
-            f"published script's value (||V||^2 on the value tensor X V, {ds.n_tokens} tokens): "
-            f"{approx_text(sc)}  — {sig_digits(ratio, 4)} times the threshold",
-            f"   ||X V||^2 = {sig_digits(sparts['value tensor X V'])} vs ||V||_F^2 = "
-            f"{parts['V']} (= d = {d})",
-            f"Transformer.sq_norm() of the two-block network (stored-scalar convention): "
-            f"{approx_text(net.sq_norm())}",
-            f"bound: for every eps > 0, min J + eps ||theta||^2 <= eps * {sig_digits(th)}"]
-        nc = CheckResult("authors' setting: ||theta*||^2 exact, next to the published "
-                         "script's value for the same draw",
-                         Verdict.VERIFIED if ok else Verdict.REFUTED, details,
-                         data={"theta_sq_norm": th, "script_value": sc,
-                               "stored_scalar_sq_norm": net.sq_norm(),
-                               **{f"part_{k}": v for k, v in parts.items()}})
+        nc = _norms_check(net, inputs, setting.seed)
     except ValueError as e:
-        nc = CheckResult("authors' setting: ||theta*||^2", Verdict.ERROR, [str(e)])
-    return [adm, lc, nc]
+        return [_admissible_check(setting), lc,
+                CheckResult("authors' setting: ||theta*||^2", Verdict.ERROR, [str(e)])]
+    out = [_admissible_check(setting), lc, nc]
+    if setting.seed == 0 and setting.authors_sizes:
+        out.append(figure_check(nc.data["theta_sq_norm"], nc.data["script_value"]))
+    return out
 
 
 def construction_checks(dataset, title: str = "Theorem 1.6 construction"):

@@ -1,0 +1,71 @@
+"""Statement ``low-rank`` (project label; seed 000 §3.3: the construction's
+self-attention uses low-rank matrices, "A is a rank-one matrix plus a multiple of
+the identity").
+
+Checked on the networks the constructions return (Theorem 1.6 and, with its leader
+scales, Theorem 1.8): every SA layer has ``A = lam_A I + (rank <= 1)`` and
+``V = lam_V I + (rank <= 1)`` — by the kernel's check
+(:mod:`proofcheck.kernel.low_rank`, the same one ``verify`` runs on theorem
+certificates), on the stored matrices.  Per kind of layer (phase) the output lists
+what is found: tags ``A = u u^T``, ``V = lam I``; identity SA ``A = V = 0``; the
+collapse ``A = I``, ``V = e_1 k^T``.  So A is exactly of the seed's form; V is of rank
+<= 1 except on the R + 1 tag layers, where it is a multiple of I (rank d) — said in
+the output, since the seed's sentence is about A.
+"""
+from __future__ import annotations
+
+from proofcheck.kernel import low_rank
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+
+ID = "low-rank"
+
+
+def _kinds(net) -> dict:
+    """``{phase label: (count, set of (lam_A != 0, rank A - lam I, lam_V != 0, rank V - lam I))}``."""
+    out: dict = {}
+    for (b, ra, rv), blk in zip(low_rank.ranks(net), net.blocks):
+        key = blk.sa.label or "SA"
+        n, forms = out.get(key, (0, set()))
+        forms.add((blk.sa.A.lam != 0, ra, blk.sa.V.lam != 0, rv))
+        out[key] = (n + 1, forms)
+    return out
+
+
+def _form(lam_nonzero: bool, r: int) -> str:
+    return ("lam I" if lam_nonzero else "0") if r == 0 else \
+        (f"lam I + rank {r}" if lam_nonzero else f"rank {r}")
+
+
+def check_network(title: str, net) -> CheckResult:
+    """The kernel's low-rank check on ``net``, with the forms found per layer kind."""
+    bad = low_rank.failures(net)
+    s = low_rank.summary(net)
+    det = [f"{n} x {kind}: " + "; ".join(f"A = {_form(a, ra)}, V = {_form(v, rv)}"
+                                         for a, ra, v, rv in sorted(forms))
+           for kind, (n, forms) in _kinds(net).items()]
+    det.append(f"V = lam I alone (rank d, not rank <= 1) on {s['V_multiple_of_identity']} layer(s): "
+               "the tags; A always has the seed's form lam I + rank <= 1")
+    if bad:
+        b = int(bad[0].split()[1])
+        return CheckResult(title, Verdict.REFUTED, det + bad,
+                           Witness(bad[0], block=b, sublayer="SA"))
+    return CheckResult(title, Verdict.VERIFIED, det)
+
+
+def check_instance(ds) -> list[CheckResult]:
+    from lemmas.afz.theorems.theorem_1_6 import construct
+    from lemmas.afz.theorems.theorem_1_8 import SCALES
+    ins, tg = [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
+    out = []
+    for thm, opts in (("1.6", {}), ("1.8", SCALES)):
+        net = construct(ins, tg, ds.d, **opts).net
+        out.append(check_network(f"Theorem {thm} network ({net.L} blocks): every SA layer has "
+                                 "A, V = lam I + rank <= 1", net))
+    return out
+
+
+def run(dataset, seed: int = 0):
+    """``lemma low-rank`` on ``dataset`` (by default the registry's: the digits sample
+    and seeded generated datasets in several dimensions)."""
+    from lemmas.afz.instances import scoped
+    return scoped("low-rank", check_instance, dataset)
