@@ -65,10 +65,12 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
                     "witness": r.witness.to_json() if r.witness else None} for r in tc.results],
         "constants": tc.constants,
         "theta_sq_norm": theta_json(tc.construction.net),
-        "construction": {"u": [fmt_value(x) for x in info["u"]],
+        "construction": {"name": tc.constants.get("construction", "default"),
+                         "u": [fmt_value(x) for x in info["u"]],
                          "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
                          "classes_after_first_tag": info["classes_after_first_tag"],
-                         "r": fmt_value(info["r"]), "beta": fmt_value(info["beta"]),
+                         **{key: fmt_value(info[key]) for key in ("r", "beta", "mu")
+                            if key in info},
                          "k": [fmt_value(x) for x in info["k"]],
                          "phases": tc.construction.phases},
         "layers": layers,
@@ -101,11 +103,13 @@ def markdown(rep: dict) -> str:
             lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in w.items() if v is not None))
     lines += ["", "## Constants (claimed vs measured)", "",
               "| quantity | measured | claimed |", "|---|---|---|",
-              f"| blocks L | {c['L']} | 2M + R + 1 = {c['L_construction']} (construction); "
+              f"| blocks L | {c['L']} | {c.get('block_formula', '2M + R + 1')} = "
+              f"{c['L_construction']} (construction {c.get('construction', 'default')}); "
               f"2M + 2N + 1 = {c['L_paper_hardmax']} (Theorem 1.6) |",
               f"| separation rounds R | {c['R']} | <= N - 1 = {c['N'] - 1} |",
               f"| max width | {c['max_width']} | <= 4 |",
-              f"| parameters P | {c['P']} | (16d+16)M + (10d+8)R + 6d + 5 = {c['P_formula']}; "
+              f"| parameters P | {c['P']} | "
+              f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')} = {c['P_formula']}; "
               f"<= {c['param_constant']} d M = {c['P_bound']} |",
               f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
               "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
@@ -120,7 +124,9 @@ def markdown(rep: dict) -> str:
               f"- u = ({', '.join(rep['construction']['u'])}); "
               f"{rep['construction']['classes_after_first_tag']} classes after the first tag",
               f"- tag factors lambda: {', '.join(rep['construction']['tag_lambdas'])}",
-              f"- sphere radius r = {rep['construction']['r']}, k = ({', '.join(rep['construction']['k'])})"]
+              "- " + "".join(f"{key} = {rep['construction'][key]}, " for key in ("r", "mu")
+                             if key in rep["construction"])
+              + f"k = ({', '.join(rep['construction']['k'])})"]
     lines += recheck_markdown(rep)
     lines += ["", "## Time (seconds)", ""]
     lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]

@@ -18,8 +18,10 @@ def summary_lines(statement: str, check, seconds: dict) -> list[str]:
 
 def _constants_16(c: dict) -> list[str]:
     return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}",
-            f"L = {c['L']} blocks (the construction's 2M + R + 1 = {c['L_construction']}; the "
-            f"seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)",
+            f"construction {c['construction']}: L = {c['block_formula']}",
+            f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
+            + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
+            + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)",
             f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
             f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational "
             f"{c['max_bits']} bits",

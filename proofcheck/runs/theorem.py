@@ -190,7 +190,9 @@ def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
     v = combine(r.verdict for r in check.results)
     net = check.construction.net
     if theorem == "1.6":
-        return theorem_certificate("1.6", dataset, net, v, constants=check.constants)
+        from lemmas.afz.theorems.constructions import certified_constants
+        return theorem_certificate("1.6", dataset, net, v,
+                                   constants=certified_constants(check.constants))
     tau = check.tau_cert if check.tau_cert is not None else (
         opts.tau if opts.tau is not None else check.certificate.tau)
     bounds = [b.to_json() for b in check.certificate.bounds if b.max_eps is not None]

@@ -46,6 +46,16 @@ def _default_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info["R"])
 
 
+def _peel_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.peel import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _peel_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.peel import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -54,6 +64,11 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "proofcheck's construction (2M + R + 1 blocks, R <= N - 1), a reconstruction of the "
         "seed's: separation (R rounds), M leader moves, one collapse, M snaps",
         _default_build, _default_constants),
+    "peel": ConstructionSpec(
+        "peel", ("1.6",), "R + 1 + (M - N) + ceil(M/4)",
+        "proofcheck's own: each sequence's top is its first leader (collapse with "
+        "A = mu I + u u^T), M - N extra leaders moved, four targets placed per FF",
+        _peel_build, _peel_constants),
 }
 
 
@@ -65,3 +80,17 @@ def get(name: str, theorem: str) -> ConstructionSpec:
         known = ", ".join(n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems)
         raise KeyError(f"no construction {name!r} for Theorem {theorem} (known: {known})")
     return spec
+
+
+#: constants a certificate of any construction states: the kernel re-derives each
+#: from the network and the dataset alone.  R, the parameter formula and its
+#: constant are the default construction's (the kernel knows that one only).
+PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P")
+
+
+def certified_constants(consts: dict) -> dict:
+    """The constants a certificate of this run states: all of them for the default
+    construction, :data:`PORTABLE_CONSTANTS` for the others."""
+    if consts.get("construction", DEFAULT) == DEFAULT:
+        return consts
+    return {k: consts[k] for k in PORTABLE_CONSTANTS if k in consts}

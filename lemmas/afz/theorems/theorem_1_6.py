@@ -130,16 +130,14 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
-    from proofcheck.kernel import low_rank
     P = net.n_params()
     L = net.L
-    lr = low_rank.summary(net)
+    lr_check, lr_consts = low_rank_check(net)
     consts = {"N": N, "M": M, "d": d, "R": R, "L": L, "L_construction": 2 * M + R + 1,
               "L_paper_hardmax": 2 * M + 2 * N + 1, "L_paper_softmax": 2 * M + 3 * N,
               "max_width": net.max_width, "P": P, "P_formula": param_formula(d, M, R),
               "P_bound": PARAM_CONSTANT * d * M, "param_constant": PARAM_CONSTANT,
-              "max_bits": net.max_bits(), "sa_layers": lr["sa_layers"],
-              "max_rank_A_minus_lam_I": lr["max_rank_A"], "max_rank_V_minus_lam_I": lr["max_rank_V"]}
+              "max_bits": net.max_bits(), **lr_consts}
     checks = [
         res("L = 2M + R + 1", L == 2 * M + R + 1, f"L = {L}, 2M + R + 1 = {2 * M + R + 1}"),
         res("R <= N - 1", R <= N - 1, f"R = {R}, N - 1 = {N - 1}"),
@@ -150,13 +148,24 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
             f"P = {P}, formula = {param_formula(d, M, R)}"),
         res(f"P <= {PARAM_CONSTANT} d M", P <= PARAM_CONSTANT * d * M,
             f"P = {P} <= {PARAM_CONSTANT * d * M} = {PARAM_CONSTANT} * {d} * {M}"),
-        res("low-rank: A and V of every SA layer = lam I + rank <= 1",
-            not low_rank.failures(net),
-            f"{lr['sa_layers']} SA layers; largest rank of A - lam I: {lr['max_rank_A']}, of "
-            f"V - lam I: {lr['max_rank_V']}; V = lam I alone (the tags) in "
-            f"{lr['V_multiple_of_identity']}"),
+        lr_check,
     ]
     return checks, consts
+
+
+def low_rank_check(net: Transformer):
+    """``(check, constants)``: A and V of every SA layer = lam I + rank <= 1 (the seed's
+    form, :mod:`proofcheck.kernel.low_rank`), shared by every construction."""
+    from proofcheck.kernel import low_rank
+    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    lr = low_rank.summary(net)
+    check = CheckResult("low-rank: A and V of every SA layer = lam I + rank <= 1",
+                        Verdict.REFUTED if low_rank.failures(net) else Verdict.VERIFIED,
+                        [f"{lr['sa_layers']} SA layers; largest rank of A - lam I: "
+                         f"{lr['max_rank_A']}, of V - lam I: {lr['max_rank_V']}; V = lam I "
+                         f"alone (the tags) in {lr['V_multiple_of_identity']}"])
+    return check, {"sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
+                   "max_rank_V_minus_lam_I": lr["max_rank_V"]}
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
@@ -171,6 +180,9 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     passes the Dask-sharded check here).  ``options``: construction options
     (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
     from proofcheck.kernel.checker import check_network
+    if isinstance(construction, str):
+        raise TypeError("verify(construction=...) takes a ConstructionSpec: pass "
+                        f"lemmas.afz.theorems.constructions.get({construction!r}, '1.6')")
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
@@ -187,6 +199,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     else:
         checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
                                                       c.info)
+    consts.setdefault("construction", construction.name if construction else "default")
+    consts.setdefault("block_formula", construction.blocks if construction else "2M + R + 1")
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds

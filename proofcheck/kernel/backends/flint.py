@@ -105,7 +105,10 @@ def _float_or_inf(x: fmpq) -> float:
 
 
 def _in_range(tt, lo, hi):
-    """Rows i with ``lo <= tt[i] <= hi`` (exact), candidates pre-filtered in float64."""
+    """Rows i with ``lo <= tt[i] <= hi`` (exact; ``None`` = no bound on that side),
+    candidates pre-filtered in float64."""
+    if lo is None or hi is None:
+        return [i for i, t in enumerate(tt) if (lo is None or lo <= t) and (hi is None or t <= hi)]
     f = _floats(tt)
     fl = _floats([lo, hi])
     if f is None or fl is None:
@@ -113,6 +116,21 @@ def _in_range(tt, lo, hi):
     m = REL * (np.abs(f) + abs(fl[0]) + abs(fl[1]))
     cand = np.nonzero((f >= fl[0] - m) & (f <= fl[1] + m))[0].tolist()
     return [i for i in cand if lo <= tt[i] <= hi]
+
+
+def _support(kinks, maps):
+    """Closed intervals ``(lo, hi)`` of ``t`` (``None`` = unbounded) covering every
+    non-identity piece: maximal runs of consecutive non-identity pieces."""
+    out, start = [], False
+    for p in range(len(kinks) + 1):
+        if maps[p] is not None and start is False:
+            start = kinks[p - 1] if p else None
+        if maps[p] is None and start is not False:
+            out.append((start, kinks[p - 1]))
+            start = False
+    if start is not False:
+        out.append((start, None))
+    return out
 
 
 def _apply(X, i, eta, m, ti, d):
@@ -135,11 +153,14 @@ class _Index:
         self.pairs = SortedList(pairs) if SortedList is not None else pairs
 
     def between(self, lo, hi):
-        """Rows with ``lo <= t <= hi`` (a snapshot list)."""
+        """Rows with ``lo <= t <= hi`` (a snapshot list; ``None`` = unbounded)."""
+        a = None if lo is None else (lo, -1)
+        b = None if hi is None else (hi, self.n)
         if SortedList is not None:
-            return [r for _, r in self.pairs.irange((lo, -1), (hi, self.n))]
-        return [r for _, r in self.pairs[bisect_left(self.pairs, (lo, -1)):
-                                         bisect_right(self.pairs, (hi, self.n))]]
+            return [r for _, r in self.pairs.irange(a, b)]
+        return [r for _, r in self.pairs[0 if a is None else bisect_left(self.pairs, a):
+                                         len(self.pairs) if b is None else
+                                         bisect_right(self.pairs, b)]]
 
     def update(self, i, new_t):
         if SortedList is not None:
@@ -622,7 +643,8 @@ class FlintBackend:
                 state.ff_after_tag = True
                 return self._ff_offset(state, w, kinks, maps, eta)
             state = self._materialize(state)
-        if not bounded:  # unbounded support: every row
+        support = _support(kinks, maps)
+        if support == [(None, None)]:  # no identity piece: every row
             X = fmpq_mat(state.X)
             t = (X * _col(w)).entries()
             touched = []
@@ -632,7 +654,7 @@ class FlintBackend:
                     _apply(X, i, eta, m, ti, d)
                     touched.append(i)
             return State(X, state.spans, d, meta=state.meta), touched, None
-        # bounded support: rows with t in [first kink, last kink].  The state is
+        # rows with t in the support (the runs of non-identity pieces).  The state is
         # updated IN PLACE (old rows returned in ``before``).  The first FF in a
         # direction since the last dense change scans all projections; the second
         # builds a sorted index, kept up to date, so later ones bisect.
@@ -646,10 +668,10 @@ class FlintBackend:
         if ix == "seen":
             ix = state.index[key] = _Index(w, X)
         if isinstance(ix, _Index):
-            cand, tt = ix.between(kinks[0], kinks[-1]), ix.t
+            cand, tt = [i for lo, hi in support for i in ix.between(lo, hi)], ix.t
         else:
             tt = (X * _col(w)).entries()
-            cand = _in_range(tt, kinks[0], kinks[-1])
+            cand = [i for lo, hi in support for i in _in_range(tt, lo, hi)]
             state.index[key] = "seen"
         touched, before = [], {}
         for i in cand:
