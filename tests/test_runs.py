@@ -1,0 +1,81 @@
+"""The pipeline layer (proofcheck/runs/): one verdict path — ``theorem`` and ``lemma``
+print the kernel's verdict on the certificate the run writes; a kernel that refutes
+or fails makes the run REFUTED or ERROR even when the run's own checks passed; both
+theorems share one path (report, certificate, time line)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import NAMED
+
+from proofcheck.cli import main
+from proofcheck.kernel.verdicts import Verdict
+from proofcheck.registry import find
+from proofcheck.runs import recheck as recheck_module
+from proofcheck.runs.lemma import run_lemma
+from proofcheck.runs.theorem import TheoremOptions, run_theorem
+
+
+def _kernel_says(monkeypatch, verdict=None, raises=None):
+    import proofcheck.kernel.verify as kv
+    calls = []
+
+    def fake(cert, dataset=None):
+        calls.append(cert["claim"]["statement"])
+        if raises is not None:
+            raise raises
+        return verdict, ["(kernel stand-in)"]
+    monkeypatch.setattr(kv, "verify_certificate", fake)
+    return calls
+
+
+@pytest.mark.parametrize("argv", [["theorem", "1.6", "--no-report"], ["lemma", "3.2"]])
+def test_the_printed_verdict_is_the_kernels(monkeypatch, argv):
+    calls = _kernel_says(monkeypatch, Verdict.REFUTED)
+    assert main(argv) == Verdict.REFUTED.exit_code
+    assert calls  # the certificate the run wrote was re-checked
+
+
+@pytest.mark.parametrize("argv", [["theorem", "1.6", "--no-report"], ["lemma", "4.1"]])
+def test_an_error_inside_the_kernel_is_error(monkeypatch, argv):
+    _kernel_says(monkeypatch, raises=RuntimeError("broken kernel"))
+    assert main(argv) == Verdict.ERROR.exit_code
+
+
+def test_a_malformed_own_certificate_is_error(monkeypatch):
+    from proofcheck.kernel.errors import BadInput
+    _kernel_says(monkeypatch, raises=BadInput("no such field", "$.x"))
+    assert recheck_module.recheck({"claim": {"statement": "1.6"}}).verdict == Verdict.ERROR
+
+
+@pytest.mark.parametrize("theorem", ["1.6", "1.8"])
+def test_theorem_run_certificate_and_recheck(theorem):
+    run = run_theorem(theorem, NAMED["square-builtin"], opts=TheoremOptions(simulate=False))
+    assert run.certificate["claim"]["statement"] == theorem
+    assert run.verdict == run.recheck.verdict and run.verdict.passed
+    assert run.run_verdict.passed
+    assert {"certificate", "kernel re-check"} <= set(run.seconds)
+
+
+def test_theorem_report_carries_the_kernel_verdict(tmp_path):
+    assert main(["theorem", "1.6", "--out", str(tmp_path), "--certificate",
+                 str(tmp_path / "c.json")]) == 0
+    rep = json.loads(next(tmp_path.glob("theorem-1.6-*.json")).read_text())
+    assert rep["kernel_recheck"]["verdict"] == rep["verdict"] == "VERIFIED"
+    assert json.loads((tmp_path / "c.json").read_text())["verdict"] == "VERIFIED"
+
+
+def test_lemma_without_certificate_combines_its_checks():
+    run = run_lemma(find("G.1"))
+    assert run.certificate is None and run.recheck is None
+    assert run.verdict == Verdict.VERIFIED
+
+
+def test_lemma_certificate_states_only_its_instances():
+    """The certificate carries the exact instances and their verdict; the symbolic
+    results stay beside it (and still count in the run's verdict)."""
+    run = run_lemma(find("3.2"))
+    assert len(run.certificate["instances"]) == len(run.certified) == 1
+    assert len(run.results) > len(run.certified)
+    assert run.recheck.verdict == Verdict.VERIFIED == run.verdict
