@@ -31,8 +31,9 @@ def register(sub) -> None:
                    "searching for the largest one; an exact number, e.g. --tau 1/8")
     q.add_argument("--construction", default="default", metavar="NAME",
                    help="which construction builds the network (`python -m proofcheck list` "
-                   "names them with their block counts; default: default); "
-                   "e.g. --construction default")
+                   "names them with their block counts and theorems; default: default); "
+                   "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
+                   "printed side by side with the default)")
     q.add_argument("--no-simulation", action="store_true",
                    help="theorem 1.8: skip the mpmath simulation that locates tau_num")
     q.add_argument("--out", default="reports", metavar="DIR",

@@ -20,6 +20,9 @@ token's exact HARDMAX value at that layer.  It is computed in two passes:
      one vector ``V x_c``.  Shifts are kept per sequence (``x = base + shift_j``), so
      a layer costs O(N d) instead of O(T d); projections of a sequence are shifted by
      one number, so the gaps inside a sequence do not change;
+   * FF with ``eta = 0`` and ``U`` of rank one (non-residual): a function of
+     ``<w, x>``, evaluated per group of equal tokens (section "non-residual FF
+     layers" at the end of this file);
    * any other layer is evaluated token by token (exact scores per sequence);
    * per SA layer: the smallest hardmax score gap ``Ghat`` between a token's
      argmax and its best competitor (with its token), the largest number of
@@ -41,7 +44,9 @@ token's exact HARDMAX value at that layer.  It is computed in two passes:
      ``|eta| r + |g| (|w| . r)`` (``0`` in the snapped coordinates of a snap), a
      box straddling a kink is evaluated by sound interval arithmetic (counted in
      ``straddles``); a non-candidate token whose box could reach the support
-     (``|w| . r > D``) makes the certificate INCONCLUSIVE.
+     (``|w| . r > D``) makes the certificate INCONCLUSIVE; a non-residual layer maps
+     a box to the exact range of its profile over the box's projection interval
+     (:func:`nonresidual_radius`: 0 on a flat piece).
    * Radii are rounded UP to 64-bit mantissas (sizes stay bounded).
 
 Monotonicity: every step is increasing in ``eps`` and in the radii, and
@@ -57,6 +62,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
+from operator import is_
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -496,6 +502,8 @@ def _prep_ff(ps: _Pass, ff: FF, block: int) -> _FFRec:
                 if m is not None:
                     ps.set_token(i, new)
             return rec
+    if r1 is not None and eta == 0:  # non-residual: a function of <w, x> (section below)
+        return _prep_ff_nonresidual(ps, ff, block, r1)
     # dense: every token, exactly
     rec = _FFRec(block, True, eta, Uq, W, b)
     new_rows = []
@@ -782,6 +790,8 @@ def _radius_pass(traj: Trajectory, tau, targets, F: int, progress) -> Certificat
                 Rg = [_up(x) for x in Rn]
                 over = {}
                 rmax = list(Rg)
+            elif isinstance(rec, _NonResFFRec):
+                Rg, over, rmax = _nonresidual_pass(rec, Rg, over, lb)
             else:
                 if rec.dense:
                     if any(x != 0 for x in rmax):
@@ -857,3 +867,177 @@ def _radius_pass(traj: Trajectory, tau, targets, F: int, progress) -> Certificat
     except _Fail as f:
         cert.verdict, cert.witness = f.verdict, f.witness
     return cert
+
+
+# --- non-residual FF layers (eta = 0, U of rank one) ---------------------------------
+#
+# Such a layer is FF(x) = G(<w, x>) with G: R -> Q^d continuous and affine between the
+# kinks of :func:`affine_pieces` (no ``eta x`` term).  Over a box around ``xhat`` with
+# radius ``r`` the projection ``t = <w, x>`` ranges over exactly ``[that - |w|.r,
+# that + |w|.r]``, so FF(box) lies in the box around ``G(that)`` whose radius in
+# coordinate k is ``max |G_k(s) - G_k(that)|`` over s in {both ends, the kinks between
+# them} (a continuous piecewise-affine function attains its extremes on an interval
+# there): sound, and exact given the projection interval.  Inside one piece it is
+# ``|g_k| |w|.r``, and 0 on a flat piece (g = 0): a whole box maps onto one exact point.
+# It grows with r (a larger interval has a larger range), so a certificate stays
+# monotone in tau.
+#
+# Every token is moved, so the layer is evaluated per GROUP of tokens sharing one
+# hardmax value (their outputs are one shared tuple); consecutive such layers keep the
+# groups (chained records), so a layer costs O(groups), not O(tokens), in both passes.
+
+
+@dataclass
+class _NonResFFRec:
+    """A non-residual rank-one FF layer: direction ``w``, ``kinks``, ``maps`` (per
+    piece ``(g, h)``: ``FF(x) = g t + h``); per group of input tokens its exact
+    projection ``ts[g]`` and its piece ``piece[g]`` (``bisect_left(kinks, t)``); each
+    group's tokens share one output value.  ``gid`` (token -> group) for the first
+    record of a chain; ``prev``: the previous record of the chain, whose groups
+    (hence whose ``gid``) this record keeps."""
+
+    block: int
+    w: list
+    wabs: list
+    kinks: list
+    maps: object
+    ts: list = field(default_factory=list)
+    piece: list = field(default_factory=list)
+    gid: list | None = None
+    prev: object = None
+    dense = True      # read by closed_form_tau (no plateau of its own)
+    reach = None      # read by choose_floor: every token is a candidate
+
+
+def _prep_ff_nonresidual(ps: _Pass, ff: FF, block: int, r1) -> _NonResFFRec:
+    """Hardmax pass through a non-residual (``eta = 0``) FF with ``U = c w^T``.  Chained
+    when every token is still the very output object of the previous such layer
+    (``ps._nonres``: that record, its outputs per group, the rows it set, and the
+    token -> group array); else the tokens are grouped by exact value."""
+    import numpy as np
+    w, kinks, maps = affine_pieces(ff, r1)
+    w = [_q(x) for x in w]
+    rec = _NonResFFRec(block, w, [abs(x) for x in w], kinks, maps)
+    st = getattr(ps, "_nonres", None)
+    if (st is not None and all(sh is None for sh in ps.shift) and len(ps.base) == len(st[2])
+            and all(map(is_, ps.base, st[2]))):
+        rec.prev, reps, tok = st[0], st[1], st[3]
+    else:
+        keys, reps, gid = {}, [], []
+        for i in range(len(ps.base)):
+            x = ps.token(i)
+            k = tuple((int(v.p), int(v.q)) for v in x)  # lowest terms: keys equal iff values
+            g = keys.get(k)
+            if g is None:
+                g = keys[k] = len(reps)
+                reps.append(x)
+            gid.append(g)
+        rec.gid, tok = gid, np.array(gid, dtype=np.int64)
+    nz = [(k, c) for k, c in enumerate(w) if c != 0]
+    if len(nz) == 1 and nz[0][1] == 1:
+        k0 = nz[0][0]
+        ts = [x[k0] for x in reps]
+    else:
+        ts = [sum((c * x[k] for k, c in nz), ZERO) for x in reps]
+    outs, forms, pieces = [], {}, rec.piece
+    for t in ts:
+        p = bisect_left(kinks, t)
+        f = forms.get(p)
+        if f is None:  # piece p: FF = g t + h; the coordinates where g != 0
+            g, h = maps[p]
+            f = forms[p] = (list(h), [(k, gk, h[k]) for k, gk in enumerate(g) if gk != 0])
+        y = list(f[0])
+        for k, gk, hk in f[1]:
+            y[k] = gk * t + hk
+        outs.append(tuple(y))
+        pieces.append(p)
+    rec.ts = ts
+    arr = np.empty(len(outs), dtype=object)
+    arr[:] = outs
+    rows = arr[tok].tolist()
+    ps.materialise(rows)
+    ps._nonres = (rec, outs, tuple(rows), tok)
+    return rec
+
+
+def _g_value(rec: _NonResFFRec, s):
+    g, h = rec.maps[bisect_left(rec.kinks, s)]
+    return [gi * s + hi for gi, hi in zip(g, h)]
+
+
+def nonresidual_radius(rec: _NonResFFRec, t, r, lb: LayerBound | None = None) -> list:
+    """Radius of the box around ``G(t)`` that holds the image of every token in the
+    box of radius ``r`` (``(d,)``, >= 0) around a hardmax token with projection
+    ``t`` (see the section comment): exact range of G over ``[t - |w|.r, t + |w|.r]``,
+    rounded up to 64-bit mantissas (fmpq).  ``t``, ``r``: rationals (Fraction or fmpq).
+    Counts a straddled kink in ``lb.straddles``."""
+    t, r = _q(t), [_q(v) for v in r]
+    rho = _absdot(rec.wabs, r)
+    if rho == 0:
+        return [ZERO] * len(rec.w)
+    lo, hi = t - rho, t + rho
+    kinks = rec.kinks
+    a, b = bisect_right(kinks, lo), bisect_left(kinks, hi)
+    if a >= b:  # [lo, hi] inside one closed piece: slope times rho
+        g = rec.maps[b][0]
+        return [_up(abs(gi) * rho) for gi in g]
+    if lb is not None:
+        lb.straddles += 1
+    c = _g_value(rec, t)
+    vals = [_g_value(rec, s) for s in [lo, hi] + kinks[a:b]]
+    return [_up(max(abs(v[k] - c[k]) for v in vals)) for k in range(len(c))]
+
+
+class _GroupRadii(dict):
+    """Token radii after a non-residual FF layer: one radius per group of that layer
+    (``radii``; token i is in group ``gid[i]``); entries set later (per token, by FF
+    layers further on) override it."""
+
+    def __init__(self, rec, gid, radii):
+        super().__init__()
+        self.rec, self.gid, self.radii = rec, gid, radii
+
+    def get(self, i, default=None):
+        v = dict.get(self, i)
+        return v if v is not None else self.radii[self.gid[i]]
+
+    def values(self):
+        return list(dict.values(self)) + list(self.radii)
+
+
+def _nonresidual_pass(rec: _NonResFFRec, Rg, over, lb: LayerBound):
+    """Radius pass through a non-residual FF record: ``(Rg, over, rmax)`` after it.
+    Raises ``RuntimeError`` when a chained record does not follow its predecessor's
+    radii (never expected: the caller fails closed)."""
+    d = len(rec.w)
+    if rec.prev is not None:
+        if not (isinstance(over, _GroupRadii) and over.rec is rec.prev and not dict.__len__(over)):
+            raise RuntimeError(f"block {rec.block}: chained non-residual FF record without its "
+                               "predecessor's radii")
+        rin, gid = over.radii, over.gid
+    else:
+        rin, gid = [None] * len(rec.ts), rec.gid
+        for i, g in enumerate(gid):
+            r = over.get(i, Rg)
+            cur = rin[g]
+            rin[g] = r if cur is None or cur is r else _vmax(cur, r)
+    zero, kinks, last = [ZERO] * d, rec.kinks, len(rec.kinks)
+    rho_of, cache, seen, radii, rmax = {}, {}, set(), [], zero
+    for t, p, r in zip(rec.ts, rec.piece, rin):
+        rho = rho_of.get(id(r))
+        if rho is None:
+            rho = rho_of[id(r)] = _absdot(rec.wabs, r)
+        if rho == 0:
+            radii.append(zero)
+            continue
+        if (p == 0 or t - rho >= kinks[p - 1]) and (p == last or t + rho <= kinks[p]):
+            rn = cache.get((id(r), p))
+            if rn is None:  # inside one closed piece: |g| rho
+                rn = cache[(id(r), p)] = [_up(abs(gi) * rho) for gi in rec.maps[p][0]]
+        else:
+            rn = nonresidual_radius(rec, t, r, lb)
+        if id(rn) not in seen:
+            seen.add(id(rn))
+            rmax = _vmax(rmax, rn)
+        radii.append(rn)
+    return zero, _GroupRadii(rec, gid, radii), rmax

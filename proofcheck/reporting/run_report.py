@@ -172,6 +172,10 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "tau_closed_certified": sc.tau_closed_certified.value if sc.tau_closed_certified else None,
         "tau_num": f(sc.tau_num), "tau_num_note": sc.tau_num_note,
         "construction": sc.results[0].details[0] if sc.results else None,
+        "construction_name": getattr(sc, "construction_name", "default"),
+        "construction_notes": sc.results[0].details[1:] if sc.results else [],
+        "comparison": [{k: (fmt_value(v) if isinstance(v, Fraction) else v) for k, v in r.items()}
+                       for r in getattr(sc, "comparison", [])],
         "trials": [[fmt_value(t), v.value] for t, v in sc.trials],
         "simulation": [[fmt_value(t), str(e)] for t, e in sc.sim_curve],
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
@@ -192,11 +196,14 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
     lines = [f"# Theorem 1.8 on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
-             "Softmax attention at temperature tau on the Theorem 1.6 network. A certificate at "
+             f"Softmax attention at temperature tau on the network of construction "
+             f"`{rep.get('construction_name', 'default')}` (not Theorem 1.6's network; see the "
+             "construction lines). A certificate at "
              "tau encloses every token in a box around its exact hardmax value, valid for every "
              "tau' in (0, tau] (all bounds grow with tau); it passes only if every final box is a "
              "single point equal to a target.", "",
              f"- {rep.get('construction') or ''}",
+             *[f"  - {n}" for n in rep.get("construction_notes", [])],
              f"- dataset `{ds['name']}` (SHA-256 `{ds['sha256']}`): N = {ds['N']}, M = {ds['M']}, "
              f"d = {ds['d']}, {ds['tokens']} tokens",
              f"- **tau_cert** = {tau_line}"]
@@ -209,9 +216,18 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
               f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)"]
     if rep.get("tau_num_note"):
         lines.append(f"  - {rep['tau_num_note']}")
-    lines += [f"- L = {c['L']} blocks (proofcheck's 2M + R + 1; the seed's construction: "
+    lines += [f"- L = {c['L']} blocks (construction {c.get('construction', 'default')}: "
+              f"{c.get('block_formula', '2M + R + 1')}; the seed's count "
               f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
               "parameters", f"- {theta_markdown(rep['theta_sq_norm'])}", ""]
+    if rep.get("comparison"):
+        lines += ["Side by side on this dataset (first row: this run; the others: tau_cert "
+                  "searched, no simulation):", "",
+                  "| construction | verdict | L | P | ‖θ*‖² | minus the first row's | tau_cert | "
+                  "seconds |", "|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
+                  f"{fl(r['theta_sq_norm'])} | {fl(r['theta_sq_diff'])} | {fl(r['tau_cert'])} | "
+                  f"{r['seconds']:.2f} |" for r in rep["comparison"]] + [""]
     if png_name:
         lines += [f"![certified range of tau and simulated error]({png_name})", ""]
     lines += ["## Checks", ""]
@@ -248,7 +264,9 @@ def _is_q(v) -> bool:
 
 def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
     from proofcheck.reporting.plots import softmax_error_plot
-    base = Path(out_dir) / f"theorem-1.8-{slug(rep['dataset']['name'])}"
+    name = rep.get("construction_name", "default")
+    base = Path(out_dir) / (f"theorem-1.8-{slug(rep['dataset']['name'])}"
+                            + ("" if name == "default" else f"-{slug(name)}"))
     png = Path(f"{base}.png")
     fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
                                suffix=".png")

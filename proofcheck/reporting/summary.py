@@ -13,7 +13,25 @@ def summary_lines(statement: str, check, seconds: dict) -> list[str]:
     lines = _constants_16(check.constants) if statement == "1.6" else _softmax_18(check)
     lines.append(theta_line(check.construction.net))
     lines.append("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items()))
-    return lines
+    return lines + comparison_lines(getattr(check, "comparison", None))
+
+
+def comparison_lines(rows) -> list[str]:
+    """The side-by-side table of ``lemmas.afz.theorems.theorem_1_8.compare_constructions``
+    (nothing when there is none)."""
+    if not rows:
+        return []
+    out = ["", "side by side on this dataset (first row: this run; the others: tau_cert "
+           "searched, no simulation; time = construct + trajectory + certificates "
+           "[+ simulation]):",
+           f"  construction | verdict | L | P | ||theta*||^2 | minus {rows[0]['construction']}'s "
+           "| tau_cert | time s"]
+    for r in rows:
+        tau = "n/a" if r["tau_cert"] is None else fmt_num(r["tau_cert"])
+        out.append(f"  {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
+                   f"{fmt_num(r['theta_sq_norm'])} | {fmt_num(r['theta_sq_diff'])} | {tau} | "
+                   f"{r['seconds']:.2f}")
+    return out
 
 
 def _constants_16(c: dict) -> list[str]:
@@ -52,7 +70,7 @@ def _softmax_18(sc) -> list[str]:
         lines.append("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {_f(b.min_gap)}, eps <= {_f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
-    lines.append(f"L = {c['L']} blocks (proofcheck's construction 2M + R + 1; the seed's count "
-                 f"2M + 3N = {c['L_paper_softmax']}, read as a bound), max width "
-                 f"{c['max_width']}, P = {c['P']}")
+    lines.append(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
+                 f"the seed's count 2M + 3N = {c['L_paper_softmax']}, read as a bound), max "
+                 f"width {c['max_width']}, P = {c['P']}")
     return lines

@@ -140,7 +140,9 @@ def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
                 "count L = 2M + 2N + 1 is read as a bound", "constructing the network ..."]
     from proofcheck.kernel.verdicts import fmt_num
     return ["certifying tau = " + (fmt_num(opts.tau) if opts.tau is not None else
-                                   "(search: largest dyadic)")]
+                                   "(search: largest dyadic)")] + (
+        [] if opts.construction == "default" else
+        ["(the default construction then runs on the same data for the side-by-side table)"])
 
 
 def run_theorem(theorem: str, dataset, info: dict | None = None,
@@ -178,10 +180,16 @@ def _dask_checker(opts: TheoremOptions, hooks: Hooks):
 
 
 def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
-    from lemmas.afz.theorems.theorem_1_8 import verify
-    return verify(dataset, tau=opts.tau, progress=hooks.certificate,
-                  prep_progress=hooks.trajectory, sim_progress=hooks.simulation,
-                  simulate_num=opts.simulate, options=opts.options)
+    """The 1.8 run; a construction other than the default is put side by side with
+    the default one on the same data (:func:`~lemmas.afz.theorems.theorem_1_8.
+    compare_constructions`)."""
+    from lemmas.afz.theorems.theorem_1_8 import compare_constructions, verify
+    sc = verify(dataset, tau=opts.tau, progress=hooks.certificate,
+                prep_progress=hooks.trajectory, sim_progress=hooks.simulation,
+                simulate_num=opts.simulate, construction=opts.construction, options=opts.options)
+    if sc.construction_name != "default":
+        sc.comparison = compare_constructions(dataset, sc)
+    return sc
 
 
 def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
@@ -196,8 +204,9 @@ def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
     tau = check.tau_cert if check.tau_cert is not None else (
         opts.tau if opts.tau is not None else check.certificate.tau)
     bounds = [b.to_json() for b in check.certificate.bounds if b.max_eps is not None]
+    from lemmas.afz.theorems.constructions import certified_constants
     return theorem_certificate("1.8", dataset, net, v, tau=tau, bounds=bounds,
-                               constants=check.constants)
+                               constants=certified_constants(check.constants))
 
 
 def report_of(run: TheoremRun) -> dict:

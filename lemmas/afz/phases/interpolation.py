@@ -18,6 +18,24 @@ from proofcheck.kernel.claims import Moves
 ID = "interpolation"
 
 
+def quarter_gaps(kappas, targets) -> list[Fraction]:
+    """Per ``kappas[l]``: 1/4 of its distance to the nearest other value among all
+    kappas and all targets' first coordinates (1/4 when there is none).  ``kappas``:
+    distinct Fractions, none equal to a target's first coordinate; ``targets``:
+    ``(M, d)``."""
+    # the distinct values, sorted as python-flint fmpq (exact; compared in C, a
+    # Fraction comparison costs microseconds); keys (numerator, denominator)
+    vals = sorted({(v.numerator, v.denominator): fmpq(v.numerator, v.denominator)
+                   for v in list(kappas) + [y[0] for y in targets]}.values())
+    out = []
+    for kap in kappas:
+        fk = fmpq(kap.numerator, kap.denominator)
+        i = bisect_left(vals, fk)
+        near = [abs(vals[k] - fk) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
+        out.append((Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 4)
+    return out
+
+
 def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
     ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
@@ -26,16 +44,8 @@ def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
     if float_format is not None:
         from lemmas.afz.options import check_targets
         check_targets(targets, float_format)
-    # the distinct values, sorted as python-flint fmpq (exact; compared in C, a
-    # Fraction comparison costs microseconds); keys (numerator, denominator)
-    vals = sorted({(v.numerator, v.denominator): fmpq(v.numerator, v.denominator)
-                   for v in list(kappas) + [y[0] for y in targets]}.values())
     ffs, claims, deltas = [], [], []
-    for kap, y, rows in zip(kappas, targets, attending):
-        fk = fmpq(kap.numerator, kap.denominator)
-        i = bisect_left(vals, fk)
-        near = [abs(vals[k] - fk) for k in (i - 1, i + 1) if 0 <= k < len(vals)]
-        delta = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 4
+    for kap, y, rows, delta in zip(kappas, targets, attending, quarter_gaps(kappas, targets)):
         centre = kap
         if float_format is not None:
             from lemmas.afz.options import float_safe_snap

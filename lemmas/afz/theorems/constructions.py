@@ -25,7 +25,9 @@ class ConstructionSpec:
     seed's proof, or proofcheck's own); ``build``: ``(inputs, targets, d, **options)
     -> Construction``; ``constant_checks``: ``(net, d, N, M, info) -> (checks,
     constants)``, the construction's own exact constant checks (L against its block
-    formula and the theorem's budget, width, P).
+    formula and the theorem's budget, width, P); ``notes``: ``(construction,
+    certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
+    default's own note).
     """
 
     name: str
@@ -34,6 +36,7 @@ class ConstructionSpec:
     summary: str
     build: Callable
     constant_checks: Callable
+    notes: Callable | None = None
 
 
 def _default_build(inputs, targets, d, **options):
@@ -56,6 +59,21 @@ def _peel_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info)
 
 
+def _seed_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.theorem_1_8_seed import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _seed_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.theorem_1_8_seed import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
+def _seed_notes(construction, cert=None):
+    from lemmas.afz.theorems.theorem_1_8_seed import notes
+    return notes(construction, cert)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -69,6 +87,12 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "proofcheck's own: each sequence's top is its first leader (collapse with "
         "A = mu I + u u^T), M - N extra leaders moved, four targets placed per FF",
         _peel_build, _peel_constants),
+    "seed": ConstructionSpec(
+        "seed", ("1.8",), "2M + R + 1 + ceil(M/2)",
+        "the seed's Theorem 1.8 mechanism, reconstructed: after the softmax collapse, "
+        "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
+        "neighbourhoods each onto their leader's image, then M point hats",
+        _seed_build, _seed_constants, _seed_notes),
 }
 
 

@@ -1,14 +1,18 @@
 """Theorem 1.8 (softmax exact interpolation below a temperature tau*), SPEC §2, §4.
 
-**Which construction is verified.** proofcheck's own construction: the network of
-Theorem 1.6 (larger leader scales, :data:`SCALES`) evaluated with softmax
+**Which construction is verified.** By default (``--construction default``)
+proofcheck's own construction: the network of Theorem 1.6 with larger leader
+scales (:data:`SCALES`, so the network differs from 1.6's) evaluated with softmax
 attention, ``L = 2M + R + 1 <= 2M + N`` blocks, every FF layer residual (``eta =
 1``); whole certified intervals are snapped onto the targets by plateau FF layers.
 The seed's proof instead adds O(N) blocks of non-residual ReLU FF layers (budget
 ``2M + 3N``) because one softmax SA layer cannot collapse a cluster exactly — that
 remark is checked separately by statement ``1.8-collapse``
-(:mod:`lemmas.afz.theorems.softmax_collapse`).  :func:`construction_note` says this in every
-output.
+(:mod:`lemmas.afz.theorems.softmax_collapse`); ``--construction seed`` builds that
+mechanism (:mod:`lemmas.afz.theorems.theorem_1_8_seed`).  The first check line of
+every output names the construction that ran (:func:`construction_note`, or the
+construction's own ``notes``) and how its network differs from Theorem 1.6's;
+:func:`compare_constructions` puts constructions side by side.
 
 Temperatures reported:
 
@@ -34,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.afz.theorems.theorem_1_6 import Construction, constant_checks, construct
+from lemmas.afz.theorems.theorem_1_6 import Construction
 from proofcheck.kernel.softmax_certifier import (
     Certificate,
     Trajectory,
@@ -60,6 +64,7 @@ def construction_note(L: int, M: int, N: int, R: int) -> str:
             f"its network is not the one Theorem 1.6 checks: the same phases with larger leader "
             f"scales (r = {SCALES['r']}, margin {SCALES['margin']}, spacing "
             f"{SCALES['spacing']}; 1.6 uses r = 32, 1, 1); R = {R}, M = {M}, N = {N}")
+
 
 
 @dataclass
@@ -97,6 +102,8 @@ class SoftmaxCheck:
     search_note: str = ""
     tau_num_note: str = ""
     floor_note: str = ""
+    construction_name: str = "default"
+    comparison: list = field(default_factory=list)  # rows of compare_constructions
 
 
 def bisect_dyadic(good: Fraction, bad: Fraction, steps: int, passes):
@@ -291,17 +298,23 @@ def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, step
 
 
 def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None,
-           prep_progress=None, sim_progress=None, options=None) -> SoftmaxCheck:
+           prep_progress=None, sim_progress=None, construction: str = "default",
+           options=None) -> SoftmaxCheck:
     """Theorem 1.8 on ``dataset``: certify the given ``tau`` (rational) or search
     tau_cert; closed form and (small datasets) tau_num.  ``progress(tau, verdict)``
     per certificate, ``prep_progress(block, total)`` during the tau-independent
-    pass, ``sim_progress(tau)`` per simulation; ``options``: construction options
-    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+    pass, ``sim_progress(tau)`` per simulation.  ``construction`` names the
+    construction (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`, one serving
+    1.8; ``KeyError`` otherwise), built with :data:`SCALES`; ``options``: construction
+    options (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+    from lemmas.afz.theorems.constructions import get
+    spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
     t0 = time.perf_counter()
-    c = construct(inputs, targets, dataset.d, **SCALES, options=options)
+    c = spec.build(inputs, targets, dataset.d, **SCALES,
+                   **({"options": options} if options is not None else {}))
     secs["construct"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     traj = prepare(c.net, inputs, progress=prep_progress)
@@ -346,8 +359,9 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     secs["simulate"] = time.perf_counter() - t0
     res = []
     R = c.info["R"]
-    res.append(CheckResult("construction", Verdict.VERIFIED,
-                           [construction_note(c.net.L, dataset.M, dataset.N, R)]))
+    notes = (spec.notes(c, cert) if spec.notes is not None else
+             [construction_note(c.net.L, dataset.M, dataset.N, R)])
+    res.append(CheckResult("construction", Verdict.VERIFIED, notes))
     if cert.verdict == Verdict.VERIFIED_CERTIFIED:
         gaps = [b.min_gap for b in cert.bounds if b.min_gap is not None]
         span = "every tau > 0" if tau_free else f"every tau in (0, {fmt_num(tau_cert)}]"
@@ -376,16 +390,43 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
                                Verdict.VERIFIED if ok else Verdict.ERROR,
                                [f"tau_cert = {fmt_num(tau_cert)}, tau_num = {fmt_num(tau_num)}, "
                                 f"mpmath {dps}+ digits"] + ([num_note] if num_note else [])))
-    checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, R)
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
     L = c.net.L
-    consts["construction"] = "proofcheck (2M + R + 1 blocks)"
+    consts["construction"] = spec.name
+    consts.setdefault("block_formula", spec.blocks)
     consts["L_seed_softmax"] = 2 * dataset.M + 3 * dataset.N
-    checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",
-                              Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
-                              else Verdict.REFUTED,
-                              [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
+    if not any(r.name.startswith("L <= 2M + 3N") for r in checks):
+        checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",
+                                  Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
+                                  else Verdict.REFUTED,
+                                  [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
     return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, tau_num, trials, curve,
-                        res + checks, consts, secs, tau_free, note, num_note, fnote)
+                        res + checks, consts, secs, tau_free, note, num_note, fnote,
+                        construction_name=spec.name)
+
+
+def comparison_row(sc: SoftmaxCheck) -> dict:
+    """One row of the side-by-side table: construction, verdict, L, P, exact
+    ``||theta*||^2``, tau_cert (None: not certified) and the run's seconds."""
+    from proofcheck.kernel.verdicts import combine
+    net = sc.construction.net
+    return {"construction": sc.construction_name, "verdict": combine(
+                r.verdict for r in sc.results).value, "L": net.L, "P": net.n_params(),
+            "theta_sq_norm": net.sq_norm(), "tau_cert": sc.tau_cert,
+            "seconds": sum(sc.seconds.values())}
+
+
+def compare_constructions(dataset, sc: SoftmaxCheck, others=("default",)) -> list[dict]:
+    """Rows of :func:`comparison_row` for ``sc`` and for each construction in
+    ``others`` run on the same dataset (tau searched, no simulation); each row also
+    has ``theta_sq_diff``, its exact ``||theta*||^2`` minus the first row's."""
+    rows = [comparison_row(sc)]
+    for name in others:
+        if name != sc.construction_name:
+            rows.append(comparison_row(verify(dataset, simulate_num=False, construction=name)))
+    for r in rows:
+        r["theta_sq_diff"] = r["theta_sq_norm"] - rows[0]["theta_sq_norm"]
+    return rows
 
 
 def run(dataset, seed: int = 0):

@@ -1,0 +1,167 @@
+"""The softmax certifier on non-residual FF layers (eta = 0, U of rank one): the
+output box of one layer against exact evaluation (sound, and tight on the
+projection interval), the hardmax pass against the exact checker on chained and
+broken chains, and the group bookkeeping of chained layers against a per-token
+recomputation."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lemmas.afz.layers.converge import converge_ff
+from lemmas.afz.layers.hat import hat_ff
+from proofcheck.kernel.checker import check_network
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, identity_sa
+from proofcheck.kernel.softmax_certifier import (
+    _NonResFFRec,
+    certify,
+    nonresidual_radius,
+    prepare,
+)
+from proofcheck.kernel.verdicts import Verdict
+
+F = Fraction
+small = st.fractions(min_value=-6, max_value=6, max_denominator=4)
+
+
+def _eval(ff: FF, x):
+    """FF(x) = eta x + W relu(U x + b), the definition (SPEC §1), in Fractions."""
+    out = [ff.eta * v for v in x]
+    for u, b, w in zip(ff.U, ff.b, ff.W):
+        z = sum(a * v for a, v in zip(u, x)) + b
+        if z > 0:
+            out = [o + c * z for o, c in zip(out, w)]
+    return out
+
+
+@st.composite
+def layers(draw):
+    """A random eta = 0 FF of width 1..4 whose rows are multiples of one direction,
+    a centre and a radius (d = 2 or 3)."""
+    d = draw(st.integers(2, 3))
+    w = draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d).filter(any))
+    width = draw(st.integers(1, 4))
+    cs = draw(st.lists(st.sampled_from([-2, -1, 1, F(1, 2), 3]), min_size=width, max_size=width))
+    U = tuple(tuple(F(c) * a for a in w) for c in cs)
+    b = tuple(draw(small) for _ in range(width))
+    W = tuple(tuple(draw(small) for _ in range(d)) for _ in range(width))
+    x = tuple(draw(small) for _ in range(d))
+    r = tuple(draw(st.fractions(min_value=0, max_value=3, max_denominator=8)) for _ in range(d))
+    return FF(F(0), U, b, W), x, r, w
+
+
+def _record(ff, x):
+    traj = prepare(Transformer(len(x), [Block(ff, identity_sa())]), [[x]])
+    kind, rec = traj.records[0]
+    assert kind == "FF" and isinstance(rec, _NonResFFRec)
+    return rec, traj.outputs[0][0]
+
+
+def _sign(v):
+    return (v > 0) - (v < 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(layers())
+def test_output_box_is_sound_and_tight(case):
+    ff, x, r, w = case
+    rec, centre = _record(ff, x)
+    assert list(centre) == _eval(ff, x)            # the hardmax pass is exact
+    rn = [Fraction(int(v.p), int(v.q)) for v in nonresidual_radius(rec, rec.ts[0], r)]
+    # the projection <w, x> over the box spans [t - |w|.r, t + |w|.r]: the two
+    # corners x -+ sign(w) r attain its ends, the segment between them every kink
+    lo = [a - _sign(c) * s for a, c, s in zip(x, w, r)]
+    hi = [a + _sign(c) * s for a, c, s in zip(x, w, r)]
+    pts = [lo, hi] + [[a + (b - a) * F(k, 16) for a, b in zip(lo, hi)] for k in range(1, 16)]
+    t_lo, t_hi = (sum(c * v for c, v in zip(w, p)) for p in (lo, hi))
+    for u, b in zip(ff.U, ff.b):
+        c = next(a / cw for a, cw in zip(u, w) if cw != 0)
+        kink = -b / c
+        if t_lo < kink < t_hi:
+            s = (kink - t_lo) / (t_hi - t_lo)
+            pts.append([a + (bb - a) * s for a, bb in zip(lo, hi)])
+    corners = [[a + e * s for a, e, s in zip(x, signs, r)]
+               for signs in ([1] * len(x), [-1] * len(x), [1, -1] + [1] * (len(x) - 2))]
+    true = [F(0)] * len(x)
+    for p in pts + corners:
+        y = _eval(ff, p)
+        for k in range(len(x)):
+            dev = abs(y[k] - centre[k])
+            assert dev <= rn[k], (p, k, dev, rn[k])        # sound
+            if p in pts:
+                true[k] = max(true[k], dev)
+    for k in range(len(x)):                                 # tight up to the 64-bit rounding
+        assert rn[k] <= true[k] * (1 + F(1, 2 ** 60)) + F(1, 2 ** 200)
+
+
+def test_flat_piece_maps_a_box_to_a_point():
+    ff = converge_ff(0, 2, F(1), F(3), F(5), F(7))
+    rec, centre = _record(ff, (F(2), F(0)))
+    assert centre == (F(1) - F(5), F(0))
+    assert all(v == 0 for v in nonresidual_radius(rec, rec.ts[0], (F(1), F(9))))
+    # a box reaching past the kink at 3 is not a point: radius = how far it reaches
+    got = nonresidual_radius(rec, rec.ts[0], (F(3, 2), F(0)))
+    assert [Fraction(int(v.p), int(v.q)) for v in got] == [F(1, 2), F(0)]
+
+
+def _chain_net():
+    """A softmax SA that gives every token a radius, three eta = 0 layers (chained), a
+    hat moving one point (breaks the chain), one more eta = 0 layer."""
+    e1 = (F(1), F(0))
+    sa = SA(F(0), Factored(F(1)), Factored(F(0), (e1,), (e1,)))  # x -> <e1, mean> e1
+    blocks = [Block(identity_ff := FF(F(1)), sa),
+              Block(converge_ff(0, 2, F(-1), F(1), F(3), F(5)), identity_sa()),
+              Block(converge_ff(0, 2, F(-9), F(-7), F(-5), F(-3)), identity_sa()),
+              Block(converge_ff(0, 2, F(-20), F(-19), F(-18), F(-17)), identity_sa()),
+              Block(hat_ff(e1, F(14), F(1, 2), (F(7), F(1))), identity_sa()),
+              Block(converge_ff(0, 2, F(1), F(2), F(100), F(101)), identity_sa())]
+    assert identity_ff.is_identity
+    return Transformer(2, blocks)
+
+
+INPUTS = [[(F(0), F(1)), (F(1), F(5))], [(F(4), F(2)), (F(5), F(1))], [(F(2), F(0))]]
+
+
+def test_chained_hardmax_pass_equals_the_exact_checker():
+    net = _chain_net()
+    traj = prepare(net, INPUTS)
+    kinds = [type(rec).__name__ for _, rec in traj.records]
+    nonres = [rec for _, rec in traj.records if isinstance(rec, _NonResFFRec)]
+    assert kinds.count("_NonResFFRec") == 4
+    assert [rec.prev is not None for rec in nonres] == [False, True, True, False]
+    for backend in ("flint", "fraction"):
+        nc = check_network(net, INPUTS, None, backend=backend)
+        assert [[tuple(x) for x in s] for s in traj.outputs] == \
+            [[tuple(F(v) for v in x) for x in s] for s in nc.outputs]
+
+
+def test_chained_radii_equal_a_per_token_recomputation():
+    net = _chain_net()
+    traj = prepare(net, INPUTS)
+    tau = F(1, 4)
+    cert = certify(net, INPUTS, [[(F(0), F(0))]] * 3, tau, trajectory=traj)
+    assert cert.verdict != Verdict.ERROR, cert.reason
+    # per token: the SA radius, then nonresidual_radius layer by layer, no groups
+    sa_w = cert.bounds[0].max_width
+    r = [[Fraction(sa_w) / 2, F(0)] for _ in range(5)]
+    recs = [(i, rec) for i, (_, rec) in enumerate(traj.records)]
+    for i, rec in recs[1:4]:
+        tok = 0
+        for j, seq in enumerate(INPUTS):
+            for _ in seq:
+                g = rec.gid[tok] if rec.gid is not None else nonres_gid(traj, i, tok)
+                rn = nonresidual_radius(rec, rec.ts[g], r[tok])
+                r[tok] = [Fraction(int(v.p), int(v.q)) for v in rn]
+                tok += 1
+        want = 2 * max(max(v) for v in r)
+        assert cert.bounds[i].max_width == want
+
+
+def nonres_gid(traj, i, tok):
+    """Group of token ``tok`` at record ``i`` of a chain (the chain start's groups)."""
+    k = i
+    while traj.records[k][1].gid is None:
+        k -= 1
+    return traj.records[k][1].gid[tok]
