@@ -331,6 +331,24 @@ def _error(reason: str, t0: float) -> NetworkCheck:
     return res
 
 
+def dask_available() -> bool:
+    """True when ``dask.distributed`` can be imported (the ``dist`` extra)."""
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def parse_scheduler(address: str) -> None:
+    """Raise ``ValueError`` unless ``address`` is a Dask scheduler address (``tcp://host:port``,
+    ``tls://...``, ``inproc://...``); needs the ``dist`` extra."""
+    from distributed.comm import parse_address, parse_host_port
+    scheme, loc = parse_address(address)
+    if scheme in ("tcp", "tls"):
+        parse_host_port(loc)
+
+
 def check_distributed(net, inputs, targets, claims=None, *, workers: int | None = None,
                       scheduler: str | None = None, shards: int | None = None,
                       backend: str = "flint", transport: str | None = None,

@@ -1,5 +1,7 @@
 """High-precision softmax simulation with mpmath (SPEC §4) — a numerical
-cross-check and search aid, NEVER a proof: no verdict is decided here.
+cross-check and search aid, NEVER a proof: no verdict is decided here.  Its cost is
+bounded (:data:`SIM_BUDGET` work units by default, :func:`pass_cost`); what it could
+not compute, and why, is a line of its own (:class:`SimulationAudit`).
 
 Evaluates the network with softmax attention at temperature tau in mpmath at
 ``dps`` decimal digits (scores shifted by their maximum before exponentiating, so
@@ -9,7 +11,7 @@ distance, in the max-norm).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -23,6 +25,7 @@ class Simulation:
     dps: int
     out_to_target: object  # mpf: max over outputs of distance to the target set
     target_to_out: object  # mpf: max over targets of distance to the outputs
+    magnitude: object = 1  # mpf: the largest |coordinate| met during the pass
 
     @property
     def error(self):
@@ -39,6 +42,7 @@ def simulate(net: Transformer, inputs, targets, tau, dps: int = 60) -> Simulatio
     with mpmath.workdps(dps):
         t = _mp(tau)
         seqs = [[[_mp(Fraction(v)) for v in x] for x in X] for X in inputs]
+        big = mpmath.mpf(1)
         for blk in net.blocks:
             ff = blk.ff
             if not ff.is_identity:
@@ -72,10 +76,164 @@ def simulate(net: Transformer, inputs, targets, tau, dps: int = 60) -> Simulatio
                         vm = [mpmath.fsum(a * c for a, c in zip(row, m)) for row in V]
                         new.append([rho * a + c for a, c in zip(x, vm)])
                     seqs[j] = new
+            big = max([big] + [abs(v) for s in seqs for x in s for v in x])
         o2t = t2o = mpmath.mpf(0)
         for s, ys in zip(seqs, targets):
             Y = [[_mp(Fraction(v)) for v in y] for y in ys]
             dist = lambda a, b: max(abs(p - q) for p, q in zip(a, b))  # noqa: E731
             o2t = max([o2t] + [min(dist(x, y) for y in Y) for x in s])
             t2o = max([t2o] + [min(dist(x, y) for x in s) for y in Y])
-        return Simulation(tau, dps, o2t, t2o)
+        return Simulation(tau, dps, o2t, t2o, big)
+
+
+#: default cost bound of the tau_num search, in work units (:func:`pass_cost`)
+SIM_BUDGET = 200_000
+
+
+def pass_cost(net: Transformer, inputs, dps: int) -> int:
+    """Work units of one simulated forward pass: ``L x (T + sum_j n_j^2)`` (every token
+    through every FF, every attention pair through every SA) times ``ceil(dps / 40)``.
+    Deterministic, so the search stops at the same pass on every machine (10-20 µs
+    per unit on the project's 2-core machine)."""
+    T = sum(len(X) for X in inputs)
+    pairs = sum(len(X) ** 2 for X in inputs)
+    return net.L * (T + pairs) * -(-dps // 40)
+
+
+@dataclass
+class SimulationAudit:
+    """What the mpmath simulation saw (an audit: it never changes a verdict).
+
+    ``tau_num``: the largest dyadic tau (from tau_cert upwards) whose simulated outputs
+    are within ``tol`` of the targets, or None; ``curve``: ``[(tau, error)]`` of every
+    pass; ``error_at_cert``: the error at tau_cert (None: not simulated); ``note``: why
+    the search stopped where it did, or why it did not run; ``work`` / ``budget`` in
+    units of :func:`pass_cost`."""
+
+    tau_num: Fraction | None = None
+    curve: list = field(default_factory=list)
+    error_at_cert: object = None
+    tol: object = None
+    dps: int = 0
+    work: int = 0
+    budget: int = 0
+    note: str = ""
+    magnitude: object = 1  # the largest |coordinate| met in any pass
+
+    @property
+    def floor(self):
+        """The precision floor: an error below ``10^-dps`` times the largest magnitude
+        met is rounding noise of the simulation, not resolved (None: not run)."""
+        return mpmath.mpf(10) ** (-self.dps) * self.magnitude if self.curve else None
+
+    @property
+    def agrees(self) -> bool | None:
+        """True/False: the simulation at tau_cert is/is not within tolerance; None: not run."""
+        if self.error_at_cert is None:
+            return None
+        return bool(self.error_at_cert <= self.tol)
+
+    def lines(self, tau_cert) -> list[str]:
+        """The audit lines printed after tau_num (exact numbers via ``fmt_num``)."""
+        from proofcheck.kernel.verdicts import fmt_num
+        out = []
+        if self.error_at_cert is not None:
+            e = mpmath.nstr(self.error_at_cert, 3)
+            tol = mpmath.nstr(self.tol, 3)
+            if self.agrees:
+                out.append(f"simulation at tau_cert = {fmt_num(tau_cert)}: outputs within {e} of "
+                           f"the targets (tolerance {tol}, {self.dps} digits): agrees with the "
+                           "certificate")
+            else:
+                out.append(f"simulation at tau_cert = {fmt_num(tau_cert)}: outputs {e} from the "
+                           f"targets, above the tolerance {tol} ({self.dps} digits): it DISAGREES "
+                           "with the certificate (too little simulation precision, or a "
+                           "certifier bug); the verdict is the certificate's")
+            out.append(f"simulation cost: {len(self.curve)} forward passes, {self.work} of "
+                       f"{self.budget} work units (--simulation-budget)")
+        if self.note:
+            out.append(self.note)
+        return out
+
+
+class _Budget(Exception):
+    """The next pass would exceed the simulation budget."""
+
+
+def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, steps: int = 6,
+                   progress=None, max_doublings: int = 256,
+                   budget: int = SIM_BUDGET) -> SimulationAudit:
+    """Largest dyadic tau (galloping up from tau_cert: x2, x4, x16, ..., then bisection
+    over exponents, then ``steps`` dyadic bisections, then a few points on both sides
+    for the plot) whose simulation matches the targets to ``10^-(dps/2) (1 + max
+    |target|)``; the precision grows with the network's largest rational.  Every pass
+    costs :func:`pass_cost`; the search stops, and says so, before a pass that would take
+    the work past ``budget`` (so tau_num is then a lower bound of the simulated
+    threshold), and after ``max_doublings`` doublings.  ``inputs[j]``: ``(n_j, d)``,
+    ``targets[j]``: ``(m_j, d)`` rationals.  Never raises for a simulation it cannot
+    afford; an audit only."""
+    dps = max(dps, int(0.61 * net.max_bits()) + 30)
+    scale = 1 + max((abs(v) for ys in targets for y in ys for v in y), default=0)
+    with mpmath.workdps(dps):
+        tol = mpmath.mpf(10) ** (-(dps // 2)) * (mpmath.mpf(scale.numerator) / scale.denominator)
+    a = SimulationAudit(tol=tol, dps=dps, budget=budget)
+    cost = pass_cost(net, inputs, dps)
+
+    def ok(t):
+        if a.work + cost > budget:
+            raise _Budget
+        a.work += cost
+        s = simulate(net, inputs, targets, t, dps=dps)
+        a.curve.append((t, s.error))
+        a.magnitude = max(a.magnitude, s.magnitude)
+        if progress:
+            progress(t)
+        return s.error <= tol
+    try:
+        _gallop(a, ok, tau_cert, steps, max_doublings)
+    except _Budget:
+        a.note = (f"simulation not run: one forward pass costs {cost} work units, more than "
+                  f"the budget of {budget} (--simulation-budget)" if not a.curve else
+                  "simulation stopped at its budget (--simulation-budget): tau_num is the "
+                  "largest tau simulated within tolerance so far, a lower bound of the "
+                  "simulated threshold")
+    except (ArithmeticError, ValueError, OverflowError) as exc:  # an audit never decides
+        a.note = f"simulation could not compute: {type(exc).__name__}: {exc}"[:300]
+    if a.curve:
+        a.error_at_cert = a.curve[0][1]
+    return a
+
+
+def _gallop(a: SimulationAudit, ok, tau_cert: Fraction, steps: int, max_doublings: int):
+    """The search of :func:`search_tau_num`, recording ``a.tau_num`` as it goes."""
+    if not ok(tau_cert):
+        a.note = "tau_num not located: the simulation misses the targets already at tau_cert"
+        return
+    a.tau_num = tau_cert
+    lo, step, hi = 0, 1, None
+    while hi is None:
+        if lo >= max_doublings:
+            a.note = (f"tau_num search stopped at tau_cert * 2^{lo}: the simulation still "
+                      f"matches the targets there (stated bound of {max_doublings} doublings)")
+            return
+        cand = min(lo + step, max_doublings)
+        if ok(tau_cert * Fraction(2) ** cand):
+            lo, step, a.tau_num = cand, step * 2, tau_cert * Fraction(2) ** cand
+        else:
+            hi = cand
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(tau_cert * Fraction(2) ** mid):
+            lo, a.tau_num = mid, tau_cert * Fraction(2) ** mid
+        else:
+            hi = mid
+    good, bad = tau_cert * Fraction(2) ** lo, tau_cert * Fraction(2) ** hi
+    for _ in range(steps):
+        mid = (good + bad) / 2
+        if ok(mid):
+            good = a.tau_num = mid
+        else:
+            bad = mid
+    for k in (2, 4, 16, 64):  # both sides of the threshold, for the plot
+        ok(bad * k)
+        ok(tau_cert / k)

@@ -31,21 +31,31 @@ def is_zero(expr) -> bool:
 
 
 def _sign(expr) -> int:
-    """Sign of ``expr`` decided from the symbols' assumptions (raises Undecided)."""
+    """Sign of ``expr`` decided from the symbols' assumptions (raises Undecided, also
+    when sympy itself raises: the prover failed, nothing is disproved)."""
     from proofcheck.kernel.lemma_checks.profile import Undecided
-    e = sp.factor(sp.cancel(sp.together(sp.sympify(expr))))
-    if e == 0:
-        return 0
-    if e.is_positive:
+    try:
+        e = sp.factor(sp.cancel(sp.together(sp.sympify(expr))))
+        if e == 0:
+            return 0
+        pos, neg = e.is_positive, e.is_negative
+    except Exception as exc:  # noqa: BLE001  (a library failure is no disproof)
+        raise Undecided(f"sympy raised {type(exc).__name__}: {exc}"[:300]) from exc
+    if pos:
         return 1
-    if e.is_negative:
+    if neg:
         return -1
     raise Undecided(f"sign of {e} is not decided by the assumptions")
 
 
 def _rational_zero(expr) -> bool:
-    """True iff the rational function ``expr`` is identically zero."""
-    return sp.cancel(sp.together(sp.sympify(expr))) == 0
+    """True iff the rational function ``expr`` is identically zero (raises Undecided
+    when sympy raises)."""
+    from proofcheck.kernel.lemma_checks.profile import Undecided
+    try:
+        return sp.cancel(sp.together(sp.sympify(expr))) == 0
+    except Exception as exc:  # noqa: BLE001
+        raise Undecided(f"sympy raised {type(exc).__name__}: {exc}"[:300]) from exc
 
 
 def sympy_field():

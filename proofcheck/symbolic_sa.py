@@ -11,7 +11,11 @@ layer with the same formulas as the reference backend
 
 Every proof step is three-valued: sympy proves it (VERIFIED), disproves it
 (REFUTED, with the offending expression), or cannot decide (INCONCLUSIVE, never a
-pass).
+pass).  sympy itself raising inside a step (say ``ValueError: The argument 'zoo' is
+not comparable`` from ``simplify``) is the prover failing: INCONCLUSIVE with the
+library's message (:class:`ProverFailure`), never a disproof.  Only the construction
+routine, or the evaluation of what it returned, raising on a valid input refutes
+(:func:`guarded`).
 """
 from __future__ import annotations
 
@@ -61,6 +65,20 @@ def value(sa, x, mean):
     return [sa.rho * xi + vi for xi, vi in zip(x, sa.V.apply(mean), strict=True)]
 
 
+class ProverFailure(Exception):
+    """The prover (sympy) raised while deciding a step: INCONCLUSIVE, with the
+    library's message, never REFUTED."""
+
+
+def decide(fn, *args):
+    """``fn(*args)``, a sympy simplification or sign query of the prover; any exception
+    it raises becomes :class:`ProverFailure` naming the library's message."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001  (the library failed, not the construction)
+        raise ProverFailure(f"sympy raised {type(exc).__name__}: {exc}"[:300]) from exc
+
+
 class Proof:
     """A chain of sympy-decided steps; ``result`` is the worst step's verdict.
 
@@ -86,19 +104,24 @@ class Proof:
         exprs = list(expr) if isinstance(expr, (list, tuple)) else [expr]
         if self.first_failure is not None:
             return self._skip(text)
-        for e in exprs:
-            e = sp.sympify(e)
-            # a cheap exact disproof first: an admissible rational point where e != 0
-            pt = _witness_point(e, lambda val: val != 0, tries=4) if e.free_symbols else None
-            if pt is not None:
-                return self._record(Verdict.REFUTED, f"{text}  [residual {_short(e)}{_at(pt)}]")
-            s = sp.simplify(sp.expand(e))
-            if s != 0:
-                pt = _witness_point(s, lambda val: val != 0)
-                if pt is None and not s.free_symbols:
-                    pt = {}
-                v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
-                return self._record(v, f"{text}  [residual {_short(s)}{_at(pt)}]")
+        try:
+            for e in exprs:
+                e = sp.sympify(e)
+                # a cheap exact disproof first: an admissible rational point where e != 0
+                pt = (decide(_witness_point, e, lambda val: val != 0, 4) if e.free_symbols
+                      else None)
+                if pt is not None:
+                    return self._record(Verdict.REFUTED,
+                                        f"{text}  [residual {_short(e)}{_at(pt)}]")
+                s = decide(lambda x: sp.simplify(sp.expand(x)), e)
+                if decide(lambda x: x != 0, s):
+                    pt = decide(_witness_point, s, lambda val: val != 0)
+                    if pt is None and not s.free_symbols:
+                        pt = {}
+                    v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
+                    return self._record(v, f"{text}  [residual {_short(s)}{_at(pt)}]")
+        except ProverFailure as exc:
+            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]")
         return self._record(Verdict.VERIFIED, text)
 
     def positive(self, expr, text: str) -> bool:
@@ -111,12 +134,17 @@ class Proof:
         import sympy as sp
         if self.first_failure is not None:
             return self._skip(text)
-        e = sp.factor(sp.expand(sp.sympify(expr)))
-        ok = e.is_positive if want_positive else e.is_negative
-        if ok is True:
-            return self._record(Verdict.VERIFIED, f"{text}  [{_short(e)}]")
-        # disproved only by an admissible point where the sign fails
-        pt = _witness_point(e, (lambda val: val <= 0) if want_positive else (lambda val: val >= 0))
+        expr = sp.sympify(expr)
+        try:
+            e = decide(lambda x: sp.factor(sp.expand(x)), expr)
+            ok = decide(lambda x: x.is_positive if want_positive else x.is_negative, e)
+            if ok is True:
+                return self._record(Verdict.VERIFIED, f"{text}  [{_short(e)}]")
+            # disproved only by an admissible point where the sign fails
+            pt = decide(_witness_point, e, (lambda val: val <= 0) if want_positive
+                        else (lambda val: val >= 0))
+        except ProverFailure as exc:
+            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]")
         v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
         return self._record(v, f"{text}  [{_short(e)}{_at(pt)}]")
 
@@ -231,9 +259,13 @@ def guarded(name: str, fn, *args) -> list:
     evaluation of what it returned raises on this valid instance, the result is
     REFUTED with the instance as witness: the routine does not build the lemma's
     layer there (reported apart from value/form refutations in the mutation
-    report)."""
+    report).  A :class:`ProverFailure` (sympy raising inside a proof step) is
+    INCONCLUSIVE with the library's message: the prover failed, not the claim."""
     try:
         r = fn(*args)
+    except ProverFailure as exc:
+        return [CheckResult(name, Verdict.INCONCLUSIVE,
+                            [f"the prover failed, nothing was decided: {exc}"])]
     except Exception as exc:  # noqa: BLE001  (any failure on a valid input refutes)
         from proofcheck.kernel.verdicts import Witness
         msg = f"{type(exc).__name__}: {exc}"[:200]

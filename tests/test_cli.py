@@ -135,3 +135,13 @@ def test_whole_number_options_read_numbers_strictly(capsys):
     assert main(["lemma", "3.1", "--seed", "1_0"]) == 2
     assert "whole number" in capsys.readouterr().err
     assert main(["theorem", "1.6", "--limit", " 5", "--no-report"]) == 2
+
+
+def test_dataset_group_says_what_runs_by_default():
+    """lemma runs its built-in instance, theorem/export the shipped digits sample."""
+    from proofcheck.cli import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "cmd").choices
+    titles = {name: [g.title for g in sub[name]._action_groups if g.title.startswith("dataset")]
+              for name in ("lemma", "theorem", "export")}
+    assert "built-in instance" in titles["lemma"][0] and "digits" not in titles["lemma"][0]
+    assert titles["theorem"] == titles["export"] == ["dataset (default: the shipped digits sample)"]

@@ -198,10 +198,15 @@ def test_fraction_equality_is_exact_for_repeats():
         check_admissible(dataset_from_json(obj))
 
 
-def test_admissibility_is_not_quadratic():
-    # 20000 pairs: must finish fast (hashing)
+def test_admissibility_on_many_pairs_finds_a_far_duplicate():
+    """20000 distinct pairs pass; the same set (in another order) as pair 19999 as at
+    pair 3 is found and named.  How the cost grows with N is a benchmark row
+    (``python -m bench.admissibility``, bench/results-admissibility.json)."""
     pairs = [([(i, 0), (i, 1)], [(0, 0)]) for i in range(20000)]
     check_admissible(_ds(pairs))
+    pairs[19999] = ([(3, 1), (3, 0)], [(0, 0)])
+    with pytest.raises(Inadmissible, match="input sequences 3 and 19999 are equal as sets"):
+        check_admissible(_ds(pairs))
 
 
 def test_float_note_lists_at_most_five_paths():

@@ -505,3 +505,74 @@ def test_assign_state_is_strict():
     with pytest.raises(RuntimeError, match="shape"):
         stt.assign_state(m, {"eta": torch.tensor(2.0), "U": torch.ones(2, 2),
                              "b": torch.zeros(1), "W": torch.ones(2, 1)})
+
+
+# ------------------------------------------- values the export format cannot hold
+@pytest.mark.parametrize("fmt,tau,dtype", [("onnx", "1e-400", "float64"),
+                                           ("onnx", "1e-50", "float32"),
+                                           ("safetensors", "1e-400", "float64"),
+                                           ("safetensors", "1e-50", "float32")])
+def test_export_refuses_a_tau_that_rounds_to_zero(fmt, tau, dtype, tmp_path, capsys):
+    """float(1e-400) = 0.0 would make every softmax output NaN: exit 2, nothing written."""
+    pytest.importorskip("onnx" if fmt == "onnx" else "safetensors")
+    from proofcheck.cli import main
+    out = tmp_path / f"net.{fmt}"
+    rc = main(["export", "1.8", "--limit", "2", "--tau", tau, "--dtype", dtype, "--format", fmt,
+               "--out", str(out), "--certificate", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"cannot export to {dtype}: tau = " in err and "rounds to 0" in err
+    assert "smallest normal" in err and "nothing written" in err
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_check_representable_names_the_value():
+    from proofcheck.export.arch import Unrepresentable, check_representable
+    ds, _ = sample(limit=2)
+    net = build("1.6", ds, check=False).net
+    check_representable(net, Fraction(1, 64), "float32")      # exact zeros are fine
+    big = with_parameter(net, 1, "FF", "b[0]", Fraction(2) ** 200)
+    with pytest.raises(Unrepresentable, match="overflows in float32") as e:
+        check_representable(big, None, "float32")
+    assert e.value.name == "blocks.0.ff.b[0]"
+    check_representable(big, None, "float64")
+    sub = with_parameter(net, 1, "FF", "b[0]", Fraction(1, 2 ** 130))
+    with pytest.raises(Unrepresentable, match="rounds to a subnormal in float32"):
+        check_representable(sub, None, "float32")
+    with pytest.raises(Unrepresentable, match="rounds to 0 in bfloat16") as e:
+        check_representable(None, Fraction(1, 2 ** 200), "bfloat16")
+    assert e.value.name == "tau"
+
+
+def test_exported_tau_is_rounded_once_to_the_dtype():
+    from proofcheck.export.rounding import to_float
+    b = build("1.8", SQUARE, tau=Fraction(1, 3), check=False)
+    for dtype in ("float64", "float32"):
+        desc = describe(b.net, "softmax", b.tau, metadata(b, dtype))
+        assert desc["tau_float"] == to_float(Fraction(1, 3), FORMATS[dtype])
+
+
+# ------------------------------------------- safetensors whose metadata was dropped
+def test_safetensors_saved_again_without_metadata(tmp_path, digits6):
+    pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
+    from safetensors.numpy import load_file, save_file
+
+    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.kernel.errors import BadInput
+    arr = arrays(digits6.net)
+    p = write_safetensors(tmp_path / "net.safetensors", arr,
+                          describe(digits6.net, metadata=metadata(digits6, "float64")))
+    again = tmp_path / "again.safetensors"
+    save_file(load_file(str(p)), str(again))               # a round trip drops __metadata__
+    with pytest.raises(BadInput, match="metadata was dropped") as e:
+        read_safetensors(again)
+    assert "again.safetensors.json" in str(e.value)
+    (tmp_path / "again.safetensors.json").write_text((tmp_path / "net.safetensors.json")
+                                                     .read_text())
+    t, desc = read_safetensors(again)                     # the side JSON is read instead
+    assert desc["L"] == digits6.net.L and all(np.array_equal(t[k], arr[k]) for k in arr)
+    bad = dict(load_file(str(p)))
+    bad["blocks.0.ff.U"] = bad["blocks.0.ff.U"][:, :1].copy()
+    save_file(bad, str(again))
+    with pytest.raises(BadInput, match="blocks.0.ff.U has shape"):
+        read_safetensors(again)

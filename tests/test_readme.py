@@ -1,8 +1,9 @@
-"""The README's quick start has exactly two set-up commands, and .ci/run runs the
-README's test command verbatim."""
+"""The README's quick start has exactly two set-up commands, and .ci/run runs both
+verbatim, in that order, in a new virtual environment outside the checkout."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +22,36 @@ def test_two_setup_commands():
     assert "theorem 1.6" in cmds[0] and "pytest" in cmds[1]
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_commands_in_a_fresh_venv():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert quick_start_commands()[1] in ci
-    assert any(line.startswith("set -e") for line in ci)
+    first, second = quick_start_commands()
+    assert first in ci and second in ci and ci.index(first) < ci.index(second)
+    assert any(line.startswith("set -e") and "pipefail" in line for line in ci)
+    venv = next(i for i, line in enumerate(ci) if "-m venv" in line)
+    activate = next(i for i, line in enumerate(ci) if line.startswith(". ") and "activate" in line)
+    assert venv < activate < ci.index(first)
+    assert "mktemp -d" in "\n".join(ci[:venv])  # the venv lives outside the checkout
+
+
+def test_kernel_line_count_is_what_its_command_prints():
+    """The README's kernel size comes from the command it shows, run on this checkout."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    m = re.search(r"`proofcheck/kernel/` \(([\d,]+) lines of Python, as counted by `([^`]+)`",
+                  text)
+    assert m, "the README states the kernel's size with the command that counts it"
+    r = subprocess.run(m.group(2), shell=True, cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert int(m.group(1).replace(",", "")) == int(r.stdout.strip()), (
+        f"README says {m.group(1)} lines, `{m.group(2)}` prints {r.stdout.strip()}: update the "
+        "README")
+
+
+def test_admissibility_table_is_the_results_file():
+    import json
+    res = json.loads((ROOT / "bench" / "results-admissibility.json").read_text())
+    text = (ROOT / "README.md").read_text()
+    n_row = "| N | " + " | ".join(f"{r['N']:,}" for r in res["rows"]) + " |"
+    t_row = "| CPU s | " + " | ".join(str(r["cpu_s"]) for r in res["rows"]) + " |"
+    assert n_row in text and t_row in text
+    assert f"log-log slope in N: {res['slope']} " in text

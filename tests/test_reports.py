@@ -1,12 +1,18 @@
 """The committed ``reports/`` folder is what ``python -m proofcheck report`` makes
 from the code as it is now (everything compared but the provenance: tool
 version/commit/time line of the index, the ``provenance`` object and seal of each
-certificate); files are mode 0644; the HTML report is self-contained."""
+certificate); files are mode 0644; the HTML report is self-contained.  ``report`` is
+atomic (a failure midway leaves the folder byte-for-byte as it was; files it does not
+make are kept) and shows installed plugins in a section of their own."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,9 +34,15 @@ def comparable(rel: Path, data: bytes):
     return PROV_LINE.sub(b"<provenance>", data)
 
 
+KEEP = "theorem-1.6-kept.md"  # a run report the report itself does not make
+
+
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
+    (out / KEEP).write_text("kept\n")
+    (out / "statements").mkdir()
+    (out / "statements" / "stale.md").write_text("from an older report\n")
     assert regenerate(out) == 0
     return out
 
@@ -91,3 +103,96 @@ def test_html_is_self_contained_and_images_exist(fresh):
     for page in (fresh / "statements").glob("*.md"):
         for n in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text()):
             assert (page.parent / n).is_file(), (page, n)
+
+
+def test_files_the_report_does_not_make_are_kept(fresh):
+    assert (fresh / KEEP).read_text() == "kept\n"
+    assert not (fresh / "statements" / "stale.md").exists()
+    assert not [p for p in fresh.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def snapshot(root: Path) -> dict:
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def copy_of_reports(tmp_path):
+    out = tmp_path / "reports"
+    shutil.copytree(COMMITTED, out)
+    (out / KEEP).write_text("kept\n")
+    return out, snapshot(out)
+
+
+def test_a_failure_midway_leaves_the_folder_unchanged(copy_of_reports, monkeypatch):
+    """The pictures fail after every statement page and certificate was written."""
+    import proofcheck.reporting.plots as plots
+    out, before = copy_of_reports
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("injected failure")
+    monkeypatch.setattr(plots, "dependency_plot", fail)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        regenerate(out, quick=True)
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["reports"]
+
+
+def test_a_certificate_that_does_not_recheck_leaves_the_folder_unchanged(copy_of_reports,
+                                                                         monkeypatch):
+    import proofcheck.kernel.verify as kverify
+    from proofcheck.kernel.verdicts import Verdict
+    out, before = copy_of_reports
+    monkeypatch.setattr(kverify, "verify_certificate", lambda cert: (Verdict.REFUTED, []))
+    assert regenerate(out, quick=True) == 1
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["reports"]
+
+
+BROKEN = """from proofcheck.api import Statement
+
+
+def run(dataset=None, seed=0):
+    raise ValueError("the plugin's own bug")
+
+
+STATEMENT = Statement("x.broken", "lemma", "a <b>broken</b> | plugin", "none", "project",
+                      checks=(run,))
+"""
+
+
+def test_report_with_plugins_installed(tmp_path):
+    """The example plugin gets its section, page and certificate (which ``verify``
+    re-checks); a plugin whose run raises is left out with a note; exit 0."""
+    from test_plugin import EXAMPLES
+    site = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                        "--no-build-isolation", "--target", str(site), str(EXAMPLES[0])],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (site / "broken_plugin_mod.py").write_text(BROKEN)
+    dist = site / "broken_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[proofcheck.statements]\n"
+                                           "broken = broken_plugin_mod:STATEMENT\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)])}
+    out = tmp_path / "reports"
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "report", "--out", str(out)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = (out / "index.md").read_text()
+    section = index.split("## Plugin statements", 1)[1].split("\n## ", 1)[0]
+    assert "| x.clamp | proofcheck-example-clamp |" in section
+    assert "`x.broken` (broken-plugin) left out: its run or certificate raised ValueError" in section
+    assert "x.clamp" not in index.split("## Plugin statements", 1)[0]  # not in the catalogue
+    assert sorted(p.name for p in (out / "plugins").iterdir()) == ["x.clamp.json", "x.clamp.md"]
+    assert not (out / "statements" / "x.clamp.md").exists()
+    cert = json.loads((out / "plugins" / "x.clamp.json").read_text())
+    assert cert["claim"] == {"statement": "x.clamp", "source": "plugin:proofcheck-example-clamp"}
+    r = subprocess.run([sys.executable, "-m", "proofcheck", "verify",
+                        str(out / "plugins" / "x.clamp.json")],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    html = (out / "index.html").read_text()
+    assert 'id="st-plugin-x.clamp"' in html and 'href="#st-plugin-x.clamp"' in html
+    assert "<b>broken</b>" not in html and "<script" not in html

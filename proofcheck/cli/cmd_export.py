@@ -1,7 +1,9 @@
 """``proofcheck export 1.6|1.8``: write the constructed network for PyTorch, ONNX
 or safetensors (issue 13; docs/export.md).  The exact check runs first (unless
 ``--no-check``) so that every file carries the certificate digest; the export
-is the nearest-rounding of the exact weights to ``--dtype``."""
+is the nearest-rounding of the exact weights to ``--dtype``; a tau or weight that is
+not 0 but rounds to 0 or a subnormal, or overflows, in that format is refused (exit 2,
+naming the value and the format's range) before anything is written."""
 from __future__ import annotations
 
 import sys
@@ -107,8 +109,12 @@ def cmd_export(args) -> int:
     if args.format == "onnx":
         require("onnxruntime", "export")
     statement, ds, tau = load_theorem_data(args)
-    from proofcheck.export.arch import arrays, describe
+    from proofcheck.export.arch import Unrepresentable, arrays, check_representable, describe
     from proofcheck.runs.build import build, metadata
+    try:
+        check_representable(tau=tau, dtype=args.dtype)  # before any work
+    except Unrepresentable as e:
+        raise BadInput(str(e)) from None
     print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
           flush=True)
     try:
@@ -121,6 +127,10 @@ def cmd_export(args) -> int:
     if statement == "1.8" and b.tau is None:
         print("no certified temperature found: nothing exported", file=sys.stderr)
         return b.verdict.exit_code if b.verdict is not None else 3
+    try:
+        check_representable(b.net, b.tau, args.dtype)
+    except Unrepresentable as e:
+        raise BadInput(str(e)) from None
     if args.certificate and b.certificate is not None:
         from proofcheck.io.certificate_writer import write_certificate
         print(f"certificate: {write_certificate(args.certificate, b.certificate)}")
@@ -144,7 +154,7 @@ def cmd_export(args) -> int:
     from proofcheck.export.rounding import get_format, round_network
     _, st = round_network(b.net, get_format(args.dtype))
     print(f"rounding: {st['changed']} of {st['total']} stored scalars changed by rounding to "
-          f"{args.dtype}; {len(st['overflow'])} overflow to inf")
+          f"{args.dtype} (none overflows or underflows: checked before writing)")
     print("the exported float network is NOT what the exact verdict is about; see "
           "`proofcheck audit` for what floating point does to it")
     return 0 if b.verdict is None else b.verdict.exit_code

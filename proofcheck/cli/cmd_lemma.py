@@ -19,7 +19,8 @@ def register(sub) -> None:
         "--seed 3 --certificate hat.json")
     q.add_argument("id", metavar="ID", help="a catalogue id or name (see `list`); e.g. 3.2, "
                    "hat, C.4")
-    data_options(q)
+    data_options(q, default="each statement's built-in instance, seeded by --seed; "
+                 "with --dataset or --example the statement runs on that data")
     q.add_argument("--seed", type=integer_arg, default=0, metavar="S",
                    help="seed of the built-in instance (default 0); e.g. --seed 3")
     q.add_argument("--reading", metavar="NAME",

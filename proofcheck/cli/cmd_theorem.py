@@ -35,7 +35,12 @@ def register(sub) -> None:
                    "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
                    "printed side by side with the default)")
     q.add_argument("--no-simulation", action="store_true",
-                   help="theorem 1.8: skip the mpmath simulation that locates tau_num")
+                   help="theorem 1.8: skip the mpmath simulation that locates tau_num (an "
+                   "audit: it never changes the verdict)")
+    q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
+                   help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
+                   "a token or an attention pair through one block at 40 digits; default "
+                   "200000, a few seconds; 0: no simulation); e.g. --simulation-budget 2000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")
@@ -101,7 +106,8 @@ def options_of(args):
     from proofcheck.runs.theorem import TheoremOptions
     tau = None if args.tau is None else parse_number(args.tau, "--tau")[0]
     return TheoremOptions(backend=args.backend, tau=tau, construction=args.construction,
-                          simulate=not args.no_simulation, workers=args.workers,
+                          simulate=False if args.no_simulation else None,
+                          sim_budget=args.simulation_budget, workers=args.workers,
                           scheduler=args.scheduler)
 
 

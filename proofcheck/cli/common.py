@@ -17,9 +17,10 @@ def integer_arg(text: str) -> int:
     return int(text)
 
 
-def data_options(q) -> None:
-    """Add --dataset/--example/--limit/--task to a subparser."""
-    g = q.add_argument_group("dataset (default: the shipped digits sample)")
+def data_options(q, default: str = "the shipped digits sample") -> None:
+    """Add --dataset/--example/--limit/--task to a subparser; ``default`` says what runs
+    without them."""
+    g = q.add_argument_group(f"dataset (default: {default})")
     g.add_argument("--dataset", metavar="FILE",
                    help="a proofcheck-dataset/1 JSON file or an .npz with arrays X_j, Y_j "
                    "(SPEC §3); e.g. --dataset my.json")

@@ -93,6 +93,12 @@ def rounded_arrays(net, fmt_name: str = "float64"):
     return out, stats
 
 
+def _tau_float(tau, dtype) -> float:
+    """tau rounded once, to the nearest value of the export dtype (float64 when unknown)."""
+    from proofcheck.export.rounding import get_format, to_float
+    return to_float(Fraction(tau), get_format(dtype or "float64"))
+
+
 def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
     """The JSON description of the architecture (``proofcheck-export/1``)."""
     blocks = []
@@ -108,7 +114,7 @@ def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
     desc = {"format": FORMAT, "d": net.d, "L": net.L, "order": "FF then SA in every block",
             "attention": attention,
             "tau": None if tau is None else str(Fraction(tau)),
-            "tau_float": None if tau is None else float(Fraction(tau)),
+            "tau_float": None if tau is None else _tau_float(tau, (metadata or {}).get("dtype")),
             "hardmax_ties": "C_i = {l : s_il == max_k s_ik} on the computed float scores; "
                             "weight 1/|C_i| each (exact tie averaging of equal floats)",
             "softmax": "pi_il = exp((s_il - max_k s_ik)/tau) / sum_k exp((s_ik - max_k s_ik)/tau)",
@@ -120,3 +126,48 @@ def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
             "blocks": blocks,
             "metadata": metadata or {}}
     return desc
+
+
+class Unrepresentable(ValueError):
+    """A value the export format cannot hold: non-zero but rounding to 0 or to a
+    subnormal, or overflowing.  ``name``: ``"tau"`` or the tensor entry."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
+def check_representable(net=None, tau=None, dtype: str = "float64") -> None:
+    """Raise :class:`Unrepresentable` naming the first value — ``tau``, then the stored
+    scalars of ``net`` in tensor order (:func:`tensor_values`) — that is not 0 and whose
+    nearest ``dtype`` value is 0, subnormal or infinite (a softmax at tau = 0 is NaN;
+    a subnormal weight has lost its precision), with the format's normal range and the
+    number of such scalars.  Exact zeros are representable.  ``dtype``: float64,
+    float32 or bfloat16."""
+    from proofcheck.export.rounding import FormatOverflow, get_format, round_q
+    from proofcheck.kernel.verdicts import fmt_num
+    fmt = get_format(dtype)
+    tiny = Fraction(2) ** fmt.emin
+    memo = {}
+
+    def why(v):
+        if v not in memo:
+            try:
+                r = round_q(v, fmt)
+                memo[v] = ("rounds to 0" if r == 0 else "rounds to a subnormal"
+                           if abs(r) < tiny else None)
+            except FormatOverflow:
+                memo[v] = "overflows"
+        return memo[v]
+    items = [("tau", Fraction(tau))] if tau is not None else []
+    if net is not None:
+        items += [(f"{name}[{k}]", v) for name, (_, vals) in tensor_values(net).items()
+                  for k, v in enumerate(vals) if v != 0]
+    bad = [(name, v, why(v)) for name, v in items if why(v) is not None]
+    if bad:
+        name, v, reason = bad[0]
+        more = f" ({len(bad)} values in all)" if len(bad) > 1 else ""
+        raise Unrepresentable(
+            f"cannot export to {dtype}: {name} = {fmt_num(v)} {reason} in {dtype}{more}; "
+            f"{dtype} holds 0 and magnitudes from {fmt_num(tiny)} (smallest normal) to "
+            f"{fmt_num(fmt.max_finite)}; nothing written", name)

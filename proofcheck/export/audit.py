@@ -94,55 +94,10 @@ class AuditResult:
                 "layers": [r.to_json() for r in self.layers], "seconds": self.seconds}
 
 
-class _TorchAdapter:
-    """bfloat16 evaluation with the standalone PyTorch layers; returns numpy float64."""
-
-    def __init__(self, tensors, desc):
-        import torch
-
-        from proofcheck.export import standalone_torch as st
-        self.torch = torch
-        self.model = st.ProofcheckTransformer(desc, torch.bfloat16)
-        st.assign_state(self.model, {k: torch.from_numpy(np.asarray(v, dtype=np.float32).copy())
-                                     .to(torch.bfloat16) for k, v in tensors.items()})
-        self.blocks = list(self.model.blocks)
-        # one intra-op thread: bfloat16 batched matmuls on tiny (n, n) blocks are
-        # orders of magnitude slower with several OpenMP threads on a busy machine
-        self._threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def close(self):
-        self.torch.set_num_threads(self._threads)
-
-    def prepare(self, X, mask):
-        t = self.torch
-        return t.from_numpy(X.astype(np.float32)).to(t.bfloat16), t.from_numpy(mask)
-
-    def ff(self, i, X):
-        """The module's ``FF.forward`` with the pre-activation computed once
-        (the same operations in the same order)."""
-        f = self.blocks[i].ff
-        with self.torch.no_grad():
-            out = f.eta * X
-            if not f.width:
-                return out, None
-            Z = f.preactivation(X)
-            return out + self.torch.relu(Z) @ f.W.T, Z
-
-    def sa(self, i, X, mask):
-        a = self.blocks[i].sa
-        with self.torch.no_grad():
-            if a.value_zero:
-                return a(X, mask), None, None
-            S = a.scores(X, mask)
-            return a(X, mask), S == S.amax(dim=-1, keepdim=True), S
-
-    def np64(self, x):
-        if x is None:
-            return None
-        if x.dtype == self.torch.bool:
-            return x.numpy()
-        return x.float().numpy().astype(np.float64)
+def _torch_adapter(tensors, desc):
+    """The bfloat16 evaluator (PyTorch: the ``torch`` extra)."""
+    from proofcheck.export.torch_eval import TorchAdapter
+    return TorchAdapter(tensors, desc)
 
 
 class _NumpyAdapter:
@@ -205,7 +160,7 @@ class _Side:
         self.res.weights_rounded, self.res.weights_total = stats["changed"], stats["total"]
         self.res.weights_overflow = stats["overflow"]
         desc = describe(net, attention, tau)
-        self.ev = _TorchAdapter(tensors, desc) if dtype == "bfloat16" else \
+        self.ev = _torch_adapter(tensors, desc) if dtype == "bfloat16" else \
             _NumpyAdapter(tensors, desc, np.float64 if dtype == "float64" else np.float32)
         Xf = np.zeros(shape, dtype=np.float64)
         for j, X in enumerate(inputs):
@@ -557,38 +512,61 @@ def _final(F, targets, spans, fmt) -> dict:
             "first_failure": first_bad}
 
 
+def deviation_series(pts, zero_y: float):
+    """``(blocks, log10 deviations)`` to draw from ``[(block, deviation)]``: every finite
+    deviation is a point, an exact 0 at ``zero_y`` (the "0 (exact)" row); infinite or
+    NaN deviations are left to the inf/NaN marks."""
+    xs = [b for b, v in pts if np.isfinite(v)]
+    ys = [float(np.log10(v)) if v > 0 else zero_y for b, v in pts if np.isfinite(v)]
+    return xs, ys
+
+
 def deviation_plot(path, results, title: str):
-    """PNG of log10 of the largest deviation after each block against the block
-    (log scale: the float trajectories of long networks leave early; log10 on
-    a linear axis because deviations reach 1e300) for one or more audits
-    (``results``: list of :class:`AuditResult`).  Zero deviations are not drawn
-    (log scale); the first block whose deviation is infinite or NaN is marked
-    with an x on the top edge and a dotted line, the first region exit with a
-    dashed line."""
+    """PNG of log10 of the largest deviation after each block against the block (log
+    scale: the float trajectories of long networks leave early; log10 on a linear axis
+    because deviations reach 1e300) for one or more audits (``results``: list of
+    :class:`AuditResult`).  Every block is a marker, so an isolated value is always
+    drawn: a deviation of exactly 0 sits on the bottom row labelled "0 (exact)"; the
+    first block whose deviation is infinite or NaN is an x on the top row and a dotted
+    line; the first region exit a dashed line, one per block with every precision
+    that exits there named in its label.  Block ticks are plain integers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     from proofcheck.reporting.plots import pyplot, save_png
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
-    marks = []
+    fig, ax = plt.subplots(figsize=(9.5, 4.2), dpi=100)
+    finite = [np.log10(v) for r in results for _, v in r.per_block() if np.isfinite(v) and v > 0]
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    gap = max(3.0, 0.08 * (hi - lo))  # the "0 (exact)" and "inf/NaN" rows stand apart
+    zero_y, top_y = lo - gap, hi + gap
+    exits, infs = {}, {}
     for r in results:
         pts = r.per_block()
-        xs = [b for b, _ in pts]
-        ys = [np.log10(v) if (np.isfinite(v) and v > 0) else np.nan for _, v in pts]
-        line, = ax.semilogx(xs, ys, label=f"{r.dtype}: max |float - exact|")
+        xs, ys = deviation_series(pts, zero_y)
+        line, = ax.plot(xs, ys, "o-", ms=3, lw=1.2, label=f"{r.dtype}: max |float - exact|")
         first_inf = next((b for b, v in pts if not np.isfinite(v)), None)
-        marks.append((r, line.get_color(), first_inf))
-    ax.autoscale_view()
-    top = ax.get_ylim()[1]
-    for r, color, first_inf in marks:
         if first_inf is not None:
-            ax.axvline(first_inf, color=color, ls=":", lw=1)
-            ax.plot([first_inf], [top], "x", color=color, clip_on=False,
-                    label=f"{r.dtype}: inf/NaN from block {first_inf}")
+            infs.setdefault(first_inf, []).append((r.dtype, line.get_color()))
         if r.first_exit:
-            ax.axvline(r.first_exit["block"], color=color, ls="--", lw=1,
-                       label=f"{r.dtype}: first region exit (block {r.first_exit['block']})")
-    ax.set_ylim(top=top)
+            exits.setdefault(r.first_exit["block"], []).append((r.dtype, line.get_color()))
+    for block, who in sorted(infs.items()):
+        for k, (dtype, color) in enumerate(who):
+            ax.axvline(block, color=color, ls=":", lw=1)
+            ax.plot([block], [top_y], "x", color=color, ms=8, mew=2, clip_on=False,
+                    label=f"{dtype}: inf/NaN from block {block}")
+    for block, who in sorted(exits.items()):
+        ax.axvline(block, color=who[0][1], ls="--", lw=1.2,
+                   label=", ".join(d for d, _ in who) + f": first region exit (block {block})")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(zero_y - 1, top_y + 1)
+    ticks = [t for t in ax.get_yticks() if zero_y + gap / 2 < t < top_y - gap / 2]
+    ax.set_yticks([zero_y] + ticks + [top_y],
+                  ["0 (exact)"] + [f"{t:g}" for t in ticks] + ["inf/NaN"])
     ax.set_xlabel("block (log scale)")
     ax.set_ylabel("log10 largest deviation (max norm)")
     ax.set_title(title)
-    ax.legend(loc="best", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     return save_png(fig, path)

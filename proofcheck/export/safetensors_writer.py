@@ -41,23 +41,59 @@ def write_safetensors(path, tensors: dict, description: dict) -> Path:
 
 def read_safetensors(path):
     """``(tensors, description)`` of a file written by :func:`write_safetensors`;
-    omitted zero-size tensors are restored from the description."""
+    omitted zero-size tensors are restored from the description.  The description
+    comes from the file's ``__metadata__``; a file saved again by a tool that dropped
+    the metadata (``safetensors.numpy.save_file`` without ``metadata=``) is read with
+    the side file ``PATH.json``.  Raises ``BadInput`` when neither is there (the
+    message says that the metadata was dropped), when the description is not JSON, or
+    when a tensor's shape disagrees with it."""
     import numpy as np
     from safetensors import safe_open
+
+    from proofcheck.kernel.errors import BadInput
+    path = Path(path)
     with safe_open(str(path), framework="numpy") as f:
-        meta = f.metadata()
+        meta = f.metadata() or {}
         tensors = {k: f.get_tensor(k) for k in f.keys()}
-    desc = json.loads(meta["architecture"])
+    desc = _description(path, meta)
     d = desc["d"]
     dt = next(iter(tensors.values())).dtype if tensors else np.float64
     for i, b in enumerate(desc["blocks"]):
         w = b["ff"]["width"]
-        shapes = {f"blocks.{i}.ff.U": (w, d), f"blocks.{i}.ff.b": (w,),
-                  f"blocks.{i}.ff.W": (d, w)}
+        shapes = {f"blocks.{i}.ff.eta": (), f"blocks.{i}.ff.U": (w, d),
+                  f"blocks.{i}.ff.b": (w,), f"blocks.{i}.ff.W": (d, w),
+                  f"blocks.{i}.sa.rho": ()}
         for nm in ("A", "V"):
             r = b["sa"][f"rank_{nm}"]
+            shapes[f"blocks.{i}.sa.{nm}_lam"] = ()
             shapes[f"blocks.{i}.sa.{nm}_left"] = (r, d)
             shapes[f"blocks.{i}.sa.{nm}_right"] = (r, d)
         for k, s in shapes.items():
-            tensors.setdefault(k, np.zeros(s, dtype=dt))
+            t = tensors.setdefault(k, np.zeros(s, dtype=dt))
+            if tuple(t.shape) != s:
+                raise BadInput(f"{path}: tensor {k} has shape {tuple(t.shape)}, the "
+                               f"architecture description says {s}")
     return tensors, desc
+
+
+def _description(path: Path, meta: dict) -> dict:
+    """The architecture description of the export at ``path``: from its metadata, else
+    from ``PATH.json``; ``BadInput`` when neither holds one."""
+    from proofcheck.kernel.errors import BadInput
+    side = path.with_name(path.name + ".json")
+    if "architecture" in meta:
+        text, where = meta["architecture"], f"{path} (metadata 'architecture')"
+    elif side.is_file():
+        text, where = side.read_text(encoding="utf-8"), str(side)
+    else:
+        raise BadInput(f"{path}: the safetensors metadata was dropped (no 'architecture' "
+                       f"entry: the file was probably saved again without metadata=) and the "
+                       f"side file {side.name} is missing; re-export, or put the export's "
+                       f"{side.name} beside it")
+    try:
+        desc = json.loads(text)
+        if not isinstance(desc, dict) or "d" not in desc or "blocks" not in desc:
+            raise ValueError("not a proofcheck-export/1 description")
+    except ValueError as exc:
+        raise BadInput(f"{where}: the architecture description is unreadable ({exc})") from None
+    return desc

@@ -103,14 +103,10 @@ def digits(limit: int | None = None, task: str = "label") -> tuple[Dataset, dict
     Raises ``BadInput`` if scikit-learn is missing, the task is unknown or
     ``limit`` is not a positive integer.
     """
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError:
-        raise BadInput("the 'digits' example needs scikit-learn: pip install -e .[data] "
-                       "(or use --example digits-sample)") from None
-    bunch = load_digits()
+    from proofcheck.io.sklearn_digits import load_images
+    images, labels = load_images()
     name = "digits" if task == "label" else f"digits-{task}"
-    return _build(bunch.images, bunch.target, task, name, limit)
+    return _build(images, labels, task, name, limit)
 
 
 def _sample_json() -> dict:

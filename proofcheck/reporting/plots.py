@@ -49,57 +49,86 @@ def log2_display(x) -> float:
 
 
 def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
-                       tau_free: bool = False) -> Path:
-    """PNG for Theorem 1.8 against log2(tau): the CERTIFIED range (0, tau_cert]
-    shaded, every certificate tried marked (pass/fail), and, where simulated, the
-    mpmath error curve (an audit, not a proof) on a log10 axis.  ``curve``:
-    ``[(tau, error)]``, ``trials``: ``[(tau, verdict)]``.  No float of an
-    unbounded number is taken (tau up to 2^±10^6 plots fine)."""
+                       tau_free: bool = False, simulation=None) -> Path:
+    """PNG for Theorem 1.8 against log2(tau), in two panels sharing that axis.  Top
+    (where simulated): the mpmath error curve (an audit, not a proof) on a log10 axis,
+    with the tolerance that defines tau_num and the simulation's precision floor
+    ``10^-dps`` (``simulation``: :class:`proofcheck.simulate.SimulationAudit`).  Bottom:
+    every certificate tried, on a row of its outcome (passes / fails).  Both panels
+    shade the CERTIFIED range (0, tau_cert].  ``curve``: ``[(tau, error)]``, ``trials``:
+    ``[(tau, verdict)]``; exact values in the legend as ``fmt_num`` prints them.  No
+    float of an unbounded number is taken (tau up to 2^±10^6 plots fine)."""
+    from proofcheck.kernel.verdicts import fmt_num
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.8, 4.2), dpi=100)
+    if curve:
+        fig, (ax, axc) = plt.subplots(2, 1, sharex=True, figsize=(9.0, 5.0), dpi=100,
+                                      gridspec_kw={"height_ratios": [3, 1]})
+    else:
+        fig, axc = plt.subplots(figsize=(9.0, 2.4), dpi=100)
+        ax = None
     xs = [log2_display(t) for t, _ in trials] + [log2_display(t) for t, _ in curve]
     if tau_cert is not None:
         xs.append(log2_display(tau_cert))
     lo, hi = (min(xs) - 2, max(xs) + 2) if xs else (-10.0, 10.0)
+    for a in [x for x in (ax, axc) if x is not None]:
+        _certified_range(a, lo, hi, tau_cert, tau_free, label=a is (ax or axc), fmt=fmt_num)
+        if tau_num is not None:
+            a.axvline(log2_display(tau_num), color="tab:orange", lw=2, ls="--",
+                      label=(f"tau_num = {fmt_num(tau_num)} (simulation)"
+                             if a is (ax or axc) else None))
+    if ax is not None:
+        _error_panel(ax, curve, simulation)
+    _trial_rows(axc, trials)
+    axc.set_xlim(lo, hi)
+    axc.set_xlabel("log2 temperature tau")
+    (ax or axc).set_title(title)
+    for a in [x for x in (ax, axc) if x is not None]:
+        a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    return save_png(fig, path)
+
+
+def _certified_range(ax, lo, hi, tau_cert, tau_free: bool, label: bool, fmt) -> None:
     if tau_free:
         ax.axvspan(lo, hi, color="tab:green", alpha=0.12,
-                   label="certified: every tau > 0 (no attention competitor)")
+                   label="certified: every tau > 0 (no attention competitor)" if label else None)
     elif tau_cert is not None:
         xc = log2_display(tau_cert)
         ax.axvspan(lo, xc, color="tab:green", alpha=0.12,
-                   label="certified range (0, tau_cert] (exact certificate)")
-        ax.axvline(xc, color="tab:green", lw=2, label=f"tau_cert = 2^{xc:.4g}")
-    if curve:
-        import mpmath
-        pts = sorted((log2_display(t), float(mpmath.log10(e)) if e > 0 else -300.0)
-                     for t, e in curve)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color="tab:blue",
-                label="simulated error, mpmath (audit, not a proof)")
-        ax.set_ylabel("log10 max distance output - target")
-        ymin = min(p[1] for p in pts)
-        ymax = max(p[1] for p in pts)
-        yp, yf = ymax + 1, ymin - 1
-    else:
-        ax.set_yticks([0, 1], ["not certified", "certified"])
-        ax.set_ylim(-0.5, 1.5)
-        yp, yf = 1, 0
-    done = set()
-    for t, v in trials:
-        ok = v.value == "VERIFIED-CERTIFIED"
-        lab = ("certificate tried: passes" if ok else "certificate tried: fails")
-        ax.scatter([log2_display(t)], [yp if ok else yf], marker="^" if ok else "v",
-                   color="tab:green" if ok else "tab:red",
-                   label=None if lab in done else lab, zorder=3)
-        done.add(lab)
-    if tau_num is not None:
-        ax.axvline(log2_display(tau_num), color="tab:orange", lw=2, ls="--",
-                   label=f"tau_num = 2^{log2_display(tau_num):.4g} (simulation)")
-    ax.set_xlim(lo, hi)
-    ax.set_xlabel("log2 temperature tau")
-    ax.set_title(title)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize=7)
-    return save_png(fig, path)
+                   label="certified range (0, tau_cert]" if label else None)
+        ax.axvline(xc, color="tab:green", lw=2,
+                   label=f"tau_cert = {fmt(tau_cert)}" if label else None)
+
+
+def _error_panel(ax, curve, simulation) -> None:
+    """The simulated error (log10), its tolerance and the precision floor."""
+    import mpmath
+    fl = simulation.floor if simulation is not None else None
+    floor = float(mpmath.log10(fl)) if fl else None
+    pts = sorted((log2_display(t), float(mpmath.log10(e)) if e > 0 else
+                  (floor if floor is not None else -300.0)) for t, e in curve)
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color="tab:blue", ms=4,
+            label="simulated error, mpmath\n(an audit, not a proof)")
+    if simulation is not None and simulation.tol is not None:
+        ax.axhline(float(mpmath.log10(simulation.tol)), color="tab:blue", ls=":", lw=1,
+                   label=f"tolerance defining tau_num: 10^{float(mpmath.log10(simulation.tol)):.3g}")
+    if floor is not None:
+        ax.axhspan(floor - 8, floor + 1, color="0.8", alpha=0.5,
+                   label=f"precision floor ({simulation.dps} digits x largest value):\n"
+                         f"errors below 10^{floor + 1:.3g} are not resolved")
+        ax.set_ylim(bottom=floor - 5)
+    ax.set_ylabel("log10 max distance\noutput - target")
+
+
+def _trial_rows(ax, trials) -> None:
+    """Each certificate tried, on the row of its outcome."""
+    for ok, y, mk, col, lab in ((True, 1, "^", "tab:green", "certificate tried: passes"),
+                                (False, 0, "x", "tab:red", "certificate tried: fails")):
+        xs = [log2_display(t) for t, v in trials if (v.value == "VERIFIED-CERTIFIED") == ok]
+        if xs:
+            ax.scatter(xs, [y] * len(xs), marker=mk, color=col, s=40, zorder=3, label=lab)
+    ax.set_yticks([0, 1], ["fails", "passes"])
+    ax.set_ylim(-0.6, 1.6)
+    ax.set_ylabel("certificate")
 
 
 def trajectory_plot(path, stages, spans, title: str) -> Path:
@@ -174,106 +203,182 @@ def gap_plot(path, bounds, title: str) -> Path:
     return save_png(fig, path)
 
 
-def layered_layout(nodes, edges):
-    """Positions for a layered drawing of a DAG (statements used -> statement).
+NODE_H = 0.42          # node box height (data units: inches in the figure)
+NODE_GAP = 0.35        # horizontal gap between boxes of one layer
+LAYER_DY = 1.15        # vertical distance between layers
 
-    Each weakly connected component is laid out on its own, largest first, left
-    to right.  Layers by longest path from the sources; an edge spanning several
-    layers is routed through one dummy slot per intermediate layer, so no edge
-    crosses a node box; the order inside each layer comes from barycentre sweeps
-    (down, then up) on the graph with its dummy slots (``networkx``).  Returns
-    ``(pos, routes)``: ``pos[node] = (x, y)``, ``routes[(a, b)] = [points]``.
-    """
+
+def node_width(label: str) -> float:
+    """Width of a node box for ``label`` (14 pt text), in data units."""
+    return 0.13 * len(label) + 0.32
+
+
+def _layers(g) -> dict:
+    """Layer of every node of the DAG ``g``: longest path from the sources, then every
+    non-sink pulled down to just above its nearest successor (so short edges stay
+    short), every sink just below its lowest predecessor."""
+    import networkx as nx
+    order = list(nx.topological_sort(g))
+    layer = {}
+    for n in order:
+        layer[n] = 1 + max((layer[a] for a in g.predecessors(n)), default=-1)
+    for n in reversed(order):
+        succ = list(g.successors(n))
+        if succ:
+            layer[n] = min(layer[b] for b in succ) - 1
+    for n in order:
+        if not list(g.successors(n)) and list(g.predecessors(n)):
+            layer[n] = 1 + max(layer[a] for a in g.predecessors(n))
+    low = min(layer.values())
+    return {n: v - low for n, v in layer.items()}
+
+
+def _order_layers(g, layer) -> dict:
+    """Nodes of each layer, ordered by barycentre sweeps (down, then up) over the
+    edges between consecutive layers."""
+    order = {}
+    for n in sorted(g.nodes, key=str):
+        order.setdefault(layer[n], []).append(n)
+    for sweep in range(8):
+        down = sweep % 2 == 0
+        idx = {n: i for ns in order.values() for i, n in enumerate(ns)}
+        for lv in (sorted(order) if down else sorted(order, reverse=True)):
+            def bary(n, down=down):
+                ps = list(g.predecessors(n) if down else g.successors(n))
+                return sum(idx[q] for q in ps) / len(ps) if ps else idx[n]
+            order[lv] = sorted(order[lv], key=lambda n: (bary(n), str(n)))
+            idx.update({n: i for i, n in enumerate(order[lv])})
+    return order
+
+
+def _place(order) -> dict:
+    """Centre of every node: each layer a centred row of boxes."""
+    pos = {}
+    for lv, ns in order.items():
+        widths = [node_width(str(n)) for n in ns]
+        total = sum(widths) + NODE_GAP * (len(ns) - 1)
+        x = -total / 2
+        for n, w in zip(ns, widths):
+            pos[n] = (x + w / 2, -lv * LAYER_DY)
+            x += w + NODE_GAP
+    return pos
+
+
+def _free_x(x: float, y: float, pos: dict, skip) -> float:
+    """``x``, moved sideways out of any node box on the row ``y`` (not ``skip``)."""
+    for n, (nx_, ny) in sorted(pos.items(), key=lambda t: abs(t[1][0] - x)):
+        if n in skip or abs(ny - y) > 1e-9:
+            continue
+        half = node_width(str(n)) / 2 + 0.15
+        if abs(x - nx_) < half:
+            return nx_ - half if x < nx_ else nx_ + half
+    return x
+
+
+def _route(a, b, pos, ports) -> list:
+    """Points of the edge a -> b: from a's bottom port to b's top port; every layer in
+    between is passed vertically, from just above to just below its boxes, at the
+    straight line's crossing point moved beside any box it would hit."""
+    (xa, ya), (xb, yb) = ports[("out", a, b)], ports[("in", a, b)]
+    pts = [(xa, ya)]
+    rows = sorted({y for _, y in pos.values() if yb < y < ya}, reverse=True)
+    for y in rows:
+        t = (ya - y) / (ya - yb)
+        x = _free_x(xa + t * (xb - xa), y, pos, {a, b})
+        pts += [(x, y + NODE_H / 2 + 0.08), (x, y - NODE_H / 2 - 0.08)]
+    return pts + [(xb, yb)]
+
+
+def _ports(edges, pos) -> dict:
+    """Where each edge leaves its source (bottom edge) and enters its target (top
+    edge): the edges of one node spread along its box, ordered by the other end's x."""
+    ports = {}
+    for side, key, other, dy in (("out", 0, 1, -NODE_H / 2), ("in", 1, 0, NODE_H / 2)):
+        by_node = {}
+        for e in edges:
+            by_node.setdefault(e[key], []).append(e)
+        for n, es in by_node.items():
+            es.sort(key=lambda e: pos[e[other]][0])
+            x, y = pos[n]
+            span = min(node_width(str(n)) - 0.2, 0.16 * (len(es) - 1))
+            for i, e in enumerate(es):
+                off = 0.0 if len(es) == 1 else -span / 2 + span * i / (len(es) - 1)
+                ports[(side, *e)] = (x + off, y + dy)
+    return ports
+
+
+def layered_layout(nodes, edges):
+    """Positions for a layered drawing of the statement DAG (an edge a -> b: the proof
+    of b uses a), in inches.
+
+    The largest weakly connected component is drawn on the left, in layers
+    (:func:`_layers`, order by barycentre sweeps, ``networkx``); the other components
+    with edges to its right, likewise; statements with no edge at all in a separate
+    group on the far right (``groups["standalone"]`` gives its bounding box).  Every
+    edge leaves and enters at its own port, and is routed beside every box it would
+    cross.  Returns ``(pos, routes, groups)``: ``pos[node] = (x, y)`` box centres,
+    ``routes[(a, b)] = [points]``, ``groups = {"standalone": (x0, y0, x1, y1) or None}``."""
     import networkx as nx
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
     g.add_edges_from(edges)
-    comps = sorted(nx.weakly_connected_components(g), key=lambda c: (-len(c), sorted(c)))
-    pos, routes = {}, {}
-    p, r = _layered_component(g.subgraph(comps[0]))  # the largest component on the left
-    pts = list(p.values()) + [q for ps in r.values() for q in ps]
-    xmin = min(x for x, _ in pts)
-    pos.update({n: (x - xmin, y) for n, (x, y) in p.items()})
-    routes.update({e: [(x - xmin, y) for x, y in ps] for e, ps in r.items()})
-    x0 = max(x for x, _ in pts) - xmin + 1.5
-    depth = 1 - min(y for _, y in pts)
-    col_y = 0.0  # the other components stacked in columns to the right
-    for comp in comps[1:]:
-        p, r = _layered_component(g.subgraph(comp))
-        pts = list(p.values()) + [q for ps in r.values() for q in ps]
-        w = max(x for x, _ in pts) - min(x for x, _ in pts)
-        h = 1 - min(y for _, y in pts)
-        if col_y - h < -depth and col_y != 0.0:
-            x0, col_y = x0 + 1.4, 0.0
-        sx, sy = x0 - min(x for x, _ in pts), col_y
-        pos.update({n: (x + sx, y + sy) for n, (x, y) in p.items()})
-        routes.update({e: [(x + sx, y + sy) for x, y in ps] for e, ps in r.items()})
-        col_y -= h
-        if w > 0:
-            x0 += w
-    return pos, routes
-
-
-def _layered_component(g):
-    import networkx as nx
-    layer = {}
-    for n in nx.topological_sort(g):
-        layer[n] = 1 + max((layer[a] for a in g.predecessors(n)), default=-1)
-    h = nx.DiGraph()
-    for n in g.nodes:
-        h.add_node(n, layer=layer[n])
-    chains = {}
-    for a, b in g.edges:
-        chain = [a] + [("dummy", a, b, lv) for lv in range(layer[a] + 1, layer[b])] + [b]
-        for c in chain[1:-1]:
-            h.add_node(c, layer=c[3])
-        nx.add_path(h, chain)
-        chains[(a, b)] = chain
-    order = {}
-    for n, lv in sorted(h.nodes(data="layer"), key=lambda t: str(t[0])):
-        order.setdefault(lv, []).append(n)
-    for sweep in range(12):
-        down = sweep % 2 == 0
-        for lv in (sorted(order) if down else sorted(order, reverse=True)):
-            idx = {n: i - (len(ns) - 1) / 2 for ns in order.values() for i, n in enumerate(ns)}
-
-            def bary(n, down=down, idx=idx):
-                ps = list(h.predecessors(n) if down else h.successors(n))
-                return sum(idx[q] for q in ps) / len(ps) if ps else idx[n]
-            order[lv] = sorted(order[lv], key=lambda n: (bary(n), str(n)))
-    pos = {n: (i - (len(ns) - 1) / 2, -lv) for lv, ns in order.items() for i, n in enumerate(ns)}
-    return ({n: pos[n] for n in g.nodes},
-            {e: [pos[c] for c in chain] for e, chain in chains.items()})
+    comps = sorted(nx.weakly_connected_components(g), key=lambda c: (-len(c), sorted(map(str, c))))
+    linked = [c for c in comps if len(c) > 1]
+    alone = sorted((n for c in comps if len(c) == 1 for n in c), key=str)
+    pos, x0 = {}, 0.0
+    for comp in linked:
+        sub = g.subgraph(comp)
+        p = _place(_order_layers(sub, _layers(sub)))
+        left = min(x - node_width(str(n)) / 2 for n, (x, _) in p.items())
+        right = max(x + node_width(str(n)) / 2 for n, (x, _) in p.items())
+        pos.update({n: (x - left + x0, y) for n, (x, y) in p.items()})
+        x0 += right - left + 1.0
+    groups = {"standalone": None}
+    if alone:
+        cols = 2 if len(alone) > 3 else 1
+        w = max(node_width(str(n)) for n in alone)
+        for i, n in enumerate(alone):
+            pos[n] = (x0 + 0.3 + w / 2 + (i % cols) * (w + NODE_GAP), -(i // cols) * LAYER_DY)
+        rows = -(-len(alone) // cols)
+        groups["standalone"] = (x0, -(rows - 1) * LAYER_DY - NODE_H / 2 - 0.3,
+                                x0 + 0.6 + cols * w + (cols - 1) * NODE_GAP, NODE_H / 2 + 0.3)
+    ports = _ports(list(g.edges), pos)
+    routes = {e: _route(*e, pos, ports) for e in g.edges}
+    return pos, routes, groups
 
 
 def dependency_plot(path, edges, nodes, title: str) -> Path:
     """Statement dependency graph (an arrow a -> b: the proof of b uses a), drawn in
-    layers with the long edges routed around the node boxes."""
+    layers (:func:`layered_layout`); statements without any dependency drawn apart in
+    a labelled box."""
     plt = pyplot()
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as MPath
-    from matplotlib.patches import FancyArrowPatch, PathPatch
-    pos, routes = layered_layout(nodes, edges)
-    xs = [p[0] for p in pos.values()] + [q[0] for pts in routes.values() for q in pts]
-    nlev = 1 - min(p[1] for p in pos.values())
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.05 * (max(xs) - min(xs) + 2)), 1.2 * nlev + 0.8),
-                           dpi=100)
+    pos, routes, groups = layered_layout(nodes, edges)
+    xs = [x + s * node_width(str(n)) / 2 for n, (x, _) in pos.items() for s in (-1, 1)]
+    box = groups["standalone"]
+    if box is not None:
+        xs += [box[0], box[2]]
+    ys = [y for _, y in pos.values()]
+    x_lo, x_hi = min(xs) - 0.3, max(xs) + 0.3
+    y_lo, y_hi = min(ys) - 0.8, max(ys) + 0.9
+    fig, ax = plt.subplots(figsize=(x_hi - x_lo, y_hi - y_lo), dpi=100)
     for (a, b), pts in routes.items():
-        pts = [(pts[0][0], pts[0][1] - 0.16)] + pts[1:-1] + [(pts[-1][0], pts[-1][1] + 0.16)]
-        if len(pts) > 2:  # smooth polyline through the dummy slots, arrow on the last leg
-            verts = [pts[0]]
-            codes = [MPath.MOVETO]
-            for p in pts[1:-1]:
-                verts += [p]
-                codes += [MPath.LINETO]
-            ax.add_patch(PathPatch(MPath(verts, codes), fc="none", ec="0.45", lw=1.2))
-            pts = pts[-2:]
-        ax.add_patch(FancyArrowPatch(pts[0], pts[1], arrowstyle="-|>", mutation_scale=14,
-                                     color="0.45", lw=1.2, shrinkA=0, shrinkB=0))
+        codes = [MPath.MOVETO] + [MPath.LINETO] * (len(pts) - 1)
+        ax.add_patch(FancyArrowPatch(path=MPath(pts, codes), arrowstyle="-|>",
+                                     mutation_scale=13, color="0.4", lw=1.1,
+                                     connectionstyle=None, zorder=1))
     for n, (x, y) in pos.items():
-        ax.text(x, y, n, ha="center", va="center", fontsize=14, zorder=3,
-                bbox={"boxstyle": "round,pad=0.35", "fc": "white", "ec": "tab:blue", "lw": 1.4})
-    ax.set_xlim(min(xs) - 0.9, max(xs) + 0.9)
-    ax.set_ylim(-nlev + 0.5, 0.5)
+        ax.text(x, y, str(n), ha="center", va="center", fontsize=14, zorder=3,
+                bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "tab:blue", "lw": 1.4})
+    if box is not None:
+        x0, y0, x1, y1 = box
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.05",
+                                    fc="0.96", ec="0.6", ls="--", lw=1, zorder=0))
+        ax.text((x0 + x1) / 2, y1 + 0.12, "no dependency among these\nor on the others",
+                ha="center", va="bottom", fontsize=9, color="0.35")
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
     ax.axis("off")
     ax.set_title(title, fontsize=12)
-    return save_png(fig, path)
+    return save_png(fig, path, tight=False)

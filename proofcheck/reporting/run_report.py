@@ -171,6 +171,7 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "tau_closed": f(sc.tau_closed),
         "tau_closed_certified": sc.tau_closed_certified.value if sc.tau_closed_certified else None,
         "tau_num": f(sc.tau_num), "tau_num_note": sc.tau_num_note,
+        "simulation_audit": sc.simulation.lines(sc.tau_cert) if sc.simulation else [],
         "construction": sc.results[0].details[0] if sc.results else None,
         "construction_name": getattr(sc, "construction_name", "default"),
         "construction_notes": sc.results[0].details[1:] if sc.results else [],
@@ -213,9 +214,9 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
         lines.append(f"  - {rep['floor_note']}")
     lines += [f"- tau_closed = {fl(rep['tau_closed'])} (closed-form estimate from the minimum "
               f"gap; its certificate: {rep['tau_closed_certified']})",
-              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation, a search aid, not a proof)"]
-    if rep.get("tau_num_note"):
-        lines.append(f"  - {rep['tau_num_note']}")
+              f"- tau_num = {fl(rep['tau_num'])} (mpmath simulation: an audit, not a proof; it "
+              "never changes the verdict)"]
+    lines += [f"  - {line}" for line in rep.get("simulation_audit", [])]
     lines += [f"- L = {c['L']} blocks (construction {c.get('construction', 'default')}: "
               f"{c.get('block_formula', '2M + R + 1')}; the seed's count "
               f"2M + 3N = {c['L_paper_softmax']}), width {c['max_width']}, P = {c['P']} "
@@ -272,7 +273,8 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
                                suffix=".png")
     os.close(fd)
     softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
-                       f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free)
+                       f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free,
+                       simulation=sc.simulation)
     os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")

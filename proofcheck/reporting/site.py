@@ -1,5 +1,5 @@
 """The pages of the ``reports/`` folder (``python -m proofcheck report``; the runs
-behind them are :mod:`proofcheck.runs.site`).
+behind them, the atomic swap and the plugin section are :mod:`proofcheck.runs.site`).
 
 Contents (deterministic: the same inputs give the same bytes apart from the
 provenance time stamps):
@@ -11,7 +11,9 @@ provenance time stamps):
   instance, seed 0);
 * ``img/`` — token trajectories through the four phases, attention gaps per
   softmax layer, simulated softmax error against tau, dependency graph;
-* ``certificates/`` — certificates that ``python -m proofcheck verify`` re-checks.
+* ``certificates/`` — certificates that ``python -m proofcheck verify`` re-checks;
+* ``plugins/`` — only when plugin statements are installed: one page and one
+  certificate per plugin statement.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import re
 from pathlib import Path
 
 from proofcheck.io.files import slug
+from proofcheck.io.provenance import provenance
 from proofcheck.kernel.verdicts import fmt_num
 from proofcheck.registry import FLAGS, markdown_cell
 
@@ -32,24 +35,32 @@ def provenance_line(p: dict) -> str:
 
 
 def statement_page(st, results, v) -> str:
-    """``statements/<id>.md``: the statement, its verdict ``v`` and every check's lines."""
-    lines = [f"# {st.id} — {st.title}", "",
+    """``statements/<id>.md``: the statement, its verdict ``v`` and every check's lines
+    (in a code fence longer than any backtick run of the lines)."""
+    body = "\n".join(line for r in results for line in r.lines())
+    fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
+    lines = [f"# {html_text(st.id)} — {html_text(st.title)}", "",
              f"- kind: {st.kind}; paper: {st.paper} ({st.flag}); module `{st.module}`",
              f"- instance: built-in, seed 0; reproduce with `python -m proofcheck lemma {st.id}`",
-             f"- verdict: **{v.value}**", "", "```"]
-    for r in results:
-        lines += r.lines()
-    lines += ["```", ""]
+             f"- verdict: **{v.value}**", "", fence, body, fence, ""]
     return "\n".join(lines)
 
 
-def index_markdown(prov: dict, cat, status: dict, pages: dict, const_rows, small, sc,
-                   cert_lines) -> str:
-    """``index.md``: ``cat`` the statements, ``status`` id -> verdict text, ``pages`` the
-    statement pages written, ``const_rows`` ``(run name, constants, verdict)``,
-    ``small``/``sc`` the dataset and ``SoftmaxCheck`` of the 1.8 run, ``cert_lines``
-    the certificates table rows."""
-    lines = ["# proofcheck reports", "", provenance_line(prov), "",
+def html_text(text: str) -> str:
+    """``text`` with the characters HTML would read as markup escaped."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def cell(text: str) -> str:
+    """``text`` as a literal Markdown table cell."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+            .replace("_", "\\_").replace("`", "\\`").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\n", " "))
+
+
+def index_head(cat, status, pages, plugin_lines, const_rows, small, sc) -> list[str]:
+    """The index up to (not including) the certificate table."""
+    lines = ["# proofcheck reports", "", provenance_line(provenance()), "",
              "Regenerate with `python -m proofcheck report`; re-check any certificate with "
              "`python -m proofcheck verify reports/certificates/FILE`.", "",
              "## Catalogue", "", "| id | kind | statement | paper no. | flag | status |",
@@ -64,37 +75,43 @@ def index_markdown(prov: dict, cat, status: dict, pages: dict, const_rows, small
         lines.append(f"| {link} | {st.kind} | {title} | {st.paper} | {st.flag} | {stat} |")
     lines += ["", "Flags (how the paper number is known):", ""]
     lines += [f"- `{f}`: {meaning}" for f, meaning in FLAGS.items()]
-    lines += ["", "## Constants: claimed vs measured", "",
-              "| run | N | M | d | R | L measured | 2M+R+1 | paper bound | width | P | P formula | 38·d·M | verdict |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [""] + plugin_lines + _constants_lines(const_rows, small, sc)
+    return lines + _picture_lines()
+
+
+def _constants_lines(const_rows, small, sc) -> list[str]:
+    lines = ["## Constants: claimed vs measured", "",
+             "| run | N | M | d | R | L measured | 2M+R+1 | paper bound | width | P | P formula | 38·d·M | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, c, v in const_rows:
         bound = c["L_paper_softmax"] if name.startswith("1.8") else c["L_paper_hardmax"]
         lines.append(f"| {name} | {c['N']} | {c['M']} | {c['d']} | {c['R']} | {c['L']} | "
                      f"{c['L_construction']} | {bound} | {c['max_width']} | {c['P']} | "
                      f"{c['P_formula']} | {c['P_bound']} | {v.value} |")
     f = lambda x: "n/a" if x is None else fmt_num(x)  # noqa: E731
-    lines += ["", f"Theorem 1.8 on `{small.name}`: tau_cert = {f(sc.tau_cert)}, tau_num = "
-              f"{f(sc.tau_num)} (simulation), tau_closed ≈ {f(sc.tau_closed)}. "
-              f"{sc.results[0].details[0]}.", "",
-              "## Lemma dependency graph", "",
-              "![dependency graph](img/dependencies.png)", "",
-              "*What to look at: an arrow a → b means the proof of b uses a; the four "
-              "phases feed Theorem 1.6, which with softmax-gap gives 1.8; the "
-              "Takakura–Suzuki lemmas stand apart.*", "",
-              "## Pictures", "",
-              "![trajectories](img/trajectory.png)", "",
-              "*What to look at: the tokens of each sequence (one colour and marker each) "
-              "through the phases — separated (2), leaders placed in region P and on the "
-              "sphere (3), collapsed onto the line ℚe₁ (4), and on their targets (5).*", "",
-              "![gaps](img/gaps.png)", "",
-              "*What to look at: the smallest certified attention gap of each softmax "
-              "layer; the smallest bar limits the certified temperature.*", "",
-              "![softmax error](img/softmax-error.png)", "",
-              "*What to look at: the range of τ covered by the certificate (every τ up to "
-              "tau_cert) and, where simulated, the error of the softmax network against τ.*",
-              "",
-              "## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
-    return "\n".join(lines) + "\n"
+    return lines + ["", f"Theorem 1.8 on `{small.name}`: tau_cert = {f(sc.tau_cert)}, tau_num = "
+                    f"{f(sc.tau_num)} (simulation, an audit), tau_closed = {f(sc.tau_closed)}. "
+                    f"{sc.results[0].details[0]}.", ""]
+
+
+def _picture_lines() -> list[str]:
+    return ["## Lemma dependency graph", "",
+            "![dependency graph](img/dependencies.png)", "",
+            "*What to look at: an arrow a → b means the proof of b uses a; the four "
+            "phases feed Theorem 1.6, which with softmax-gap gives 1.8; the "
+            "Takakura–Suzuki lemmas stand apart.*", "",
+            "## Pictures", "",
+            "![trajectories](img/trajectory.png)", "",
+            "*What to look at: the tokens of each sequence (one colour and marker each) "
+            "through the phases — separated (2), leaders placed in region P and on the "
+            "sphere (3), collapsed onto the line ℚe₁ (4), and on their targets (5).*", "",
+            "![gaps](img/gaps.png)", "",
+            "*What to look at: the smallest certified attention gap of each softmax "
+            "layer; the smallest bar limits the certified temperature.*", "",
+            "![softmax error](img/softmax-error.png)", "",
+            "*What to look at: the range of τ covered by the certificate (every τ up to "
+            "tau_cert) and, where simulated, the error of the softmax network against τ.*",
+            ""]
 
 
 def html(index: str, pages: dict, out: Path) -> str:
@@ -108,7 +125,8 @@ def html(index: str, pages: dict, out: Path) -> str:
             data = base64.b64encode((out / m.group(1)).read_bytes()).decode()
             return f'src="data:image/png;base64,{data}"'
         html = re.sub(r'src="(img/[^"]+)"', sub, html)
-        return re.sub(r'href="statements/([^"]+)\.md"', r'href="#st-\1"', html)
+        html = re.sub(r'href="statements/([^"]+)\.md"', r'href="#st-\1"', html)
+        return re.sub(r'href="plugins/([^"]+)\.md"', r'href="#st-plugin-\1"', html)
     body = [inline(index)]
     for sid, page in pages.items():
         body.append(f'<section id="st-{slug(sid)}">' + inline(page) + "</section>")

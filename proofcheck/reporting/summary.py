@@ -35,7 +35,7 @@ def comparison_lines(rows) -> list[str]:
 
 
 def _constants_16(c: dict) -> list[str]:
-    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}",
+    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}", r_line(c["R"], c["N"]),
             f"construction {c['construction']}: L = {c['block_formula']}",
             f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
             + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
@@ -45,6 +45,13 @@ def _constants_16(c: dict) -> list[str]:
             f"{c['max_bits']} bits",
             f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
             f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)"]
+
+
+def r_line(R: int, N: int) -> str:
+    """What R is, in the theorem output."""
+    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
+            f"token shared by several sequences the unique top of some of them and tags "
+            f"again; R <= N - 1 = {N - 1})")
 
 
 def _f(x) -> str:
@@ -62,14 +69,15 @@ def _softmax_18(sc) -> list[str]:
     closed = sc.tau_closed_certified.value if sc.tau_closed_certified else "n/a"
     lines += [f"tau_closed = {_f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
               f"certificate: {closed}]",
-              f"tau_num = {_f(sc.tau_num)}  [mpmath simulation; a search aid, not a proof]"]
-    if sc.tau_num_note:
-        lines.append(f"  {sc.tau_num_note}")
+              f"tau_num = {_f(sc.tau_num)}  [mpmath simulation: an audit, not a proof; it never "
+              "changes the verdict]"]
+    lines += [f"  {line}" for line in sc.simulation.lines(sc.tau_cert)]
     sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
     if sa:
         lines.append("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {_f(b.min_gap)}, eps <= {_f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
+    lines.append(r_line(sc.construction.info["R"], sc.constants["N"]))
     lines.append(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
                  f"the seed's count 2M + 3N = {c['L_paper_softmax']}, read as a bound), max "
                  f"width {c['max_width']}, P = {c['P']}")

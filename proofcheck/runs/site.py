@@ -1,45 +1,120 @@
 """``python -m proofcheck report``: the runs behind the committed ``reports/``
 folder — every statement through :func:`proofcheck.runs.lemma.run_lemma` (seed 0,
 default instances), Theorems 1.6 and 1.8 through
-:func:`proofcheck.runs.theorem.run_theorem` — then the pictures, the kernel's re-check
-of every certificate written, and the pages (:mod:`proofcheck.reporting.site`).
+:func:`proofcheck.runs.theorem.run_theorem`, the installed plugins' statements —
+then the pictures, the kernel's re-check of every certificate written, and the pages
+(:mod:`proofcheck.reporting.site`).
+
+Atomic: the site is built in a temporary folder beside ``out`` and replaces it only
+when everything succeeded; on any failure ``out`` is left byte-for-byte as it was.
+Files in ``out`` that the report does not make (the git-ignored ``theorem-*`` run
+reports) are carried over.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 from proofcheck.io.certificate_writer import write_certificate
 from proofcheck.io.files import atomic_write, slug
 
 
+#: what the report makes inside its folder; anything else there is carried over
+MANAGED = ("statements", "img", "certificates", "plugins", "index.md", "index.html")
+
+
 def regenerate(out="reports", quick: bool = False) -> int:
-    """Rebuild ``out``; returns the exit code (0 when every certificate written
-    re-verifies with a passing verdict).  ``quick`` skips the digits-sample runs."""
-    from proofcheck.io.provenance import provenance
-    from proofcheck.registry import load
-    from proofcheck.reporting.site import html, index_markdown
+    """Rebuild ``out`` atomically; returns the exit code (0 when every statement run and
+    every certificate behaves as recorded; 1 leaves ``out`` unchanged and says why).
+    ``quick`` skips the digits-sample runs.  Any exception propagates after the
+    temporary folder is removed, ``out`` untouched.  Raises ``OSError`` when the
+    folder beside ``out`` cannot be written."""
     out = Path(out)
-    for sub in ("statements", "img", "certificates"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-        (out / sub).mkdir(parents=True, exist_ok=True)
-    prov = provenance()
-    cat = load()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-"))
+    try:
+        os.chmod(build, 0o755)
+        code = _build(build, quick)
+        if code == 0:
+            _swap_in(build, out)
+            print(f"replaced {out}/")
+        else:
+            print(f"{out}/ left unchanged: a certificate did not re-check as recorded",
+                  file=sys.stderr)
+        return code
+    except BaseException:
+        print(f"{out}/ left unchanged (the report failed before it was complete)",
+              file=sys.stderr)
+        raise
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    """Replace the folder ``out`` by ``new`` (same parent): entries of ``out`` the report
+    does not make are first hard-linked (else copied) into ``new``; then two renames,
+    the second undone when it fails, so ``out`` is always one whole version."""
+    if not out.exists():
+        os.rename(new, out)
+        return
+    for p in out.iterdir():
+        if p.name not in MANAGED and not (new / p.name).exists():
+            if p.is_dir() and not p.is_symlink():
+                shutil.copytree(p, new / p.name, symlinks=True, copy_function=_link_or_copy)
+            else:
+                _link_or_copy(p, new / p.name)
+    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-old-"))
+    try:
+        os.rename(out, old / out.name)
+    except BaseException:
+        old.rmdir()
+        raise
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old / out.name, out)  # if this fails too, the old folder stays in `old`
+        old.rmdir()
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _link_or_copy(src, dst) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _build(out: Path, quick: bool) -> int:
+    """Write the whole site into the empty folder ``out``; returns the exit code."""
+    from proofcheck.io.generate import random_dataset
+    from proofcheck.registry import load
+    from proofcheck.reporting.site import html, index_head
+    cat = load(plugins=False)
+    small = random_dataset(7, d=2, N=4, max_n=4, style="mixed")
+    small = type(small)("generated-7", small.d, small.pairs, small.notes)
     status, pages = _statements(out, cat)
-    small, const_rows, run16, run18 = _theorems(out, quick)
+    const_rows, run16, run18 = _theorems(out, small, quick)
     _pictures(out / "img", cat, small, run16, run18)
     cert_lines, ok = _recheck_certificates(out / "certificates")
-    index = index_markdown(prov, cat, status, pages, const_rows, small, run18.check, cert_lines)
+    plugin_lines, plugin_pages = _plugins(out)
+    lines = index_head(cat, status, pages, plugin_lines, const_rows, small, run18.check)
+    lines += ["## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
+    index = "\n".join(lines) + "\n"
     atomic_write(out / "index.md", index)
-    atomic_write(out / "index.html", html(index, pages, out))
-    print(f"wrote {out}/index.md, {out}/index.html, {len(pages)} statement pages, "
-          f"{len(cert_lines)} certificates")
+    atomic_write(out / "index.html", html(index, {**pages, **plugin_pages}, out))
+    print(f"wrote {len(pages)} statement pages, {len(cert_lines)} certificates"
+          + (f", {len(plugin_pages)} plugin statements" if plugin_pages else ""))
     return 0 if ok else 1
 
 
 def _statements(out: Path, cat):
-    """One page (and, with exact instances, one certificate) per statement."""
+    """Every implemented statement on its default instances (seed 0): its page and,
+    where it has certified instances, its certificate.  Returns ``(status, pages)``."""
     from proofcheck.reporting.site import statement_page
     from proofcheck.runs.lemma import run_lemma
     status, pages = {}, {}
@@ -57,14 +132,12 @@ def _statements(out: Path, cat):
     return status, pages
 
 
-def _theorems(out: Path, quick: bool):
-    """Theorem 1.6 on a small generated set and the digits sample, 1.8 on the small
-    set; their certificates."""
+def _theorems(out: Path, small, quick: bool):
+    """Theorem 1.6 on ``small`` (and the digits sample unless ``quick``), Theorem 1.8 on
+    ``small``, with their certificates.  Returns ``(constant rows, the first 1.6 run,
+    the 1.8 run)``."""
     from proofcheck.io.examples import sample
-    from proofcheck.io.generate import random_dataset
     from proofcheck.runs.theorem import run_theorem
-    small = random_dataset(7, d=2, N=4, max_n=4, style="mixed")
-    small = type(small)("generated-7", small.d, small.pairs, small.notes)
     const_rows, first = [], None
     for ds in [small] + ([] if quick else [sample()[0]]):
         run16 = run_theorem("1.6", ds)
@@ -76,10 +149,11 @@ def _theorems(out: Path, quick: bool):
     const_rows.append((f"1.8 on `{small.name}`", run18.check.constants, run18.verdict))
     write_certificate(out / "certificates" / f"theorem-1.8-{slug(small.name)}.json",
                       run18.certificate)
-    return small, const_rows, first, run18
+    return const_rows, first, run18
 
 
 def _pictures(img: Path, cat, small, run16, run18) -> None:
+    from proofcheck.kernel.verdicts import fmt_num
     from proofcheck.registry import dependency_edges
     from proofcheck.reporting.plots import (
         dependency_plot,
@@ -92,9 +166,11 @@ def _pictures(img: Path, cat, small, run16, run18) -> None:
                     f"Theorem 1.6 pipeline on '{small.name}' (first two coordinates)")
     sc = run18.check
     bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
-    gap_plot(img / "gaps.png", bounds, f"Theorem 1.8 on '{small.name}' at tau_cert = {sc.tau_cert}")
-    softmax_error_plot(img / "softmax-error.png", sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
-                       f"Theorem 1.8 on '{small.name}'")
+    gap_plot(img / "gaps.png", bounds,
+             f"Theorem 1.8 on '{small.name}' at tau_cert = {fmt_num(sc.tau_cert)}")
+    softmax_error_plot(img / "softmax-error.png", sc.sim_curve, sc.trials, sc.tau_cert,
+                       sc.tau_num, f"Theorem 1.8 on '{small.name}'", tau_free=sc.tau_free,
+                       simulation=sc.simulation)
     nodes = [s.id for s in cat if s.implemented]
     dependency_plot(img / "dependencies.png", dependency_edges(cat), nodes,
                     "statements and what their proofs use")
@@ -135,3 +211,56 @@ def _recheck_certificates(folder: Path):
         lines.append(f"| `certificates/{f.name}` | {v.value} |")
         ok &= v.passed
     return lines, ok
+
+
+def _plugins(out: Path):
+    """The installed plugins' statements: each run on its default instances (seed 0),
+    its page in ``plugins/`` and its certificate (``claim.source`` = the package),
+    kept only when the kernel's re-check of the certificate agrees with the run;
+    otherwise the statement is left out with a note.  Returns ``(index lines,
+    pages)``."""
+    from proofcheck.registry import load
+    from proofcheck.reporting.site import cell
+    plugins = [s for s in load() if s.source != "proofcheck"]
+    if not plugins:
+        return [], {}
+    rows, notes, pages = [], [], {}
+    for st in plugins:
+        ok, entry = _plugin_run(out, st)
+        if ok:
+            rows.append(entry)
+            pages[f"plugin-{st.id}"] = (out / "plugins" / f"{slug(st.id)}.md").read_text()
+        else:
+            notes.append(f"- `{cell(st.id)}` ({cell(st.source)}) left out: {cell(entry)}")
+    lines = ["## Plugin statements", "",
+             "Statements of installed plugin packages (`proofcheck.statements` entry points), "
+             "on their built-in instance; the kernel re-checks each certificate's exact "
+             "instances, not the plugin's general conclusion.", ""]
+    if rows:
+        lines += ["| id | package | statement | verdict | page | certificate |",
+                  "|---|---|---|---|---|---|"] + rows
+    return lines + [""] + notes + ([""] if notes else []), pages
+
+
+def _plugin_run(out: Path, st):
+    """``(True, table row)`` with the plugin statement's files written, or ``(False,
+    reason)`` with nothing written.  A plugin's exception is its own failure, never
+    the report's."""
+    from proofcheck.kernel.verdicts import combine
+    from proofcheck.reporting.site import cell, statement_page
+    from proofcheck.runs.lemma import run_lemma
+    try:
+        run = run_lemma(st, None, 0)
+    except Exception as exc:  # noqa: BLE001  (a plugin must not break the report)
+        return False, f"its run or certificate raised {type(exc).__name__}: {exc}"[:300]
+    if run.certificate is None:
+        return False, "it has no exact layer instances to certify"
+    stated = combine(r.verdict for r in run.certified)
+    if run.recheck.verdict != stated:
+        return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its run "
+                       f"said {stated.value}")
+    name = slug(st.id)
+    atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict))
+    write_certificate(out / "plugins" / f"{name}.json", run.certificate)
+    return True, (f"| {cell(st.id)} | {cell(st.source)} | {cell(st.title)} | "
+                  f"{run.verdict.value} | [page](plugins/{name}.md) | `plugins/{name}.json` |")

@@ -35,7 +35,8 @@ class TheoremOptions:
     backend: str = "flint"
     tau: Fraction | None = None
     construction: str = "default"
-    simulate: bool = True
+    simulate: bool | None = None
+    sim_budget: int | None = None
     workers: int | None = None
     scheduler: str | None = None
     options: object = None
@@ -100,6 +101,10 @@ def validate(theorem: str, opts: TheoremOptions) -> None:
         raise BadInput(f"--tau must be positive (got {opts.tau})")
     if theorem == "1.8" and (opts.workers is not None or opts.scheduler is not None):
         raise BadInput("--workers / --scheduler apply to theorem 1.6 (the exact check) only")
+    if theorem == "1.6" and (opts.sim_budget is not None or opts.simulate is False):
+        raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
+    if opts.sim_budget is not None and opts.sim_budget < 0:
+        raise BadInput(f"--simulation-budget must be at least 0 (got {opts.sim_budget})")
     try:
         get(opts.construction, theorem)
     except KeyError as exc:
@@ -112,19 +117,15 @@ def _validate_dask(opts: TheoremOptions) -> None:
         return
     if opts.workers is not None and opts.workers < 1:
         raise BadInput(f"--workers must be at least 1 (got {opts.workers})")
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"") from None
+    from proofcheck.distributed import dask_available, parse_scheduler
+    if not dask_available():
+        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"")
     if opts.workers is not None and opts.workers > MAX_LOCAL_WORKERS:
         raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
                        f"(got {opts.workers}); for more, start a cluster and pass --scheduler")
     if opts.scheduler is not None:
-        from distributed.comm import parse_address, parse_host_port
         try:
-            scheme, loc = parse_address(opts.scheduler)
-            if scheme in ("tcp", "tls"):
-                parse_host_port(loc)
+            parse_scheduler(opts.scheduler)
         except ValueError as exc:
             raise BadInput(f"--scheduler: not a Dask address ({exc}); "
                            "e.g. --scheduler tcp://host:8786") from None
@@ -186,7 +187,8 @@ def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
     from lemmas.afz.theorems.theorem_1_8 import compare_constructions, verify
     sc = verify(dataset, tau=opts.tau, progress=hooks.certificate,
                 prep_progress=hooks.trajectory, sim_progress=hooks.simulation,
-                simulate_num=opts.simulate, construction=opts.construction, options=opts.options)
+                simulate_num=opts.simulate is not False, sim_budget=opts.sim_budget,
+                construction=opts.construction, options=opts.options)
     if sc.construction_name != "default":
         sc.comparison = compare_constructions(dataset, sc)
     return sc

@@ -27,10 +27,12 @@ Temperatures reported:
   from the smallest hardmax gap ``Delta``, the largest ``|V|_inf`` times range
   ``S`` of an SA layer and the smallest plateau half-width ``slack``; an estimate
   (arb, no float), certified separately and the result reported.
-* ``tau_num`` — the numerical threshold from the mpmath simulation (small
-  datasets): the largest dyadic tau at which the simulated outputs match the
-  targets to ``10^-(dps/2)``; a search aid, never a proof.  When it is absent the
-  result says why.
+* ``tau_num`` — the numerical threshold from the mpmath simulation
+  (:func:`proofcheck.simulate.search_tau_num`, cost bounded by a budget): the
+  largest dyadic tau at which the simulated outputs match the targets to
+  ``10^-(dps/2)``; an audit and search aid, never a proof: it is not a check and
+  never changes the verdict, which is the certificate's.  When it is absent,
+  ``simulation.note`` says why.
 """
 from __future__ import annotations
 
@@ -50,7 +52,6 @@ from proofcheck.kernel.verdicts import CheckResult, Verdict, fmt_num
 
 ID = "1.8"
 SCALES = {"r": Fraction(64), "margin": Fraction(64), "spacing": Fraction(16)}
-SIM_BUDGET = 40_000  # tokens x blocks above which tau_num is not simulated
 BISECT_STEPS = 3
 
 
@@ -104,6 +105,7 @@ class SoftmaxCheck:
     floor_note: str = ""
     construction_name: str = "default"
     comparison: list = field(default_factory=list)  # rows of compare_constructions
+    simulation: object = None  # proofcheck.simulate.SimulationAudit (an audit, no verdict)
 
 
 def bisect_dyadic(good: Fraction, bad: Fraction, steps: int, passes):
@@ -246,67 +248,18 @@ def closed_form_tau(net, traj: Trajectory) -> Fraction | None:
     return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
 
 
-def search_tau_num(net, inputs, targets, tau_cert: Fraction, dps: int = 40, steps: int = 6,
-                   progress=None, max_doublings: int = 256):
-    """Largest dyadic tau (galloping up from tau_cert: x2, x4, x16, ..., then
-    bisection) whose mpmath simulation matches the targets to ``10^-(dps/2) (1 +
-    max |target|)``; the precision grows with the network's largest rational.
-    Returns ``(tau_num, curve, error_at_tau_cert, note)``; ``tau_num`` is None when
-    the simulation already fails at tau_cert (a contradiction the caller reports).
-    The gallop stops, and ``note`` says so, after ``max_doublings`` doublings."""
-    import mpmath
-
-    from proofcheck.simulate import simulate
-    dps = max(dps, int(0.61 * net.max_bits()) + 30)
-    scale = 1 + max(abs(v) for ys in targets for y in ys for v in y)
-    with mpmath.workdps(dps):
-        tol = mpmath.mpf(10) ** (-(dps // 2)) * (mpmath.mpf(scale.numerator) / scale.denominator)
-    curve = []
-
-    def ok(t):
-        s = simulate(net, inputs, targets, t, dps=dps)
-        curve.append((t, s.error))
-        if progress:
-            progress(t)
-        return s.error <= tol
-    if not ok(tau_cert):
-        return None, curve, curve[0][1], "the simulation misses the targets at tau_cert"
-    lo, step, hi = 0, 1, None
-    note = ""
-    while hi is None:
-        if lo >= max_doublings:
-            note = (f"tau_num search stopped at tau_cert * 2^{lo}: the simulation still matches "
-                    f"the targets there (stated bound of {max_doublings} doublings)")
-            return tau_cert * 2 ** lo, curve, curve[0][1], note
-        cand = min(lo + step, max_doublings)
-        if ok(tau_cert * Fraction(2) ** cand):
-            lo, step = cand, step * 2
-        else:
-            hi = cand
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(tau_cert * Fraction(2) ** mid):
-            lo = mid
-        else:
-            hi = mid
-    good, bad = bisect_dyadic(tau_cert * Fraction(2) ** lo, tau_cert * Fraction(2) ** hi,
-                              steps, ok)
-    for k in (2, 4, 16, 64):  # both sides of the threshold, for the plot
-        ok(bad * k)
-        ok(tau_cert / k)
-    return good, curve, curve[0][1], note
-
-
 def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None,
-           prep_progress=None, sim_progress=None, construction: str = "default",
-           options=None) -> SoftmaxCheck:
+           prep_progress=None, sim_progress=None, sim_budget: int | None = None,
+           construction: str = "default", options=None) -> SoftmaxCheck:
     """Theorem 1.8 on ``dataset``: certify the given ``tau`` (rational) or search
-    tau_cert; closed form and (small datasets) tau_num.  ``progress(tau, verdict)``
-    per certificate, ``prep_progress(block, total)`` during the tau-independent
-    pass, ``sim_progress(tau)`` per simulation.  ``construction`` names the
-    construction (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`, one serving
-    1.8; ``KeyError`` otherwise), built with :data:`SCALES`; ``options``: construction
-    options (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+    tau_cert; closed form and tau_num (the simulation, an audit bounded by
+    ``sim_budget`` work units, default :data:`proofcheck.simulate.SIM_BUDGET`).
+    ``progress(tau, verdict)`` per certificate, ``prep_progress(block, total)`` during
+    the tau-independent pass, ``sim_progress(tau)`` per simulation.  ``construction``
+    names the construction (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`,
+    one serving 1.8; ``KeyError`` otherwise), built with :data:`SCALES`; ``options``:
+    construction options (:class:`lemmas.afz.options.ConstructionOptions`; None: the
+    default)."""
     from lemmas.afz.theorems.constructions import get
     spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
@@ -341,21 +294,9 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     closed_v = None
     if tau_closed is not None:
         closed_v = certify(c.net, inputs, targets, tau_closed, trajectory=traj).verdict
-    tau_num, curve, err_at_cert, num_note = None, [], None, ""
     t0 = time.perf_counter()
-    size = dataset.n_tokens * c.net.L
-    if not simulate_num:
-        num_note = "tau_num not computed: simulation switched off (--no-simulation)"
-    elif tau_cert is None:
-        num_note = "tau_num not computed: no certified tau to start from"
-    elif tau_free:
-        num_note = "tau_num not computed: the certificate already covers every tau > 0"
-    elif size > SIM_BUDGET:
-        num_note = (f"tau_num not computed: tokens x blocks = {size} exceeds the simulation "
-                    f"budget {SIM_BUDGET} (mpmath forward passes at high precision)")
-    else:
-        tau_num, curve, err_at_cert, num_note = search_tau_num(
-            c.net, inputs, targets, tau_cert, dps=dps, progress=sim_progress)
+    sim = simulation_audit(c.net, inputs, targets, tau_cert, tau_free, simulate_num, dps,
+                           sim_progress, sim_budget)
     secs["simulate"] = time.perf_counter() - t0
     res = []
     R = c.info["R"]
@@ -379,17 +320,6 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
         res.append(CheckResult(f"softmax certificate ({at})", cert.verdict,
                                ([cert.reason] if cert.reason else []) + ([note] if note else []),
                                cert.witness))
-    if tau_cert is not None and simulate_num and size <= SIM_BUDGET and tau_num is None:
-        res.append(CheckResult("simulation at tau_cert agrees with the certificate", Verdict.ERROR,
-                               [f"the mpmath simulation at tau_cert = {fmt_num(tau_cert)} misses "
-                                f"the targets by {fmt_num(err_at_cert)}: certifier or simulation "
-                                "is wrong"]))
-    if tau_num is not None and tau_cert is not None:
-        ok = tau_cert <= tau_num
-        res.append(CheckResult("tau_cert <= tau_num (simulation cross-check)",
-                               Verdict.VERIFIED if ok else Verdict.ERROR,
-                               [f"tau_cert = {fmt_num(tau_cert)}, tau_num = {fmt_num(tau_num)}, "
-                                f"mpmath {dps}+ digits"] + ([num_note] if num_note else [])))
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
     L = c.net.L
     consts["construction"] = spec.name
@@ -400,9 +330,9 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
                                   Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
                                   else Verdict.REFUTED,
                                   [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
-    return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, tau_num, trials, curve,
-                        res + checks, consts, secs, tau_free, note, num_note, fnote,
-                        construction_name=spec.name)
+    return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, sim.tau_num, trials, sim.curve,
+                        res + checks, consts, secs, tau_free, note, sim.note, fnote,
+                        construction_name=spec.name, simulation=sim)
 
 
 def comparison_row(sc: SoftmaxCheck) -> dict:
@@ -429,8 +359,40 @@ def compare_constructions(dataset, sc: SoftmaxCheck, others=("default",)) -> lis
     return rows
 
 
+def simulation_audit(net, inputs, targets, tau_cert, tau_free: bool, simulate_num: bool = True,
+                     dps: int = 40, progress=None, budget: int | None = None):
+    """The mpmath audit of a Theorem 1.8 run (:class:`proofcheck.simulate.SimulationAudit`):
+    not run, with the reason as its note, when switched off, when nothing is certified
+    or when the certificate already covers every tau (no attention competitor); else
+    :func:`proofcheck.simulate.search_tau_num` within ``budget``.  Never a verdict."""
+    from proofcheck.simulate import SIM_BUDGET, SimulationAudit, search_tau_num
+    budget = SIM_BUDGET if budget is None else budget
+    why = ("simulation switched off (--no-simulation)" if not simulate_num else
+           "no certified tau to start from" if tau_cert is None else
+           "the certificate already covers every tau > 0 (no token has an attention "
+           "competitor), so there is no threshold to locate" if tau_free else
+           "simulation budget 0 (--simulation-budget)" if budget <= 0 else None)
+    if why is not None:
+        return SimulationAudit(budget=budget, note=f"tau_num not computed: {why}")
+    return search_tau_num(net, inputs, targets, tau_cert, dps=dps, progress=progress,
+                          budget=budget)
+
+
 def run(dataset, seed: int = 0):
     """``lemma 1.8``: Theorem 1.8 on ``dataset`` (by default the registry's seeded random
     admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`)."""
     from lemmas.afz.instances import scoped
-    return scoped("Theorem 1.8", lambda ds: verify(ds).results, dataset)
+    return scoped("Theorem 1.8", _lemma_results, dataset)
+
+
+def _lemma_results(ds) -> list:
+    """``verify(ds).results`` with the simulation's lines added to the certificate's
+    details as an audit (no verdict of their own)."""
+    sc = verify(ds)
+    res = list(sc.results)
+    audit = [f"audit (mpmath simulation, not part of the check): tau_num = "
+             f"{fmt_num(sc.tau_num) if sc.tau_num is not None else 'n/a'}"]
+    audit += [f"audit: {line}" for line in sc.simulation.lines(sc.tau_cert)]
+    res[1] = CheckResult(res[1].name, res[1].verdict, list(res[1].details) + audit,
+                         res[1].witness)
+    return res
