@@ -8,16 +8,18 @@ log-log slopes.
     python -m bench                  # digits T ~10^3..3*10^4, then the scale rows
     python -m bench --quick          # tiny smoke run (CI)
     python -m bench --scale 10000 100000 1000000 --dask   # generated datasets only
-    python -m bench --scale-hard 4000 --out /tmp/hard.json  # R = N - 1 rows only
+    python -m bench --scale-hard 8000 16000 32000 64000   # R = N - 1 beside R = 0
     python -m bench --readme         # print the README tables from bench/results.json
 
 Scale rows (``--scale T ...``): digits-like generated datasets
 (:func:`proofcheck.io.generate.digits_like`, T/16 sequences of 16 tokens, 1-3
 targets each), construction + exact check, wall and CPU seconds, peak RSS, R, and
 the log-log slopes of time and memory against T, and per-phase seconds of the
-construction and of the check (S, L, C, I).  ``--scale-hard T ...`` adds rows
-whose sequences all share their top token (``top_share = 1``: R = N - 1, the
-case where phase S costs O(R T)); they are not in the slopes.  ``--dask`` adds the exact check
+construction and of the check (S, L, C, I), and the exact ``||theta*||^2``.
+``--scale-hard T ...`` adds, for each T, a row whose sequences all share their top
+token (``top_share = 1``: R = N - 1, numbers of about R bits) and the R = 0 row of
+the same T, measured one after the other, with their log-log slopes in N (totals:
+construct + exact check + ``||theta*||^2``).  ``--dask`` adds the exact check
 of the largest scale dataset sharded over 1 and 2 local Dask workers.  Progress
 for every phase goes to stderr (a bar on a terminal, else a line every few s).
 """
@@ -165,12 +167,21 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
         b.close()
     c_exact = time.process_time() - c0
     assert res.verdict == Verdict.VERIFIED, res.witness
+    # ||theta*||^2, exact (printed by `theorem 1.6` next to P)
+    t0, c0 = time.perf_counter(), time.process_time()
+    c.net.sq_norm()
+    t_theta, c_theta = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     row = {"T": ds.n_tokens, "N": ds.N, "M": ds.M, "R": c.info["R"], "L": c.net.L,
            "generate_s": t_gen, "construct_s": t_construct, "exact_check_s": res.seconds,
            "construct_plus_check_s": t_construct + res.seconds,
            "construct_cpu_s": c_construct, "exact_check_cpu_s": c_exact,
            "construct_plus_check_cpu_s": c_construct + c_exact,
+           "theta_sq_norm_s": t_theta, "theta_sq_norm_cpu_s": c_theta,
+           "network_bits": sum(v.numerator.bit_length() + v.denominator.bit_length()
+                               for *_, v in c.net.parameters()),
+           "total_s": t_construct + res.seconds + t_theta,
+           "total_cpu_s": c_construct + c_exact + c_theta,
            "max_bits": c.net.max_bits(), "peak_rss_mb": rss, "top_share": top_share,
            "construct_phase_s": c.seconds, "exact_check_phase_s": check_phase_s}
     if dask_workers:
@@ -206,6 +217,25 @@ def _scale_table(rows) -> list[str]:
                    f"{r['construct_s']:.1f} | {r['exact_check_s']:.1f} | "
                    f"{r['construct_plus_check_s']:.1f} | "
                    f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+    return out
+
+
+def _side_by_side_table(hard, r0) -> list[str]:
+    """Markdown rows: each R ~ N row with the R = 0 row of the same T (README block).
+    Totals are construct + exact check + ||theta*||^2."""
+    by_T = {r["T"]: r for r in r0}
+    out = ["| T (tokens) | N | R | L | construct s | exact check s | ‖θ*‖² s | total s | "
+           "total CPU s | largest rational (bits) | parameter bits (millions) | peak RSS MB | "
+           "R = 0: R | R = 0: total s | R = 0: total CPU s | CPU ratio R≈N / R=0 |",
+           "|" + "---|" * 16]
+    for r in hard:
+        z = by_T.get(r["T"])
+        tail = (f"{z['R']} | {z['total_s']:.1f} | {z['total_cpu_s']:.1f} | "
+                f"{r['total_cpu_s'] / z['total_cpu_s']:.1f}" if z else "n/a | n/a | n/a | n/a")
+        out.append(f"| {r['T']} | {r['N']} | {r['R']} | {r['L']} | {r['construct_s']:.1f} | "
+                   f"{r['exact_check_s']:.1f} | {r['theta_sq_norm_s']:.1f} | {r['total_s']:.1f} | "
+                   f"{r['total_cpu_s']:.1f} | {r['max_bits']} | {r['network_bits'] / 1e6:.1f} | "
+                   f"{r['peak_rss_mb']:.0f} | {tail} |")
     return out
 
 
@@ -252,7 +282,12 @@ def render_readme(res: dict) -> str:
     hard = res.get("scale_hard") or []
     if hard:
         out += ["", "Scale, R close to N (generated digits-like datasets whose sequences all "
-                "share their top token, top_share 1):", ""] + _scale_table(hard)
+                "share their top token, top_share 1), side by side with the R = 0 family "
+                "(top_share 0) at the same T, measured alternately in one run:", ""]
+        out += _side_by_side_table(hard, res.get("scale_hard_r0") or [])
+        sl = res.get("scale_hard_slopes", {})
+        if sl:
+            out += ["", "log-log slopes in N: " + ", ".join(f"{k} {v:.2f}" for k, v in sl.items())]
     soft = res.get("softmax") or []
     if soft:
         cols = [("images", "images", "{}"), ("T", "T", "{}"), ("L", "L", "{}"), ("R", "R", "{}"),
@@ -273,6 +308,19 @@ def render_readme(res: dict) -> str:
     out += ["", f"Machine: {m.get('platform', '?')}, Python {m.get('python', '?')}.",
             "<!-- bench:end -->"]
     return "\n".join(out) + "\n"
+
+
+def _hard_slopes(hard, zero) -> dict:
+    """log-log slopes in N of the side-by-side families (totals: construct + exact
+    check + ||theta*||^2)."""
+    if len(hard) < 2:
+        return {}
+    N = [r["N"] for r in hard]
+    return {"R ≈ N total (wall)": slope(N, [r["total_s"] for r in hard]),
+            "R ≈ N total (CPU)": slope(N, [r["total_cpu_s"] for r in hard]),
+            "R = 0 total (wall)": slope([r["N"] for r in zero], [r["total_s"] for r in zero]),
+            "R = 0 total (CPU)": slope([r["N"] for r in zero], [r["total_cpu_s"] for r in zero]),
+            "R ≈ N parameter bits": slope(N, [r["network_bits"] for r in hard])}
 
 
 def slope(xs, ys):
@@ -300,8 +348,9 @@ def main(argv=None) -> int:
                     "10^4 10^5 10^6; none with --quick)")
     ap.add_argument("--scale-hard", type=int, nargs="*",
                     help="token counts of generated datasets whose sequences all share "
-                    "their top token (top_share 1: R = N - 1, the O(R T) separation "
-                    "case; default 8000 32000, none with --quick or with --scale alone)")
+                    "their top token (top_share 1: R = N - 1), each measured beside the "
+                    "R = 0 dataset of the same T, with log-log slopes in N (default 8000 "
+                    "16000 32000 64000, none with --quick or with --scale alone)")
     ap.add_argument("--dask", action="store_true",
                     help="also check the largest scale dataset on 1 and 2 Dask workers")
     ap.add_argument("--child-scale", type=int, help=argparse.SUPPRESS)
@@ -329,7 +378,7 @@ def main(argv=None) -> int:
     scale_sizes = a.scale if a.scale is not None else ([] if a.quick or only_scale else
                                                        [10 ** 4, 10 ** 5, 10 ** 6])
     hard_sizes = a.scale_hard if a.scale_hard is not None else (
-        [] if a.quick or only_scale else [8000, 32000])
+        [] if a.quick or only_scale else [8000, 16000, 32000, 64000])
 
     def scale_child(T, dask, top_share=0.0):
         cmd = [sys.executable, "-m", "bench", "--child-scale", str(T)]
@@ -350,15 +399,17 @@ def main(argv=None) -> int:
                         for d in r.get("dask", [])), flush=True)
 
     def run_scale(res):
-        hard = []
-        for T in hard_sizes:  # R = N - 1: the separation-bound family
-            r = scale_child(T, False, 1.0)
-            if r is None:
-                return 4
-            hard.append(r)
-            show(r, "scale R~N")
+        hard, zero = [], []
+        for T in hard_sizes:  # R = N - 1 (the separation-bound family) beside R = 0
+            for top_share, family, rows in ((0.0, "scale R=0", zero), (1.0, "scale R~N", hard)):
+                r = scale_child(T, False, top_share)
+                if r is None:
+                    return 4
+                rows.append(r)
+                show(r, family)
         if hard:
-            res["scale_hard"] = hard
+            res["scale_hard"], res["scale_hard_r0"] = hard, zero
+            res["scale_hard_slopes"] = _hard_slopes(hard, zero)
         rows = []
         for i, T in enumerate(scale_sizes):
             r = scale_child(T, a.dask and i == len(scale_sizes) - 1)

@@ -73,21 +73,32 @@ def test_readme_tables_equal_bench_results():
     assert m.group(0) == expected
 
 
-def test_bench_scale_hard_row_has_R_N_minus_1(tmp_path):
-    """A tiny R ~ N row (every sequence shares its top token): R = N - 1, per-phase
-    seconds recorded, rendered in its own README table."""
+def test_bench_scale_hard_rows_beside_the_R0_family(tmp_path):
+    """Tiny R ~ N rows (every sequence shares its top token: R = N - 1) each beside
+    the R = 0 row of the same T, per-phase seconds and ||theta*||^2 recorded,
+    slopes in N, rendered side by side in the README table."""
     from bench.__main__ import main, render_readme
     out = tmp_path / "hard.json"
-    assert main(["--scale-hard", "320", "--out", str(out)]) == 0
+    assert main(["--scale-hard", "320", "640", "--out", str(out)]) == 0
     res = json.loads(out.read_text())
     assert "scale" not in res
-    (r,) = res["scale_hard"]
-    assert r["T"] == 320 and r["R"] == r["N"] - 1 and r["top_share"] == 1.0
-    assert set(r["exact_check_phase_s"]) == {"S", "L", "C", "I"}
-    assert set(r["construct_phase_s"]) == {"S", "L", "C", "I"}
-    line = (f"| 320 | {r['N']} | {r['M']} | {r['R']} | {r['L']} | {r['construct_s']:.1f} | "
-            f"{r['exact_check_s']:.1f} | {r['construct_plus_check_s']:.1f} | "
-            f"{r['construct_plus_check_cpu_s']:.1f} | {r['peak_rss_mb']:.0f} |")
+    hard, zero = res["scale_hard"], res["scale_hard_r0"]
+    assert [r["T"] for r in hard] == [r["T"] for r in zero] == [320, 640]
+    for r, z in zip(hard, zero):
+        assert r["R"] == r["N"] - 1 and r["top_share"] == 1.0 and z["top_share"] == 0.0
+        assert set(r["exact_check_phase_s"]) == set(r["construct_phase_s"]) == {"S", "L", "C", "I"}
+        assert r["total_cpu_s"] == pytest.approx(r["construct_cpu_s"] + r["exact_check_cpu_s"]
+                                                 + r["theta_sq_norm_cpu_s"])
+    assert set(res["scale_hard_slopes"]) == {"R ≈ N total (wall)", "R ≈ N total (CPU)",
+                                             "R = 0 total (wall)", "R = 0 total (CPU)",
+                                             "R ≈ N parameter bits"}
+    r, z = hard[0], zero[0]
+    line = (f"| 320 | {r['N']} | {r['R']} | {r['L']} | {r['construct_s']:.1f} | "
+            f"{r['exact_check_s']:.1f} | {r['theta_sq_norm_s']:.1f} | {r['total_s']:.1f} | "
+            f"{r['total_cpu_s']:.1f} | {r['max_bits']} | {r['network_bits'] / 1e6:.1f} | "
+            f"{r['peak_rss_mb']:.0f} | {z['R']} | "
+            f"{z['total_s']:.1f} | {z['total_cpu_s']:.1f} | "
+            f"{r['total_cpu_s'] / z['total_cpu_s']:.1f} |")
     assert line in render_readme(res).splitlines()
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 import separation_reference as reference
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lemmas.afz.phases.separation import separate
 from proofcheck.io.generate import (
@@ -176,3 +177,92 @@ def test_tag_with_factor_zero_leaves_the_lazy_path():
     blocks[2] = _mutate_sa_lam(blocks[2], Fraction(-1))
     a, b = _both(Transformer(d, blocks), inputs, None)
     assert a.outputs == b.outputs and len(a.outputs) == len(inputs)
+
+
+# ---- magnitudes beyond float64: the pre-filter on mantissas and exponents -------
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-2 ** 80, 2 ** 80).filter(bool), st.integers(1, 2 ** 80),
+       st.integers(-3000, 3000))
+def test_frexp_is_within_one_rounding_at_any_magnitude(p, q, s):
+    from flint import fmpq
+
+    from proofcheck.kernel.backends.flint import ZERO_E, _frexp
+    x = Fraction(p, q) * Fraction(2) ** s
+    m, e = _frexp([fmpq(x.numerator, x.denominator), fmpq(0)])
+    assert 0.5 <= abs(m[0]) < 1 and (m[1], e[1]) == (0, ZERO_E)
+    approx = Fraction(float(m[0])) * Fraction(2) ** int(e[0])
+    assert abs(approx - x) <= abs(x) * Fraction(1, 2 ** 53)
+
+
+def _scaled_case(scale, n=16):
+    ds = digits_like(n, seed=5, tokens=6, targets=(1, 1), top_share=1.0)
+    inputs = [[tuple(x * scale for x in t) for t in p.inputs] for p in ds.pairs]
+    return inputs, ds.d, separate(inputs, ds.d)
+
+
+@pytest.mark.parametrize("bits", [1100, -1100])
+def test_separation_check_beyond_float_range_prefilters_and_agrees(bits, monkeypatch):
+    """Every token times 2^1100 (projections beyond float64) or 2^-1100: the
+    probes' candidate rows and the tags' sign test still come from the float64
+    pre-filter (mantissas and exponents kept apart), far fewer exact projections
+    than sequences x rounds, and flint equals the Fraction reference."""
+    from proofcheck.kernel.backends import flint
+    inputs, d, sep = _scaled_case(Fraction(2) ** bits)
+    assert Transformer(d, sep.blocks).max_bits() > 1100
+    calls = [0]
+    projector = flint._Offsets.projector
+
+    def counting(self, w):
+        f = projector(self, w)
+
+        def g(j):
+            calls[0] += 1
+            return f(j)
+        return g
+    monkeypatch.setattr(flint._Offsets, "projector", counting)
+    a, b = _both(Transformer(d, sep.blocks), inputs, sep.claims)
+    assert a.verdict.value == "VERIFIED" and a.outputs == b.outputs
+    assert calls[0] < len(inputs) * sep.R / 2, calls[0]
+
+
+def test_separation_mutation_beyond_float_range_refuted_like_the_reference():
+    inputs, d, sep = _scaled_case(Fraction(2) ** 1100)
+    blocks = list(sep.blocks)
+    blocks[7] = _mutate_shift(blocks[7], Fraction(1, 2))
+    a, _ = _both(Transformer(d, blocks), inputs, sep.claims)
+    assert a.verdict.value == "REFUTED"
+    assert (a.witness.block, a.witness.sublayer) == (8, "FF")
+
+
+@settings(max_examples=25, deadline=None)
+@given(admissible_datasets(max_N=7, max_n=5), st.sampled_from([-1100, 0, 1100]),
+       st.integers(0, 10 ** 6))
+def test_separation_networks_at_any_scale_check_like_the_reference(ds, bits, pick):
+    """Phase S networks of random datasets, tokens scaled by 2^bits: flint (lazy
+    offsets, float64 frames) equals the Fraction reference, and a probe whose shift
+    is halved is REFUTED by both with the same witness."""
+    scale = Fraction(2) ** bits
+    inputs = [[tuple(x * scale for x in t) for t in p.inputs] for p in ds.pairs]
+    sep = separate(inputs, ds.d)
+    a, b = _both(Transformer(ds.d, sep.blocks), inputs, sep.claims)
+    assert a.verdict.value == "VERIFIED" and a.outputs == b.outputs
+    if sep.R:
+        blocks = list(sep.blocks)
+        k = 1 + pick % sep.R
+        blocks[k] = _mutate_shift(blocks[k], Fraction(1, 2))
+        a, _ = _both(Transformer(ds.d, blocks), inputs, sep.claims)
+        assert a.verdict.value == "REFUTED" and a.witness.block == k + 1
+
+
+@pytest.mark.parametrize("modulus", [7, 1009])
+def test_wide_residue_collisions_are_decided_exactly(modulus, monkeypatch):
+    """With a tiny modulus most residues of wide values collide; each collision is
+    compared on the exact values, so the network is still the reference's."""
+    import lemmas.afz.phases.separation as sep_mod
+    monkeypatch.setattr(sep_mod, "_P", modulus)
+    for seed in range(6):
+        ds = random_dataset(seed, d=2 + seed % 3, N=8, max_n=6, style=STYLES[seed % 4])
+        _same([list(p.inputs) for p in ds.pairs], ds.d)
+    ds = digits_like(40, seed=3, top_share=1.0)
+    _same([list(p.inputs) for p in ds.pairs], ds.d)

@@ -2,6 +2,8 @@
 (hardmax exactly, softmax with a certified temperature); SPEC §4, §5."""
 from __future__ import annotations
 
+import time
+
 from proofcheck.cli.common import (
     check_outputs,
     data_options,
@@ -116,7 +118,7 @@ def cmd_theorem(args) -> int:
     report, the kernel's re-check of the run's certificate, certificate file,
     verdict (the kernel's)."""
     from proofcheck.registry import find
-    from proofcheck.reporting.summary import summary_lines
+    from proofcheck.reporting.summary import summary_lines, time_line
     from proofcheck.runs.instances import theorem_data
     from proofcheck.runs.theorem import (
         THEOREMS,
@@ -130,17 +132,30 @@ def cmd_theorem(args) -> int:
     opts = options_of(args)
     validate(st.id, opts)
     check_outputs(args)
+    t_start = time.perf_counter()
     ds, info = theorem_data(st, data_request(args))
+    t_load = time.perf_counter() - t_start
     header(THEOREMS[st.id], ds, info)
     print("\n".join(start_lines(st.id, opts)), flush=True)
     with _Bars() as bars:
         run = run_theorem(st.id, ds, info, opts, bars.hooks())
+    run.seconds = {"load dataset": t_load, **run.seconds}
     print_results(run.results)
-    print("\n" + "\n".join(summary_lines(st.id, run.check, run.seconds)))
+    t0 = time.perf_counter()
+    summary = summary_lines(st.id, run.check)
+    run.seconds["||theta*||^2"] = time.perf_counter() - t0
+    print("\n" + "\n".join(summary))
     if not args.no_report:
-        print("report: " + ", ".join(str(p) for p in write_report(run, args.out)))
+        t0 = time.perf_counter()
+        paths = write_report(run, args.out)
+        run.seconds["report"] = time.perf_counter() - t0
+        print("report: " + ", ".join(str(p) for p in paths))
     print("\n".join(recheck_lines(run)))
     if args.certificate:
         from proofcheck.io.certificate_writer import write_certificate
+        t0 = time.perf_counter()
         print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
+        run.seconds["certificate file"] = time.perf_counter() - t0
+    run.seconds["end to end"] = time.perf_counter() - t_start
+    print(time_line(run.seconds))
     return verdict_line(args, run.verdict)

@@ -358,8 +358,27 @@ class Transformer:
         """Exact ``||theta||^2``: the sum of squares of every stored scalar, i.e. of
         exactly the scalars counted by :meth:`n_params` (eta and rho included; A and
         V as their factored entries lam, left, right).  This convention is the one
-        the ``tikhonov`` statement reports (SPEC §2)."""
-        return sum((v * v for *_, v in self.parameters()), Fraction(0))
+        the ``tikhonov`` statement reports (SPEC §2).
+
+        Summed exactly over common denominators: per denominator ``q`` the integer
+        ``sum p^2`` of the rationals ``p/q`` with that denominator, then the terms
+        ``(sum p^2) / q^2`` added pairwise in a balanced tree (the same value as the
+        plain left-to-right sum, which re-reduces a huge running denominator once
+        per parameter).  Scalars other than ``int``/``Fraction`` are summed as they
+        are."""
+        by_den: dict[int, int] = {}
+        other = []
+        for *_, v in self.parameters():
+            if type(v) is Fraction or type(v) is int:
+                q = v.denominator
+                by_den[q] = by_den.get(q, 0) + v.numerator * v.numerator
+            else:
+                other.append(v * v)
+        terms = [Fraction(s, q * q) for q, s in by_den.items()]
+        while len(terms) > 1:
+            pairs = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
+            terms = pairs + terms[-1:] if len(terms) % 2 else pairs
+        return sum(other, terms[0] if terms else Fraction(0))
 
     def max_bits(self) -> int:
         return max((max(v.numerator.bit_length(), v.denominator.bit_length())

@@ -1,5 +1,5 @@
 """The lines ``theorem 1.6|1.8`` prints after the checks: the constants (1.6) or the
-temperatures (1.8), ``||theta*||^2`` and the time of every phase.  Every number is
+temperatures (1.8), ``||theta*||^2``, and the time of every phase (:func:`time_line`).  Every number is
 printed through :func:`proofcheck.kernel.verdicts.fmt_num`."""
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ from proofcheck.kernel.verdicts import fmt_num
 from proofcheck.approx import theta_line
 
 
-def summary_lines(statement: str, check, seconds: dict) -> list[str]:
-    """``check``: the ``TheoremCheck`` (1.6) or ``SoftmaxCheck`` (1.8) of the run;
-    ``seconds``: phase -> seconds (the ``time:`` line, in this order)."""
+def summary_lines(statement: str, check) -> list[str]:
+    """``check``: the ``TheoremCheck`` (1.6) or ``SoftmaxCheck`` (1.8) of the run."""
     lines = _constants_16(check.constants) if statement == "1.6" else _softmax_18(check)
     lines.append(theta_line(check.construction.net))
-    lines.append("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items()))
     return lines + comparison_lines(getattr(check, "comparison", None))
+
+
+def time_line(seconds: dict) -> str:
+    """The ``time:`` line: every phase of the run, in order (``seconds``: phase ->
+    seconds, the last ones the report, the certificate file and end to end)."""
+    return "time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items())
 
 
 def comparison_lines(rows) -> list[str]:

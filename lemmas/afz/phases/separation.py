@@ -26,8 +26,18 @@ with ``lam >= 0`` (``l_K > t_C`` and ``t_K > t_C`` give
 ``l_K + lam t_K > t_C + lam t_C``), so injectivity of a candidate ``lam`` is
 decided exactly by looking only at the values of the other (*wide*) classes:
 each against the one narrow interval that can hold it and against each other.
-A round costs O(points of the split class + points of wide classes + classes)
-instead of O(T) hashed big integers per candidate ``lam``.
+A wide class's values in the gap below a narrow interval are skipped with one
+bisection; wide values are compared with each other on their residues modulo a
+61-bit prime (numpy; equal values have equal residues, and a residue collision
+is decided on the exact values).  A wide class keeps its top up to date (one
+multiplication by ``1 + lam`` per tag; narrow tops are a sorted list).  A round
+costs O(points of the split class + wide classes + narrow intervals met) Python
+operations and O(points of wide classes) numpy ones per candidate ``lam``,
+instead of O(T) hashed big integers.
+
+The steps are the methods of :class:`_PhaseS` (set-up, classes and their lazy
+offsets, narrow and wide classes, the tag, a probe round, the result), run by
+:func:`separate`.
 """
 from __future__ import annotations
 
@@ -39,6 +49,8 @@ from fractions import Fraction
 from itertools import pairwise
 from math import gcd
 from operator import add, mul
+
+import numpy as np
 
 from lemmas.afz.layers.clustering import tag_sa
 from lemmas.afz.layers.hat import plateau_ff
@@ -144,6 +156,13 @@ def _choose_u_scaled(ipts, seqs, d: int, tries: int = 8):
     return best[1]
 
 
+# residues of projections modulo a 61-bit prime: distinct residues prove distinct
+# values (a residue collision is decided on the exact values).  Not a Mersenne
+# prime: values here are sums of powers of 1 + lam (often 2), and 2^61 - 1 divides
+# 2^(61 k) - 1; the order of 2 modulo this prime is (p - 1) / 2.
+_P = 1729382282125174393
+
+
 class _Class:
     """Sequences with a common top (SA tags shift them by the same vector).
 
@@ -153,271 +172,391 @@ class _Class:
     class was formed; ``tb``: its top projection then; ``yb``: its top's scaled
     coordinates then.  After ``G[-1] / G[k] = F`` more growth the top projection
     is ``tb F``, the offset ``tb F - btop`` and the coordinate offset
-    ``yb F - xtop``."""
+    ``yb F - xtop``.  A wide class also keeps its top projection ``tnow`` up to
+    date (``None`` for a narrow one: the narrow tops are kept in a list) and its
+    residue ``tres`` modulo :data:`_P` (``bres``: ``btop`` modulo :data:`_P`)."""
 
-    __slots__ = ("_set", "bs", "btop", "h", "k", "off", "pts", "seqs", "tb", "top", "voff",
-                 "width", "xtop", "yb")
+    __slots__ = ("_res", "_set", "bres", "bs", "btop", "h", "k", "off", "pts", "seqs", "tb",
+                 "tnow", "top", "tres", "voff", "width", "xtop", "yb")
 
     def members(self):
         if self._set is None:
             self._set = set(self.bs)
         return self._set
 
+    def residues(self):
+        """``bs`` modulo :data:`_P` (an int64 array, computed once)."""
+        if self._res is None:
+            self._res = np.array([b % _P for b in self.bs], dtype=np.int64)
+        return self._res
+
+
+class _PhaseS:
+    """The state of phase S between rounds, and its steps (module docstring).
+
+    Points: the distinct input tokens, scaled to integers (``Dx``), translated
+    (``X0``) and projected (``P0``); ``seq_pts[j]`` the points of sequence j and
+    ``starts[j] + pos[j][p]`` the row of point p in sequence j.  Classes: every
+    class (:class:`_Class`) is either *narrow* (``nar``, sorted by top, with
+    tops ``ntop`` and widths ``nw``; their intervals ``[top - width, top]`` are
+    pairwise disjoint) or *wide* (``wide``); ``queue`` holds the classes still to
+    split, ``kmax`` the one with the largest top, ``gap`` the least gap between
+    tops.  ``G[k]``: the product of the ``1 + lam`` of the first k tags."""
+
+    def __init__(self, inputs, d: int, float_format=None):
+        self.d, self.float_format = d, float_format
+        self._points(inputs)
+        self._rows_of_points()
+        self._translation()
+        self.G = [1]
+        self._F: dict = {}      # k -> G[-1] // G[k] while G does not grow
+        self._wide_res = None   # residues of the wide classes' bs (while wide is unchanged)
+        self._first_classes()
+
+    # ---- set-up ------------------------------------------------------------
+    def _points(self, inputs):
+        """Distinct points as integer tuples (coordinates times the common
+        denominator ``Dx``), ``seq_pts``, and the direction ``u``."""
+        self.Dx = Dx = _lcm_denominators(x for X in inputs for x in X)
+        ids: dict = {}
+        if Dx == 1:
+            self.seq_pts = [[ids.setdefault(tuple(v.numerator for v in x), len(ids)) for x in X]
+                            for X in inputs]
+        else:
+            self.seq_pts = [[ids.setdefault(tuple(v.numerator * (Dx // v.denominator) for v in x),
+                                            len(ids)) for x in X] for X in inputs]
+        self.ipts = list(ids)
+        self.seq_sets = [set(s) for s in self.seq_pts]
+        self.u = _choose_u_scaled(self.ipts, self.seq_pts, self.d)
+        self.iu = [int(x) for x in self.u]
+        if any(x != v for x, v in zip(self.iu, self.u)):  # pragma: no cover - integers
+            raise ValueError("separation: u must be an integer vector")
+
+    def _rows_of_points(self):
+        self.starts, self.seq_of, self.pos = [], [], []
+        for j, s in enumerate(self.seq_pts):
+            self.starts.append(len(self.seq_of))
+            self.seq_of += [j] * len(s)
+            self.pos.append({p: k for k, p in enumerate(s)})
+
+    def _translation(self):
+        """Translation ``c = 1 - (coordinate-wise minimum)``; scaled integer
+        coordinates ``X0 = (p + c) Dx`` and projections ``P0 = <u, X0>`` (the
+        projection scale ``D = Dx``: u is an integer vector and every decision
+        is scale-free); ``step``: the projection change of a shift by u."""
+        Dx, iu, pts = self.Dx, self.iu, self.ipts
+        cD = [Dx - min(p[i] for p in pts) for i in range(self.d)]
+        self.c = tuple(Fraction(v, Dx) for v in cD)
+        self.X0 = [tuple(map(add, x, cD)) for x in pts]
+        self.D = Dx
+        self.P0 = [sum(map(mul, iu, x)) for x in self.X0]
+        self.step = dot(iu, iu) * self.D
+        self.uD = tuple(x * Dx for x in iu)
+
+    def _first_classes(self):
+        """One class per distinct top of the input sequences (in order of first
+        occurrence), all wide; the least gap between their tops; the rows of the
+        tops."""
+        by_top: dict = {}
+        for j, s in enumerate(self.seq_pts):
+            by_top.setdefault(max(s, key=self.P0.__getitem__), []).append(j)
+        self.classes = []
+        for t, seqs in by_top.items():
+            K = self.new_class(seqs, {}, t)
+            self.born(K, 0, (0,) * self.d)
+            self.classes.append(K)
+        self.queue = deque(K for K in self.classes if len(K.seqs) > 1)
+        self.top_row = [0] * len(self.seq_pts)
+        for K in self.classes:
+            self._set_top_rows(K)
+        srt = sorted(self.top_now(K) for K in self.classes)
+        self.gap = min((b - a for a, b in pairwise(srt)), default=None)
+        self.kmax = max(self.classes, key=self.top_now)
+        self.nar, self.ntop, self.nw = [], [], []
+        self.wide = list(self.classes)
+
+    # ---- classes and their lazy offsets ------------------------------------
+    def new_class(self, seqs, base_h, top, h_top=0) -> _Class:
+        """The class of ``seqs`` with top point ``top`` (probe shifts ``base_h``
+        restricted to its points, plus ``h_top`` on the top)."""
+        K = _Class()
+        K.seqs, K.top, K._set, K._res = seqs, top, None, None
+        K.pts = pts = set().union(*(self.seq_sets[j] for j in seqs))
+        K.h = h = {p: v for p, v in base_h.items() if p in pts}
+        if h_top:
+            h[top] = h.get(top, 0) + h_top
+        P0, step = self.P0, self.step
+        K.bs = sorted(P0[p] + h.get(p, 0) * step for p in pts)
+        K.btop = P0[top] + h.get(top, 0) * step
+        K.width = K.btop - K.bs[0]
+        K.xtop = tuple(x + h.get(top, 0) * w for x, w in zip(self.X0[top], self.uD))
+        return K
+
+    def born(self, K: _Class, off, voff):
+        """Class formed now with projection offset ``off`` and coordinate offset ``voff``."""
+        K.k, K.tb = len(self.G) - 1, K.btop + off
+        K.tnow, K.tres, K.bres = K.tb, K.tb % _P, K.btop % _P
+        K.yb = tuple(x + v for x, v in zip(K.xtop, voff))
+
+    def factor(self, k: int) -> int:
+        """``G[-1] / G[k]`` (exact; cached until the next tag)."""
+        F = self._F.get(k)
+        if F is None:
+            F = self._F[k] = self.G[-1] // self.G[k]
+        return F
+
+    def top_now(self, K: _Class) -> int:
+        return K.tnow if K.tnow is not None else K.tb * self.factor(K.k)
+
+    def off_now(self, K: _Class) -> int:
+        return self.top_now(K) - K.btop
+
+    def voff_now(self, K: _Class):
+        F = self.factor(K.k)
+        return tuple(y * F - x for y, x in zip(K.yb, K.xtop))
+
+    def _set_top_rows(self, K: _Class):
+        for j in K.seqs:
+            self.top_row[j] = self.starts[j] + self.pos[j][K.top]
+
+    # ---- narrow and wide classes --------------------------------------------
+    def promote(self):
+        """Move wide classes whose interval meets no narrow interval to the narrow list."""
+        keep, ntop, nw = [], self.ntop, self.nw
+        for W in self.wide:
+            t = self.top_now(W)
+            i = bisect_left(ntop, t)
+            if (i == 0 or ntop[i - 1] < t - W.width) and (i == len(ntop) or ntop[i] - nw[i] > t):
+                self.nar.insert(i, W)
+                ntop.insert(i, t)
+                nw.insert(i, W.width)
+                W.tnow = None
+            else:
+                keep.append(W)
+        if len(keep) != len(self.wide):
+            self._wide_res = None
+        self.wide = keep
+
+    def _replace(self, C: _Class, C2: _Class, C1: _Class):
+        """C splits into C2 (same top: C's place, narrow or wide) and C1 (wide)."""
+        i = bisect_left(self.ntop, self.top_now(C))
+        if i < len(self.nar) and self.nar[i] is C:
+            self.nar[i], self.nw[i] = C2, C2.width
+            C2.tnow = None
+        else:
+            self.wide[self.wide.index(C)] = C2
+        self.wide.append(C1)
+        self._wide_res = None
+
+    # ---- the tag ------------------------------------------------------------
+    def injective(self, lam: int, nt) -> bool:
+        """Whether the tag with ``lam`` keeps the projections injective (exact);
+        ``nt``: the narrow tops times ``1 + lam``.  Narrow classes stay pairwise
+        disjoint; a wide class's value can only meet the one narrow interval
+        around it (:meth:`_meets_narrow`), or another wide class's value
+        (:meth:`_wide_distinct`)."""
+        if not self.wide:
+            return True
+        # the shift of a wide class: its offset plus lam times its top (exact, and
+        # modulo _P from the residues of its top)
+        f = 1 + lam
+        shifts = [f * W.tnow - W.btop for W in self.wide]
+        if nt:
+            lo_n, hi_n = nt[0] - self.nw[0], nt[-1]
+            for W, s in zip(self.wide, shifts):
+                if self._meets_narrow(W.bs, s, lam, nt, lo_n, hi_n):
+                    return False
+        return self._wide_distinct(shifts, [(f * W.tres - W.bres) % _P for W in self.wide])
+
+    def _meets_narrow(self, bs, s, lam, nt, lo_n, hi_n) -> bool:
+        """Whether some value ``b + s`` (``b`` in the sorted ``bs``) equals a value
+        of the narrow class whose interval holds it after the tag.  Values in the
+        gap below a narrow interval are skipped by one bisection."""
+        nw, nar = self.nw, self.nar
+        pos, end = bisect_left(bs, lo_n - s), bisect_right(bs, hi_n - s)
+        while pos < end:
+            v = bs[pos] + s
+            i = bisect_left(nt, v)
+            bot = nt[i] - nw[i]
+            if bot <= v:
+                K = nar[i]
+                if v - self.off_now(K) - lam * self.top_now(K) in K.members():
+                    return True
+                pos += 1
+            else:
+                pos = bisect_left(bs, bot - s, pos + 1, end)
+        return False
+
+    def _wide_distinct(self, shifts, shift_res) -> bool:
+        """The wide classes' values ``b + s`` are pairwise distinct (values of one
+        class are); ``shift_res``: the shifts modulo :data:`_P`.  Decided on
+        residues (numpy); residue collisions are compared exactly."""
+        if self._wide_res is None:
+            res = [W.residues() for W in self.wide]
+            self._wide_res = (np.concatenate(res), np.array([len(r) for r in res]))
+        res, lens = self._wide_res
+        vals = (res + np.repeat(np.array(shift_res, dtype=np.int64), lens)) % _P
+        order = np.argsort(vals, kind="stable")
+        same = vals[order[1:]] == vals[order[:-1]]
+        if not same.any():
+            return True
+        # every value whose residue is shared, by residue: the exact values must differ
+        shared = np.zeros(len(vals), dtype=bool)
+        shared[1:] |= same
+        shared[:-1] |= same
+        where = [b + s for W, s in zip(self.wide, shifts) for b in W.bs]
+        groups: dict = {}
+        for k in order[shared].tolist():
+            g = groups.setdefault(int(vals[k]), set())
+            if where[k] in g:
+                return False
+            g.add(where[k])
+        return True
+
+    def tag(self):
+        """Smallest candidate lambda keeping projections injective, then apply it
+        (the narrow tops grow by ``1 + lam``; classes grow lazily through ``G``)."""
+        hi = self.top_now(self.kmax)
+        lows = [self.top_now(W) - W.width for W in self.wide]
+        if self.ntop:
+            lows.append(self.ntop[0] - self.nw[0])
+        safe = 1 if self.gap is None else (hi - min(lows)) // self.gap + 1
+        for lam in sorted({min(k, safe) for k in (1, 2, 3, 5, 8, 13)} | {safe}):
+            nt = [t * (1 + lam) for t in self.ntop]
+            if self.injective(lam, nt):
+                break
+        f = 1 + lam
+        self.G.append(self.G[-1] * f)
+        self._F = {}
+        self.ntop = nt
+        for W in self.wide:
+            W.tnow *= f
+            W.tres = W.tres * f % _P
+        if self.gap is not None:
+            self.gap *= f
+        self.promote()
+        return Fraction(lam), SequenceShift(Fraction(lam), list(self.top_row), self.seq_of)
+
+    # ---- a probe round ------------------------------------------------------
+    def nearest(self, tp, C: _Class):
+        """Smallest |projection - tp| over every (class, point) except tp itself in C.
+        Narrow classes: the one whose interval may hold tp (bisected), the top of
+        the one below, the bottom of the one above; every wide class bisected."""
+        ntop, nw, best = self.ntop, self.nw, None
+        i = bisect_left(ntop, tp)
+        if i > 0:
+            best = tp - ntop[i - 1]
+        near = []
+        if i < len(ntop):
+            lo = ntop[i] - nw[i]
+            if lo <= tp:
+                near.append(self.nar[i])
+            elif best is None or lo - tp < best:
+                best = lo - tp
+        for K in near + self.wide:
+            t = tp - self.off_now(K)
+            bs = K.bs
+            k = bisect_left(bs, t)
+            for b in bs[max(k - 1, 0):k + 2]:
+                if not (K is C and b == t):
+                    v = abs(b - t)
+                    if best is None or v < best:
+                        best = v
+        return best
+
+    def probe_point(self, C: _Class):
+        """The point of C held by some but not all of its sequences that splits
+        them most evenly (ties: the smallest point id)."""
+        size = len(C.seqs)
+        cnt = Counter(p for j in C.seqs for p in self.seq_sets[j])
+        return min((x for x, n in cnt.items() if n < size),
+                   key=lambda x: (abs(2 * cnt[x] - size), x))
+
+    def probe(self, C: _Class):
+        """One round's FF: the plateau hat moving the probe point p of C by ``H u``
+        above every projection, its claim, and the split of C."""
+        p = self.probe_point(C)
+        offC = self.off_now(C)
+        tp = self.P0[p] + C.h.get(p, 0) * self.step + offC
+        gmax = self.top_now(self.kmax)
+        H = (gmax - tp) // self.step + 1
+        d2 = Fraction(self.nearest(tp, C), 2 * self.D)
+        shift = tuple(H * x for x in self.u)
+        cc, d1 = Fraction(tp, self.D), d2 / 2
+        if self.float_format is not None:
+            from lemmas.afz.options import float_safe_hat
+            cc, d1, d2 = float_safe_hat(cc, d2, self.float_format)
+        ff = plateau_ff(self.u, cc, d1, d2, shift, label="probe (3.2p)")
+        with_p = [j for j in C.seqs if p in self.seq_sets[j]]
+        moved = [self.starts[j] + self.pos[j][p] for j in with_p]
+        self.split(C, p, H, with_p, offC, gmax)
+        return ff, Shift(moved, shift)
+
+    def split(self, C: _Class, p, H: int, with_p, offC, gmax):
+        """C becomes C1 (the sequences holding p, whose top p now is, above every
+        projection) and C2 (the rest, C's top); both are born with C's offsets.
+        The top set gains C1's top, the new maximum."""
+        rest = [j for j in C.seqs if p not in self.seq_sets[j]]
+        voffC = self.voff_now(C)
+        C1 = self.new_class(with_p, C.h, p, H)
+        C2 = self.new_class(rest, C.h, C.top)
+        self.born(C1, offC, voffC)
+        self.born(C2, offC, voffC)
+        self._set_top_rows(C1)
+        t1 = self.top_now(C1)
+        self.gap = t1 - gmax if self.gap is None else min(self.gap, t1 - gmax)
+        self.kmax = C1
+        self._replace(C, C2, C1)
+        self.queue.extend(K for K in (C1, C2) if len(K.seqs) > 1)
+
+    # ---- the result ---------------------------------------------------------
+    def rows(self) -> _Rows:
+        """The token coordinates after the last block (exact, on demand)."""
+        live = {id(K): K for K in self.nar + self.wide}
+        for K in live.values():
+            K.off, K.voff = self.off_now(K), self.voff_now(K)
+        X0, uD, P0, step = self.X0, self.uD, self.P0, self.step
+
+        def coords(C, p):
+            """Scaled integer coordinates (times Dx) of point p in class C."""
+            h = C.h.get(p, 0)
+            return tuple(x + h * w + v for x, w, v in zip(X0[p], uD, C.voff))
+
+        def proj(C, p):
+            return P0[p] + C.h.get(p, 0) * step + C.off
+
+        where = [None] * len(self.seq_of)  # row -> (class, point)
+        for C in live.values():
+            for j in C.seqs:
+                for k, p in enumerate(self.seq_pts[j]):
+                    where[self.starts[j] + k] = (C, p)
+        return _Rows(where, coords, lambda i: proj(*where[i]), self.Dx, self.D)
+
 
 def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     """Phase S for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions (admissible).
 
-    Bookkeeping by *classes* (sequences with a common top; SA tags shift a whole
-    class by the same vector, so a class is stored once): per class its
-    class-relative projections, the probe shifts of its points, and lazily the
-    offset of the projection and of the coordinates (module docstring).
-    Projections are scaled to integers (common denominator ``D``).  ``rows`` of
-    the result are the exact token coordinates after block R+1 (the checker
-    re-derives them by evaluation).
-    ``float_format``: float-safe probe hats (:func:`lemmas.afz.options.float_safe_hat`).
-    ``progress()`` (optional) is called after each probe round.
+    Block 1 translates to coordinates >= 1 and tags; then, while a class of
+    sequences with a common top has more than one sequence, one round: probe
+    (:meth:`_PhaseS.probe`) and tag (:meth:`_PhaseS.tag`).  ``rows`` of the
+    result are the exact token coordinates after block R+1 (the checker
+    re-derives them by evaluation).  ``float_format``: float-safe probe hats
+    (:func:`lemmas.afz.options.float_safe_hat`).  ``progress()``
+    (optional) is called after each probe round.
     """
-    # distinct points as integer tuples (coordinates times the common denominator Dx)
-    Dx = _lcm_denominators(x for X in inputs for x in X)
-    ids: dict = {}
-    if Dx == 1:
-        seq_pts = [[ids.setdefault(tuple(v.numerator for v in x), len(ids)) for x in X]
-                   for X in inputs]
-    else:
-        seq_pts = [[ids.setdefault(tuple(v.numerator * (Dx // v.denominator) for v in x),
-                                   len(ids)) for x in X] for X in inputs]
-    ipts = list(ids)
-    u = _choose_u_scaled(ipts, seq_pts, d)
-    iu = [int(x) for x in u]
-    if any(x != v for x, v in zip(iu, u)):  # pragma: no cover - _candidates are integers
-        raise ValueError("separation: u must be an integer vector")
-    uu = dot(iu, iu)
-    starts, seq_of, pos = [], [], []
-    for j, s_ in enumerate(seq_pts):
-        starts.append(len(seq_of))
-        seq_of += [j] * len(s_)
-        pos.append({p: k for k, p in enumerate(s_)})
-    # translation c = 1 - (coordinate-wise minimum); scaled integer coordinates
-    # X0 = (p + c) Dx and projections P0 = <u, X0> (D = Dx: u is an integer vector
-    # and every decision below is scale-free)
-    cD = [Dx - min(p[i] for p in ipts) for i in range(d)]
-    c = tuple(Fraction(v, Dx) for v in cD)
-    X0 = [tuple(map(add, x, cD)) for x in ipts]
-    D = Dx
-    P0 = [sum(map(mul, iu, x)) for x in X0]
-    step = uu * D                             # projection change of a shift by u
-    uD = tuple(x * Dx for x in iu)
-    seq_sets = [set(s_) for s_ in seq_pts]
-    G = [1]                                   # G[k]: product of (1 + lam) of the first k tags
-
-    def new_class(seqs, base_h, top, h_top=0):
-        K = _Class()
-        K.seqs, K.top, K._set = seqs, top, None
-        K.pts = pts = set().union(*(seq_sets[j] for j in seqs))
-        K.h = {p: v for p, v in base_h.items() if p in pts}
-        if h_top:
-            K.h[top] = K.h.get(top, 0) + h_top
-        h = K.h
-        K.bs = sorted(P0[p] + h.get(p, 0) * step for p in pts)
-        K.btop = P0[top] + h.get(top, 0) * step
-        K.width = K.btop - K.bs[0]
-        K.xtop = tuple(x + h.get(top, 0) * w for x, w in zip(X0[top], uD))
-        return K
-
-    def top_now(K):
-        return K.tb * (G[-1] // G[K.k])
-
-    def off_now(K):
-        return K.tb * (G[-1] // G[K.k]) - K.btop
-
-    def voff_now(K):
-        F = G[-1] // G[K.k]
-        return tuple(y * F - x for y, x in zip(K.yb, K.xtop))
-
-    def born(K, off, voff):
-        """Class formed now with projection offset ``off`` and coordinate offset ``voff``."""
-        K.k, K.tb = len(G) - 1, K.btop + off
-        K.yb = tuple(x + v for x, v in zip(K.xtop, voff))
-
-    by_top: dict = {}
-    for j, s_ in enumerate(seq_pts):
-        by_top.setdefault(max(s_, key=P0.__getitem__), []).append(j)
-    classes = []
-    for t, seqs in by_top.items():
-        K = new_class(seqs, {}, t)
-        born(K, 0, (0,) * d)
-        classes.append(K)
-    queue = deque(K for K in classes if len(K.seqs) > 1)   # classes to split, in order
-    top_row = [0] * len(seq_pts)
-    for K in classes:
-        for j in K.seqs:
-            top_row[j] = starts[j] + pos[j][K.top]
-    srt = sorted(top_now(K) for K in classes)
-    gap = min((b - a for a, b in pairwise(srt)), default=None)  # min gap of tops
-    kmax = max(classes, key=top_now)        # the class with the largest top
-    # narrow classes: sorted by top, intervals [top - width, top] pairwise disjoint
-    nar, ntop, nw = [], [], []
-    wide = list(classes)
-
-    def promote():
-        """Move wide classes whose interval meets no narrow interval to the narrow list."""
-        keep = []
-        for W in wide:
-            t = top_now(W)
-            i = bisect_left(ntop, t)
-            if (i == 0 or ntop[i - 1] < t - W.width) and (i == len(ntop) or ntop[i] - nw[i] > t):
-                nar.insert(i, W)
-                ntop.insert(i, t)
-                nw.insert(i, W.width)
-            else:
-                keep.append(W)
-        wide[:] = keep
-
-    scaled = {}  # lam -> narrow tops after a tag with lam
-
-    def injective(lam):
-        """Whether the tag with ``lam`` keeps the projections injective (exact).
-        Narrow classes stay pairwise disjoint; a wide class's value can only meet
-        the one narrow interval around it, or another wide class's value."""
-        f = 1 + lam
-        nt = scaled[lam] = [t * f for t in ntop]
-        if not wide:
-            return True
-        lo_n = nt[0] - nw[0] if nt else None
-        seen, n_vals = set(), 0
-        for W in wide:
-            s = off_now(W) + lam * top_now(W)
-            vals = [b + s for b in W.bs]
-            n_vals += len(vals)
-            seen.update(vals)
-            if not nt:
-                continue
-            for v in vals[bisect_left(vals, lo_n):bisect_right(vals, nt[-1])]:
-                i = bisect_left(nt, v)
-                if nt[i] - nw[i] <= v:
-                    K = nar[i]
-                    if v - off_now(K) - lam * top_now(K) in K.members():
-                        return False
-        return len(seen) == n_vals
-
-    def tag():
-        """Smallest candidate lambda keeping projections injective, then apply it."""
-        nonlocal ntop, gap
-        hi = top_now(kmax)
-        lows = [top_now(W) - W.width for W in wide]
-        if ntop:
-            lows.append(ntop[0] - nw[0])
-        lo = min(lows)
-        safe = 1 if gap is None else (hi - lo) // gap + 1
-        scaled.clear()
-        for lam in sorted({min(k, safe) for k in (1, 2, 3, 5, 8, 13)} | {safe}):
-            if injective(lam):
-                break
-        f = 1 + lam
-        G.append(G[-1] * f)
-        ntop = scaled[lam]  # the narrow tops times 1 + lam
-        if gap is not None:
-            gap *= f
-        promote()
-        return Fraction(lam), SequenceShift(Fraction(lam), list(top_row), seq_of)
-
-    def nearest(tp, C):
-        """Smallest |projection - tp| over every (class, point) except tp itself in C.
-        Narrow classes: the one whose interval may hold tp (bisected), the top of
-        the one below, the bottom of the one above."""
-        best = None
-
-        def near_in(K, t):
-            nonlocal best
-            bs = K.bs
-            i = bisect_left(bs, t)
-            for k in (i - 1, i, i + 1):
-                if 0 <= k < len(bs) and not (K is C and bs[k] == t):
-                    v = abs(bs[k] - t)
-                    if best is None or v < best:
-                        best = v
-        i = bisect_left(ntop, tp)
-        if i > 0:
-            best = tp - ntop[i - 1]
-        if i < len(ntop):
-            lo = ntop[i] - nw[i]
-            if lo <= tp:
-                near_in(nar[i], tp - off_now(nar[i]))
-            elif best is None or lo - tp < best:
-                best = lo - tp
-        for W in wide:
-            near_in(W, tp - off_now(W))
-        return best
-
-    promote()
-    lam, claim = tag()
-    blocks = [Block(translation_ff(c), tag_sa(u, lam), phase="S")]
-    claims = [(Translate(c), claim)]
+    st = _PhaseS(inputs, d, float_format)
+    st.promote()
+    lam, claim = st.tag()
+    blocks = [Block(translation_ff(st.c), tag_sa(st.u, lam), phase="S")]
+    claims = [(Translate(st.c), claim)]
     lambdas = [lam]
-    first_classes = len(classes)
-    while queue:
-        C = queue.popleft()
-        size = len(C.seqs)
-        cnt = Counter(p for j in C.seqs for p in seq_sets[j])
-        p = min((x for x, n in cnt.items() if n < size), key=lambda x: (abs(2 * cnt[x] - size), x))
-        offC = off_now(C)
-        tp = P0[p] + C.h.get(p, 0) * step + offC
-        gmax = top_now(kmax)
-        H = (gmax - tp) // step + 1
-        near = nearest(tp, C)
-        d2 = Fraction(near, 2 * D)
-        shift = tuple(H * x for x in u)
-        cc, d1 = Fraction(tp, D), d2 / 2
-        if float_format is not None:
-            from lemmas.afz.options import float_safe_hat
-            cc, d1, d2 = float_safe_hat(cc, d2, float_format)
-        ff = plateau_ff(u, cc, d1, d2, shift, label="probe (3.2p)")
-        with_p = [j for j in C.seqs if p in seq_sets[j]]
-        rest = [j for j in C.seqs if p not in seq_sets[j]]
-        moved = [starts[j] + pos[j][p] for j in with_p]
-        voffC = voff_now(C)
-        C1 = new_class(with_p, C.h, p, H)
-        C2 = new_class(rest, C.h, C.top)
-        born(C1, offC, voffC)
-        born(C2, offC, voffC)
-        for j in with_p:
-            top_row[j] = starts[j] + pos[j][p]
-        # the top set gains C1's top, the new maximum; C2 keeps C's top (and, being
-        # a subset of C, C's place among the narrow classes)
-        t1 = top_now(C1)
-        gap = t1 - gmax if gap is None else min(gap, t1 - gmax)
-        kmax = C1
-        i = bisect_left(ntop, top_now(C))
-        if i < len(nar) and nar[i] is C:
-            nar[i], nw[i] = C2, C2.width
-        else:
-            wide[wide.index(C)] = C2
-        wide.append(C1)
-        for K in (C1, C2):
-            if len(K.seqs) > 1:
-                queue.append(K)
-        lam, claim = tag()
-        blocks.append(Block(ff, tag_sa(u, lam), phase="S"))
-        claims.append((Shift(moved, shift), claim))
+    while st.queue:
+        ff, shift_claim = st.probe(st.queue.popleft())
+        lam, claim = st.tag()
+        blocks.append(Block(ff, tag_sa(st.u, lam), phase="S"))
+        claims.append((shift_claim, claim))
         lambdas.append(lam)
         if progress:
             progress()
-    live = {id(K): K for K in nar + wide}
-    for K in live.values():
-        K.off, K.voff = off_now(K), voff_now(K)
-
-    def coords(C, p):
-        """Scaled integer coordinates (times Dx) of point p in class C."""
-        h = C.h.get(p, 0)
-        return tuple(x + h * w + v for x, w, v in zip(X0[p], uD, C.voff))
-
-    def proj(C, p):
-        return P0[p] + C.h.get(p, 0) * step + C.off
-
-    where = [None] * len(seq_of)  # row -> (class, point)
-    for C in live.values():
-        for j in C.seqs:
-            for k, p in enumerate(seq_pts[j]):
-                where[starts[j] + k] = (C, p)
-    rows = _Rows(where, coords, lambda i: proj(*where[i]), Dx, D)
-    return Separation(blocks, claims, u, len(blocks) - 1, lambdas, first_classes, rows)
+    return Separation(blocks, claims, st.u, len(blocks) - 1, lambdas, len(st.classes),
+                      st.rows())

@@ -93,7 +93,47 @@ def _floats(xs):
     a = np.abs(f)
     if not np.isfinite(f).all() or (a > 2.0 ** 900).any() or ((a > 0) & (a < 2.0 ** -900)).any():
         return None
+    if any(xs[i] != 0 for i in np.flatnonzero(f == 0).tolist()):
+        return None  # a nonzero value below 2^-1075 rounded to 0
     return f
+
+
+TINY = 2.0 ** -1000  # absolute pre-filter margin: covers underflow in _scaled
+ZERO_E = -(1 << 40)  # exponent of 0 in _frexp (below every other, so a max ignores it)
+STEP = 2.0 ** -52    # relative error added by one float64 rounding (with room)
+
+
+def _frexp(xs):
+    """``(m, e)``: float64 and int64 arrays with ``xs[i] = m[i] 2^e[i] (1 + delta)``,
+    ``|delta| <= 2^-53``, ``|m[i]|`` in [1/2, 1) (``m = 0, e = ZERO_E`` for 0), for exact
+    rationals of ANY size, for PRE-FILTERING only.  Values inside [2^-900, 2^900]
+    are converted as floats (``float(fmpq)`` is correctly rounded); the others
+    exactly scaled by ``2^-s`` first (``s`` from the bit lengths) and then rounded."""
+    f = _floats(xs)
+    if f is not None:
+        m, e = np.frexp(f)
+        e = e.astype(np.int64)
+        e[m == 0] = ZERO_E
+        return m, e
+    m, e = np.zeros(len(xs)), np.full(len(xs), ZERO_E, np.int64)
+    for i, x in enumerate(xs):
+        x = fmpq(x)
+        if x == 0:
+            continue
+        p, q = x.p, x.q
+        s = p.bit_length() - q.bit_length()
+        y = float(fmpq(p, q << s) if s >= 0 else fmpq(p << -s, q))  # |y| in (1/2, 2)
+        mi, ei = np.frexp(y)
+        m[i], e[i] = mi, ei + s
+    return m, e
+
+
+def _scaled(m, e, E):
+    """``m 2^(e - E)`` (float64 arrays; ``E`` a scalar or an array): exact, except
+    that an exponent far below the float64 range gives 0 or a subnormal (absolute
+    error below ``2^-1074``, within :data:`TINY`) and one far above gives ``inf``
+    (callers keep non-finite values as undecided)."""
+    return np.ldexp(m, np.clip(e - E, -1100, 1100).astype(np.int32))
 
 
 def _float_or_inf(x: fmpq) -> float:
@@ -287,53 +327,151 @@ class _Pieces:
 
 class _Dir:
     """Exact projections ``pb[i] = <w, X[i]>`` of the BASE rows (offsets excluded),
-    their float64 copies ``bf`` (pre-filter only; ``None`` when out of range) and,
-    per sequence, the row of the unique maximal base projection (``None`` on a
-    tie), the minimal base projection, and the base row of that top (``xt``, a
-    ``(N, d)`` matrix).  Sequences whose rows changed are recomputed lazily."""
+    their float64 mantissas and exponents ``bm, be`` (:func:`_frexp`; pre-filter
+    only) and, per sequence, the row of the unique maximal base projection
+    (``None`` on a tie), the minimal base projection (``mn``; ``mnm, mne`` its
+    mantissa and exponent), and the base row of that top (``xt``, a ``(N, d)``
+    matrix).  Sequences whose rows changed are recomputed lazily."""
 
     def __init__(self, w, X, spans, d):
         self.w = [q2f(x) for x in w]
         self.pb = (X * _col(w)).entries()
-        self.bf = _floats(self.pb)
+        self.bm, self.be = _frexp(self.pb)
         n_seq = len(spans)
         self.top = [None] * n_seq
         self.mn = [None] * n_seq
-        self.mnf = np.zeros(n_seq)
+        self.mnm, self.mne = np.zeros(n_seq), np.zeros(n_seq, np.int64)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
 
     def refresh(self, X, spans, d):
         pb = self.pb
-        for s in self.dirty:
+        dirty = sorted(self.dirty)
+        for s in dirty:
             lo, hi = spans[s]
             ps = pb[lo:hi]
             mx = max(ps)
             t = lo + ps.index(mx) if ps.count(mx) == 1 else None
             self.top[s] = t
-            mn = self.mn[s] = min(ps)
-            try:
-                self.mnf[s] = float(mn)
-            except OverflowError:
-                self.mnf[s] = np.inf
+            self.mn[s] = min(ps)
             if t is not None:
                 for c in range(d):
                     self.xt[s, c] = X[t, c]
+        if dirty:
+            self.mnm[dirty], self.mne[dirty] = _frexp([self.mn[s] for s in dirty])
         self.dirty.clear()
 
     def update(self, i, s, X, d):
         v = self.pb[i] = sum((a * X[i, c] for c, a in enumerate(self.w)), fmpq(0))
-        if self.bf is not None:
-            try:
-                f = float(v)
-            except OverflowError:
-                f = np.inf
-            a = abs(f)
-            if a > 2.0 ** 900 or 0 < a < 2.0 ** -900:
-                self.bf = None  # out of the pre-filter's range: decide exactly
-            else:
-                self.bf[i] = f
+        m, e = _frexp([v])
+        self.bm[i], self.be[i] = m[0], e[0]
         self.dirty.add(s)
+
+
+class _Frame:
+    """Float64 pre-filter of one direction ``w`` for a run of offset tags
+    (:class:`_Offsets`) that stays sharp at any magnitude: it works on differences of
+    nearby values instead of the values.
+
+    Row i of sequence j has ``t_i = <w, x_i> = Y_j - D_i`` with ``Y_j = <w, y_j>``
+    (its top token) and the depth ``D_i = <w, xb_j> - <w, X[i]>``: a tag adds
+    ``lam y_j`` to every token and multiplies ``y_j`` by ``1 + lam``, so ``D_i`` does
+    not change, and ``Y_j = C[n] kap_j`` with ``kap_j = <w, yb_j> / C[k_j]`` fixed
+    until the sequence is rebased.  Kept: exact ``kap_j``, an exact reference
+    ``ref >= max_j kap_j``, ``rho_j = kap_j - ref <= 0`` as mantissa / exponent (exact
+    when last rebased, then ``steps_j`` float64 subtractions of the increases of
+    ``ref``, each adding magnitudes of one sign: relative error below
+    ``(steps_j + 1) STEP``), every ``D_i`` and per sequence its least and largest
+    (one rounding each).  For an FF support ``[lo, hi]``:
+    ``t_i - lo = Z + C[n] rho_j - D_i`` with ``Z = C[n] ref - lo`` exact, each
+    combination scaled by its own largest exponent (no overflow; underflow below
+    :data:`TINY`), so only rows close to ``[lo, hi]`` relative to these differences
+    are left for the exact test."""
+
+    def __init__(self, kap, ref, rho, steps, dep, dmin, dmax):
+        self.kap, self.ref, self.rho, self.steps = kap, ref, rho, steps
+        self.dep, self.dmin, self.dmax = dep, dmin, dmax  # (mantissas, exponents) pairs
+
+    @classmethod
+    def build(cls, off, wy, wx, pb, spans):
+        """The frame of ``off`` (an :class:`_Offsets`) for a direction with
+        ``wy, wx`` (its ``_dir``) and base projections ``pb``."""
+        kap = [y / off.C[k] for y, k in zip(wy, off.k)]
+        ref = max(kap)
+        dep, dmin, dmax = [None] * len(pb), [], []
+        for j, (a, b) in enumerate(spans):
+            x = wx[j]
+            ds = dep[a:b] = [x - pb[i] for i in range(a, b)]
+            dmin.append(min(ds))
+            dmax.append(max(ds))
+        return cls(kap, ref, _frexp([x - ref for x in kap]), np.zeros(len(kap), np.int64),
+                   _frexp(dep), _frexp(dmin), _frexp(dmax))
+
+    def tagged(self, rebase, Cn, fw, wy, wx, X, spans, d):
+        """The frame after a tag that rebased the sequences ``rebase`` (``wy, wx``
+        already updated, ``Cn = C[k_j]`` of the rebased ones): their ``kap``,
+        ``rho`` and depths exactly, ``ref`` raised to the new maximum (the other
+        ``rho`` by one float64 subtraction each)."""
+        if not rebase:
+            return self
+        js = sorted(rebase)
+        kap = list(self.kap)
+        for j in js:
+            kap[j] = wy[j] / Cn
+        ref, (rm, re), steps = self.ref, self.rho, self.steps + 0
+        top = max(kap[j] for j in js)
+        if top > ref:
+            (dm,), (de,) = _frexp([top - ref])
+            E = np.maximum(re, de)
+            rm, re = np.frexp(_scaled(rm, re, E) - _scaled(np.float64(dm), de, E))
+            re = np.where(rm == 0, ZERO_E, re.astype(np.int64) + E)
+            steps += 1
+            ref = top
+        else:
+            rm, re = rm.copy(), re.copy()
+        rm[js], re[js] = _frexp([kap[j] - ref for j in js])
+        steps[js] = 0
+        (pm, pe), (lm, le), (hm, he) = ((a.copy(), b.copy()) for a, b in
+                                        (self.dep, self.dmin, self.dmax))
+        for j in js:
+            a, b = spans[j]
+            x = wx[j]
+            ds = [x - sum((c * X[i, k] for k, c in enumerate(fw)), fmpq(0)) for i in range(a, b)]
+            pm[a:b], pe[a:b] = _frexp(ds)
+            (lm[j],), (le[j],) = _frexp([min(ds)])
+            (hm[j],), (he[j],) = _frexp([max(ds)])
+        return _Frame(kap, ref, (rm, re), steps, (pm, pe), (lm, le), (hm, he))
+
+    def candidates(self, Cn, lo, hi, starts, lens):
+        """Rows that may have ``lo <= t_i <= hi`` (a superset; ``starts, lens``:
+        the spans as int64 arrays)."""
+        (zm,), (ze,) = _frexp([Cn * self.ref - lo])
+        (wm,), (we,) = _frexp([hi - lo])
+        (cm,), (ce,) = _frexp([Cn])
+        rm, re = self.rho
+        am, ae = cm * rm, re + ce  # C[n] rho_j: steps_j + 3 roundings
+        err = REL + (self.steps + 8) * STEP
+
+        def terms(E, *pairs):
+            return [_scaled(m, e, E) for m, e in pairs]
+        (lm, le), (hm, he) = self.dmin, self.dmax
+        E = np.maximum.reduce([np.full(len(am), ze), ae, le, he])
+        z, a, dl, dh, w = terms(E, (zm, ze), (am, ae), (lm, le), (hm, he), (wm, we))
+        s = z + a  # Z + C[n] rho_j = Y_j - lo
+        m = err * (np.abs(z) + np.abs(a) + np.maximum(np.abs(dl), np.abs(dh)) + np.abs(w)) + TINY
+        seqs = np.flatnonzero(~((dl - s > m) | (s - w - dh > m)))
+        if not len(seqs):
+            return []
+        ln = lens[seqs]
+        first = np.repeat(np.cumsum(ln) - ln, ln)
+        rows = np.repeat(starts[seqs], ln) + np.arange(int(ln.sum())) - first
+        js = np.repeat(seqs, ln)
+        pm, pe = self.dep
+        E = np.maximum.reduce([np.full(len(rows), ze), ae[js], pe[rows]])
+        z, a, dd, w = terms(E, (zm, ze), (am[js], ae[js]), (pm[rows], pe[rows]), (wm, we))
+        t = (z + a) - dd  # t_i - lo
+        m = err[js] * (np.abs(z) + np.abs(a) + np.abs(dd) + np.abs(w)) + TINY
+        return rows[~((t < -m) | (t > w + m))].tolist()
 
 
 class _Offsets:
@@ -352,22 +490,26 @@ class _Offsets:
     records those sequences in ``changed``) or, for a tag in another direction
     than ``a`` (the previous tag's), when its top row differs from ``t[j]`` (in
     the same direction unchanged rows keep their top).
-    Exact fmpq throughout; ``proj_floats`` gives float64 copies for PRE-FILTERING
-    with the magnitudes a rigorous margin needs."""
+    Exact fmpq throughout; ``proj_frexp`` gives float64 mantissas and exponents
+    for PRE-FILTERING (any magnitude) with the error a rigorous margin needs.
+    ``Cf``: the lists of mantissas and exponents of the ``C[m]`` (:func:`_frexp`),
+    shared and extended like ``C``."""
 
-    def __init__(self, a, C, n, k, t, yb, xb, karr):
+    def __init__(self, a, C, n, k, t, yb, xb, karr, Cf):
         self.a, self.C, self.n = a, C, n  # C: shared, append-only; this view uses C[:n + 1]
+        self.Cf = Cf
         self.k, self.t, self.yb, self.xb, self.karr = k, t, yb, xb, karr
         self.changed = set()
-        self._F, self._off, self._proj = {}, {}, {}
+        self._F, self._off, self._proj, self._frames = {}, {}, {}, {}
 
     @classmethod
     def first(cls, a, f, tops, X, d):
         """Offsets after one tag (direction key ``a``, factor ``f``) on offset-free
         rows with tops ``tops``."""
         xb = [tuple(X[t, c] for c in range(d)) for t in tops]
+        fm, fe = _frexp([f])
         return cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
-                   np.zeros(len(tops), np.int64))
+                   np.zeros(len(tops), np.int64), ([0.5, float(fm[0])], [1, int(fe[0])]))
 
     def F(self, k):
         """``C[n] / C[k]`` (exact)."""
@@ -385,15 +527,24 @@ class _Offsets:
         return o
 
     def _dir(self, w):
-        """``(<w, yb_j>, <w, xb_j>)`` per sequence, exact and float64 (or None)."""
+        """``(<w, yb_j>, <w, xb_j>)`` per sequence, exact and as :func:`_frexp` pairs."""
         key = tuple(w)
         P = self._proj.get(key)
         if P is None:
             fw = [q2f(x) for x in w]
             wy = [sum((a * b for a, b in zip(fw, y)), fmpq(0)) for y in self.yb]
             wx = [sum((a * b for a, b in zip(fw, x)), fmpq(0)) for x in self.xb]
-            P = self._proj[key] = (fw, wy, wx, _floats(wy), _floats(wx))
+            P = self._proj[key] = (fw, wy, wx, _frexp(wy), _frexp(wx))
         return P
+
+    def frame(self, w, pb, spans):
+        """The :class:`_Frame` of direction ``w`` (``pb``: the base projections)."""
+        key = tuple(w)
+        fr = self._frames.get(key)
+        if fr is None:
+            _, wy, wx, _, _ = self._dir(w)
+            fr = self._frames[key] = _Frame.build(self, wy, wx, pb, spans)
+        return fr
 
     def proj(self, w, j):
         """Exact ``<w, off_j>``."""
@@ -405,29 +556,30 @@ class _Offsets:
         k, F = self.k, self.F
         return lambda j: F(k[j]) * wy[j] - wx[j]
 
-    def proj_floats(self, w):
-        """``(p, mag)``: float64 arrays with ``|p_j - <w, off_j>| <= 2^-48 mag_j``
-        (every factor is a correctly rounded copy within [2^-900, 2^900], products
-        checked to stay in that range), or ``(None, None)``."""
-        _, _, _, wyf, wxf = self._dir(w)
-        Ff = _floats([self.F(k) for k in range(self.n + 1)])
-        if wyf is None or wxf is None or Ff is None:
-            return None, None
-        a = Ff[self.karr] * wyf
-        aa = np.abs(a)
-        if (aa > 2.0 ** 900).any() or ((aa > 0) & (aa < 2.0 ** -900)).any():
-            return None, None
-        return a - wxf, aa + np.abs(wxf)
+    def proj_frexp(self, w):
+        """``(am, ae, bm, be)``: per sequence, float64 mantissas and int64 exponents
+        with ``<w, off_j> = A_j - B_j``, ``A_j = F(k_j) <w, yb_j> = am_j 2^ae_j (1 +
+        delta)`` and ``B_j = <w, xb_j> = bm_j 2^be_j (1 + delta')``, ``|delta|,
+        |delta'| <= 2^-50`` (``am_j`` is the product and quotient of three correctly
+        rounded mantissas: five roundings of at most 2^-53; no overflow or
+        underflow, the exponents are kept apart), for values of any size."""
+        _, _, _, (ym, ye), (xm, xe) = self._dir(w)
+        n, kk = self.n, self.karr
+        Cm, Ce = np.asarray(self.Cf[0][:n + 1]), np.asarray(self.Cf[1][:n + 1], np.int64)
+        return Cm[n] / Cm[kk] * ym, Ce[n] - Ce[kk] + ye, xm, xe
 
-    def tagged(self, a, f, tops, X, d):
+    def tagged(self, a, f, tops, X, d, spans):
         """The offsets after one more tag with factor ``f`` (tops ``tops``): the
         sequences whose top row is not ``t[j]`` or whose rows changed are rebased
         first, every other entry is shared."""
         n = self.n
-        C = self.C
+        C, (Cm, Ce) = self.C, self.Cf
         if len(C) != n + 1:  # another state already extended C: branch off a copy
-            C = C[:n + 1]
+            C, Cm, Ce = C[:n + 1], Cm[:n + 1], Ce[:n + 1]
         C.append(C[n] * f)
+        m, e = _frexp([C[n + 1]])
+        Cm.append(float(m[0]))
+        Ce.append(int(e[0]))
         rebase = set(self.changed)
         if a != self.a and tops != self.t:
             rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
@@ -436,26 +588,22 @@ class _Offsets:
             o = self.off(j)
             x = tuple(X[tops[j], c] for c in range(d))
             k[j], xb[j], yb[j], karr[j] = n, x, tuple(a + b for a, b in zip(x, o)), n
-        new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr)
-        for key, (fw, wy, wx, wyf, wxf) in self._proj.items():  # carry the projections
+        new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr, (Cm, Ce))
+        for key, (fw, wy, wx, (ym, ye), (xm, xe)) in self._proj.items():  # carry them
             wy, wx = list(wy), list(wx)
-            wyf = None if wyf is None else wyf.copy()
-            wxf = None if wxf is None else wxf.copy()
             for j in rebase:
                 wy[j] = sum((a * b for a, b in zip(fw, yb[j])), fmpq(0))
                 wx[j] = sum((a * b for a, b in zip(fw, xb[j])), fmpq(0))
-            if rebase and (wyf is not None or wxf is not None):
+            if rebase:
                 js = sorted(rebase)
-                fy, fx = _floats([wy[j] for j in js]), _floats([wx[j] for j in js])
-                wyf = None if wyf is None or fy is None else _put(wyf, js, fy)
-                wxf = None if wxf is None or fx is None else _put(wxf, js, fx)
-            new._proj[key] = (fw, wy, wx, wyf, wxf)
+                ym, ye, xm, xe = ym.copy(), ye.copy(), xm.copy(), xe.copy()
+                ym[js], ye[js] = _frexp([wy[j] for j in js])
+                xm[js], xe[js] = _frexp([wx[j] for j in js])
+            new._proj[key] = (fw, wy, wx, (ym, ye), (xm, xe))
+            if key in self._frames:
+                new._frames[key] = self._frames[key].tagged(rebase, C[n], fw, wy, wx, X,
+                                                            spans, d)
         return new
-
-
-def _put(arr, idx, vals):
-    arr[idx] = vals
-    return arr
 
 
 class FlintBackend:
@@ -515,16 +663,19 @@ class FlintBackend:
                 return None
             off = _Offsets.first(tuple(a), f, da.top, X, d)
         else:
-            pof, mag = V.proj_floats(b)
-            if pof is not None:
-                s_ = db.mnf + pof
-                unsure = np.nonzero(~(s_ > REL * (np.abs(db.mnf) + mag)))[0].tolist()
-            else:
-                unsure = range(len(spans))
+            # sign of mn_j + A_j - B_j (the smallest <b, token> of sequence j), each
+            # sequence scaled by its own largest exponent: a float64 pre-filter whose
+            # error is far below REL (mantissas within 2^-50, two roundings, underflow
+            # below TINY); the unsure ones are decided exactly
+            am, ae, bm, be = V.proj_frexp(b)
+            E = np.maximum(np.maximum(db.mne, ae), be)
+            x, y, z = _scaled(db.mnm, db.mne, E), _scaled(am, ae, E), _scaled(bm, be, E)
+            sure = (x + y) - z > REL * (np.abs(x) + np.abs(y) + np.abs(z)) + TINY
+            unsure = np.nonzero(~sure)[0].tolist()
             proj = V.projector(b)
             if not all(db.mn[j] + proj(j) > 0 for j in unsure):
                 return None
-            off = V.tagged(tuple(a), f, da.top, X, d)
+            off = V.tagged(tuple(a), f, da.top, X, d, spans)
         new = State(X, spans, d, index={}, off=off, meta=state.meta)
         new.tag = (list(da.top), sa.V.lam)
         return new
@@ -534,18 +685,15 @@ class FlintBackend:
         meta = self._meta(state)
         dw = self._dir(state, w)
         V = state.off
-        pof, mag = V.proj_floats(w)
         proj = V.projector(w)
         seq = meta["seq"]
         lo, hi = kinks[0], kinks[-1]
-        fl = _floats([lo, hi])
-        if dw.bf is not None and pof is not None and fl is not None:
-            sa_ = meta["seqa"]
-            tf = dw.bf + pof[sa_]
-            m = REL * (np.abs(dw.bf) + mag[sa_] + abs(fl[0]) + abs(fl[1]))
-            cand = np.nonzero((tf >= fl[0] - m) & (tf <= fl[1] + m))[0].tolist()
-        else:
-            cand = range(state.n)
+        # candidate rows from the float64 frame of w (differences of nearby values)
+        if "starts" not in meta:
+            meta["starts"] = np.array([a for a, _ in state.spans], dtype=np.int64)
+            meta["lens"] = np.array([b - a for a, b in state.spans], dtype=np.int64)
+        cand = V.frame(w, dw.pb, state.spans).candidates(V.C[V.n], lo, hi, meta["starts"],
+                                                          meta["lens"])
         X, d = state.X, state.d
         touched, before = [], {}
         pj = {}  # <w, off_j> of the candidates' sequences
