@@ -79,3 +79,21 @@ def test_lemma_certificate_states_only_its_instances():
     assert len(run.certificate["instances"]) == len(run.certified) == 1
     assert len(run.results) > len(run.certified)
     assert run.recheck.verdict == Verdict.VERIFIED == run.verdict
+
+
+def test_a_theta_norm_too_long_for_the_kernel_is_not_stated():
+    """An exact ||theta*||^2 longer than the kernel's number parser reads (R ~ N
+    networks reach ~270,000 digits) is left out of the certificate's constants, so the
+    certificate stays one `verify` reads; a short one is stated."""
+    from fractions import Fraction
+
+    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.kernel.model import FF, Block, Transformer, identity_sa
+    from proofcheck.kernel.numbers import MAX_STRING_LENGTH
+    ds = NAMED["square-builtin"]
+    for big, stated in ((10 ** (MAX_STRING_LENGTH // 2 + 10), False), (7, True)):
+        ff = FF(Fraction(1), U=((Fraction(0), Fraction(0)),), b=(Fraction(0),),
+                W=((Fraction(big), Fraction(0)),))
+        net = Transformer(2, [Block(ff, identity_sa())])
+        cert = theorem_certificate("1.6", ds, net, Verdict.VERIFIED, constants={"N": ds.N})
+        assert ("theta_sq_norm" in cert["claim"]["constants"]) == stated
