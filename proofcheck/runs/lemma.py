@@ -178,8 +178,8 @@ def recheck_lines(run: LemmaRun) -> list[str]:
                 f"{run.statement.id}; its exact layer checks above ran in the kernel's "
                 "layer check)"]
     if run.recheck is None:
-        return ["kernel re-check: none (no exact layer instance to certify: the checks "
-                "above are symbolic, rigorous numerics or searches)"]
+        return ["kernel re-check: none (no exact layer instance to certify; the checks above "
+                "ran in this process)"]
     n = len(run.certified)
     return ([f"kernel re-check of the certificate ({n} exact layer instance"
              f"{'s' if n != 1 else ''}, verify_certificate): {run.recheck.verdict.value}"]
