@@ -576,3 +576,44 @@ def test_safetensors_saved_again_without_metadata(tmp_path, digits6):
     save_file(bad, str(again))
     with pytest.raises(BadInput, match="blocks.0.ff.U has shape"):
         read_safetensors(again)
+
+
+def test_read_safetensors_refuses_what_is_not_this_export(tmp_path, digits6):
+    """A file that is not safetensors, a side file of ANOTHER export (fewer blocks: the
+    extra tensors were silently ignored before), a description of the wrong shape
+    (KeyError before) and mixed dtypes are BadInput naming the file or JSON path."""
+    pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
+    from safetensors.numpy import load_file, save_file
+
+    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.kernel.errors import BadInput
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{not json")
+    with pytest.raises(BadInput, match="not a readable safetensors file"):
+        read_safetensors(junk)
+    arr = arrays(digits6.net)
+    p = write_safetensors(tmp_path / "net.safetensors", arr,
+                          describe(digits6.net, metadata=metadata(digits6, "float64")))
+    again = tmp_path / "again.safetensors"
+    save_file(load_file(str(p)), str(again))                 # metadata dropped
+    side = json.loads((tmp_path / "net.safetensors.json").read_text())
+    short = {**side, "L": 1, "blocks": side["blocks"][:1]}    # another, shorter export's
+    (tmp_path / "again.safetensors.json").write_text(json.dumps(short))
+    with pytest.raises(BadInput, match="does not name, first 'blocks.1.") as e:
+        read_safetensors(again)
+    assert "again.safetensors" in str(e.value)
+    broken = {**side, "blocks": [{"ff": {}, "sa": side["blocks"][0]["sa"]}] + side["blocks"][1:]}
+    (tmp_path / "again.safetensors.json").write_text(json.dumps(broken))
+    with pytest.raises(BadInput) as e:
+        read_safetensors(again)
+    assert e.value.path.endswith("$.blocks[0].ff.width")
+    (tmp_path / "again.safetensors.json").write_text(json.dumps({**side, "L": side["L"] + 1}))
+    with pytest.raises(BadInput) as e:
+        read_safetensors(again)
+    assert e.value.path.endswith("$.L")
+    mixed = dict(load_file(str(p)))
+    mixed["blocks.0.ff.eta"] = mixed["blocks.0.ff.eta"].astype(np.float32)
+    save_file(mixed, str(again))
+    (tmp_path / "again.safetensors.json").write_text(json.dumps(side))
+    with pytest.raises(BadInput, match="one dtype"):
+        read_safetensors(again)

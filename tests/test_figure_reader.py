@@ -82,3 +82,28 @@ def test_authors_figure_matches_the_recorded_reading():
     assert (r.ticks[0], r.ticks[-1]) == (FIGURE_1A["tick_low"], FIGURE_1A["tick_high"])
     assert r.line_y == FIGURE_1A["line_y"] and r.half_unit == FIGURE_1A["half_unit"]
     assert r.exponent == figure_exponent()
+
+
+def _raw_pdf(path, content: bytes):
+    """A one-page PDF whose content stream is ``content`` (written with pypdf)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, NameObject
+    w = PdfWriter()
+    page = w.add_blank_page(200, 200)
+    st = DecodedStreamObject()
+    st.set_data(content)
+    page[NameObject("/Contents")] = w._add_object(st)
+    w.write(str(path))
+    return path
+
+
+@pytest.mark.parametrize("content,op", [(b"q 1 0 0 cm Q", "cm"), (b"/Foo 0 m 1 1 l S", "m"),
+                                        (b"1 0 re", "re")])
+def test_malformed_operators_are_errors_naming_the_operator(tmp_path, capsys, content, op):
+    """Operands of the wrong number or kind: exit 2 naming the operator (a TypeError
+    traceback or an unexplained unpacking message before)."""
+    p = _raw_pdf(tmp_path / "bad.pdf", content)
+    with pytest.raises(ValueError, match=f"operator \\d+ \\('{op}'\\) has operands"):
+        read_line(p)
+    assert main([str(p)]) == 2
+    assert f"('{op}')" in capsys.readouterr().err

@@ -38,6 +38,17 @@ def test_built_networks_have_the_low_rank_form():
     assert res[0].name.endswith("on these 4 instances")
 
 
+def test_low_rank_checks_every_construction_of_the_table():
+    """'the built networks': each construction for each theorem it serves, per instance."""
+    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
+    res = lr_statement.check_instance(NAMED["tie-heavy"])
+    want = [(thm, name) for name, spec in CONSTRUCTIONS.items() for thm in spec.theorems]
+    assert len(res) == len(want) >= 4
+    for r, (thm, name) in zip(res, want):
+        assert r.verdict == Verdict.VERIFIED
+        assert r.name.startswith(f"Theorem {thm} network, construction {name} ")
+
+
 def test_rank_two_attention_is_refuted_with_its_block():
     net = verify16(NAMED["tie-heavy"]).construction.net
     assert low_rank.failures(net) == []

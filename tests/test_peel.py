@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers.peel import peel_ff, symbolic
+from lemmas.afz.layers.peel import CONFIGURATIONS, peel_ff, symbolic
 from proofcheck.kernel.backends import get_backend
 from proofcheck.kernel.backends.flint import _support
 from proofcheck.kernel.model import ParameterError
@@ -88,7 +88,30 @@ def test_peel_rejects_bad_input():
 
 
 def test_peel_symbolic_proof_verifies():
-    assert symbolic(2).verdict == Verdict.VERIFIED
+    r = symbolic(2)
+    assert r.verdict == Verdict.VERIFIED
+    assert sum(1 for x in r.details if x.startswith("a = ")) == 2 * len(CONFIGURATIONS) == 28
+
+
+def test_peel_symbolic_proof_covers_the_four_top_layer(monkeypatch):
+    """The construction's usual layer has four top points and none below; a layer wrong
+    only in that configuration (the fourth column doubled) is REFUTED there — a proof of
+    the 2 + 2 configuration alone would pass it."""
+    import lemmas.afz.layers.peel as peel
+    real = peel.peel_ff
+
+    def wrong(w, top, bottom, hi, lo, label="peel"):
+        ff = real(w, top, bottom, hi, lo, label)
+        if len(top) == 4:
+            W = list(ff.W)
+            W[3] = tuple(2 * x for x in W[3])
+            ff = type(ff)(ff.eta, ff.U, ff.b, tuple(W))
+        return ff
+    monkeypatch.setattr(peel, "peel_ff", wrong)
+    r = peel._symbolic.__wrapped__(2)
+    assert r.verdict == Verdict.REFUTED
+    assert "a = 4, b = 0, lo < hi: not proved" in r.details
+    assert r.witness is not None and "q4" in r.witness.reason
 
 
 def test_support_runs_of_non_identity_pieces():

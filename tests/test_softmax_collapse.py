@@ -27,6 +27,9 @@ def test_default_reading_verified_on_several_instances():
     assert all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
     proofs = [r for r in res if "for all tau > 0 (symbolic)" in r.name and "'" in r.name]
     assert len(proofs) == len(instances()) == 4
+    # the rows the proof is about: the exact hardmax trajectory, said on every proof line
+    assert all(r.data["rows"] == "hardmax trajectory" and "hardmax trajectory" in r.name
+               for r in proofs)
     assert {ds.d for ds in instances()} == {6, 2, 3, 4}
 
 
@@ -89,3 +92,13 @@ def test_cli_exit_codes(capsys):
     assert main(["lemma", "1.8-collapse", "--reading", "general"]) == 1
     assert "REFUTED" in capsys.readouterr().out
     assert main(["lemma", "1.8-collapse"]) == 0
+
+
+def test_an_instance_without_non_leaders_passes_no_line():
+    """Every m_j = n_j: every token is a leader.  Before, the hardmax line was VERIFIED
+    with '0 non-leader(s)' (vacuous); now the instance is one INCONCLUSIVE line."""
+    from proofcheck.kernel.dataset import Dataset, Pair
+    ds = Dataset("all-leaders", 2, (Pair(((F(0), F(0)), (F(1), F(0))), ((F(2), F(2)), (F(3), F(1)))),
+                                    Pair(((F(0), F(1)),), ((F(-1), F(0)),))))
+    res = sc.check_instance(ds)
+    assert [r.verdict for r in res] == [Verdict.INCONCLUSIVE]

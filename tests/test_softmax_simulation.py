@@ -5,6 +5,7 @@ every tau with no simulation at all."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -75,14 +76,30 @@ def test_the_budget_bounds_the_passes_deterministically():
         assert combine(r.verdict for r in sc.results) is Verdict.VERIFIED_CERTIFIED
 
 
-def test_pass_cost_counts_tokens_and_attention_pairs():
+def test_pass_cost_counts_the_multiply_adds_of_a_pass():
+    """Per non-identity FF of width w: T (d + 2wd); per non-identity SA: 2 T d^2 +
+    sum n_j^2 (2d + EXP_UNITS) + T d; identity sub-layers are free (the pass skips them);
+    times ceil(dps / 40).  The cost grows with d like the pass: the same tokens in
+    d = 40 cost far more than in d = 2 (a count without d did not)."""
     from lemmas.afz.theorems.theorem_1_6 import construct
     from lemmas.afz.theorems.theorem_1_8 import SCALES
     ds = NAMED["square-builtin"]
     inputs = [list(p.inputs) for p in ds.pairs]
     net = construct(inputs, [list(p.outputs) for p in ds.pairs], ds.d, **SCALES).net
-    assert simulate_mod.pass_cost(net, inputs, 40) == net.L * (4 + 5 + 16 + 25)
-    assert simulate_mod.pass_cost(net, inputs, 81) == 3 * net.L * (4 + 5 + 16 + 25)
+    T, pairs, d = 9, 16 + 25, 2
+    want = sum((0 if b.ff.is_identity else T * (d + 2 * b.ff.width * d))
+               + (0 if b.sa.is_identity else 2 * T * d * d + pairs * (2 * d + 4) + T * d)
+               for b in net.blocks)
+    assert any(b.sa.is_identity for b in net.blocks) and want > 0
+    assert simulate_mod.pass_cost(net, inputs, 40) == want
+    assert simulate_mod.pass_cost(net, inputs, 81) == 3 * want
+    wide = [[tuple(F(k + i * j) for k in range(40)) for i in range(2)] for j in range(1, 3)]
+    tg = [[X[0]] for X in wide]
+    wnet = construct(wide, tg, 40, **SCALES).net
+    narrow = [[x[:2] for x in X] for X in wide]
+    nnet = construct(narrow, [[X[0]] for X in narrow], 2, **SCALES).net
+    ratio = simulate_mod.pass_cost(wnet, wide, 40) / simulate_mod.pass_cost(nnet, narrow, 40)
+    assert ratio > 20  # the old count (tokens and pairs, no d) gave about L_wide / L_narrow
 
 
 def test_cli_simulation_options(capsys):
@@ -91,3 +108,19 @@ def test_cli_simulation_options(capsys):
     assert main(["theorem", "1.6", "--no-simulation", "--no-report"]) == 2
     err = capsys.readouterr().err
     assert "--simulation-budget must be at least 0" in err and "apply to theorem 1.8 only" in err
+
+
+@pytest.mark.parametrize("exc", [TypeError("unsupported operand"), RecursionError("too deep"),
+                                 MemoryError()])
+def test_no_failure_inside_the_simulation_changes_the_verdict_or_exit_code(monkeypatch, capsys,
+                                                                            exc):
+    """Before, only ArithmeticError / ValueError were caught: a TypeError in a pass was exit
+    4 (internal error) for a VERIFIED-CERTIFIED dataset."""
+    def broken(net, inputs, targets, tau, dps=60):
+        raise exc
+    monkeypatch.setattr(simulate_mod, "simulate", broken)
+    sc = verify(NAMED["square-builtin"])
+    assert combine(r.verdict for r in sc.results) is Verdict.VERIFIED_CERTIFIED
+    assert sc.simulation.note.startswith(f"simulation could not compute: {type(exc).__name__}")
+    assert main(["theorem", "1.8", "--limit", "2", "--no-report"]) == 0
+    assert "simulation could not compute" in capsys.readouterr().out

@@ -279,3 +279,20 @@ def test_float_safe_options_are_refused():
     inputs, targets = _io(ds)
     with pytest.raises(ValueError):
         construct(inputs, targets, ds.d, options=ConstructionOptions("float32"), **SCALES)
+
+
+def test_seed_exceeds_the_kernels_parameter_bound_exactly_where_the_docs_say():
+    """d = 2: P > 38 d M iff 28R + 17 + 24 ceil(M/2) > 33M (every one-target dataset,
+    even with R = 0); never for d = 3, 4 (R <= M - 1).  A one-pair d = 2 dataset is
+    REFUTED by that check alone, with P = 84 against 76."""
+    for d in (2, 3, 4):
+        for M in range(1, 60):
+            for R in range(M):
+                over = param_formula(d, M, R) > 38 * d * M
+                assert over == (d == 2 and 28 * R + 17 + 24 * converge_blocks(M) > 33 * M)
+    ds = Dataset("one-pair", 2, (Pair(((F(0), F(0)), (F(1), F(2))), ((F(3), F(-1)),)),))
+    sc = verify(ds, simulate_num=False, construction="seed")
+    bad = [r for r in sc.results if not r.verdict.passed]
+    assert sc.certificate.verdict == Verdict.VERIFIED_CERTIFIED
+    assert [r.name.split(" (")[0] for r in bad] == ["P <= 38 d M"]
+    assert (bad[0].witness.expected, bad[0].witness.got) == (76, 84)

@@ -347,3 +347,32 @@ def test_experiment_runs_and_writes_both_thresholds(tmp_path, capsys):
     assert (out / "tikhonov-experiment.png").stat().st_size > 1000
     md = (out / "tikhonov-experiment.md").read_text()
     assert js["theta_sq_norm"]["approx"] in md and js["script_value"]["approx"] in md
+
+
+def test_norms_check_refutes_a_network_that_is_not_the_draw(small):
+    """The ||theta*||^2 line compares the values read off the network with those of the
+    draw itself: a network whose FF weight differs from the draw is REFUTED there, with
+    both pairs (threshold, script value) as the witness."""
+    net = tikhonov.authors_network(small)
+    bad = with_parameter(net, 2, "FF", "W[1][0]", small.W[0][1] + 1)
+    r = tikhonov.authors_checks(small, net=bad)[2]
+    th, sc = tikhonov.drawn_sq_norms(small)
+    assert r.verdict == Verdict.REFUTED
+    shift = (small.W[0][1] + 1) ** 2 - small.W[0][1] ** 2
+    assert r.witness.expected == (th, sc) and r.witness.got == (th + shift, sc + shift)
+    assert tikhonov.authors_checks(small)[2].verdict == Verdict.VERIFIED
+
+
+@pytest.mark.parametrize("seed", [-1, 2 ** 64])
+def test_a_seed_torch_would_not_take_alike_is_exit_2(seed, capsys):
+    from proofcheck.kernel.errors import BadInput
+    with pytest.raises(ValueError, match="0 <= seed < 2"):
+        authors_setting(seed)
+    from proofcheck.registry import find
+    from proofcheck.runs.lemma import run_checks
+    with pytest.raises(BadInput) as e:
+        run_checks(find("tikhonov"), None, seed)
+    assert e.value.path == "--seed"
+    from proofcheck.cli import main
+    assert main(["lemma", "tikhonov", "--seed", "-1"]) == 2
+    assert "(at --seed)" in capsys.readouterr().err

@@ -11,7 +11,9 @@ Fail closed on output errors: standard output is flushed before ``main`` returns
 and an ``OSError`` while writing it (closed pipe as in ``verify c.json | head -1``,
 full disk) keeps the verdict's exit code when that is non-zero (a subcommand
 records it as ``args.verdict_exit_code`` before printing) and is exit 4
-otherwise — never 0, since the output was not delivered.
+otherwise — never 0, since the output was not delivered.  A ``SystemExit`` raised
+inside a command (code it runs, e.g. a plugin statement, calling ``sys.exit``) is
+exit 4: the command did not finish, whatever code was passed.
 """
 from __future__ import annotations
 
@@ -101,6 +103,10 @@ def main(argv=None) -> int:
         return _output_error(args, e)
     except KeyboardInterrupt:
         _say("interrupted")
+        return Verdict.ERROR.exit_code
+    except SystemExit as e:  # code run by a command (a plugin) called sys.exit: no verdict
+        _say(f"ERROR: sys.exit({e.code!r}) was called inside the command (a plugin or a "
+             "statement's code) before it finished; no verdict")
         return Verdict.ERROR.exit_code
     except Exception:  # fail closed: an internal error is never a pass
         try:

@@ -98,6 +98,7 @@ def cmd_export(args) -> int:
         raise BadInput("--out is empty")
     if out.exists() and args.format != "torch" and out.is_dir():
         raise BadInput(f"--out {out} is a directory; {args.format} writes a file")
+    _require_files(args, out)
     if args.format == "torch":
         from proofcheck.export.torch_module import replaceable
         if not replaceable(out):
@@ -163,3 +164,21 @@ def cmd_export(args) -> int:
 def _bf16_arrays(net):
     from proofcheck.export.arch import arrays
     return arrays(net, "bfloat16")
+
+
+def _require_files(args, out) -> None:
+    """BadInput (before any work) when a file this export would write exists and is not
+    a regular file (a device such as /dev/null, a FIFO, a folder)."""
+    from pathlib import Path
+
+    from proofcheck.io.files import NotAFile, require_replaceable
+    paths = [("--certificate", Path(args.certificate))] if args.certificate else []
+    if args.format != "torch":
+        paths.append(("--out", out))
+    if args.format == "safetensors":
+        paths.append(("--out's side file", out.with_name(out.name + ".json")))
+    try:
+        for what, p in paths:
+            require_replaceable(p, what)
+    except NotAFile as e:
+        raise BadInput(e.strerror, str(e.filename)) from None

@@ -41,8 +41,8 @@ def register(sub) -> None:
                    "audit: it never changes the verdict)")
     q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
                    help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
-                   "a token or an attention pair through one block at 40 digits; default "
-                   "200000, a few seconds; 0: no simulation); e.g. --simulation-budget 2000000")
+                   "a multiply-add at 40 digits; default 5000000, a few seconds; 0: no "
+                   "simulation); e.g. --simulation-budget 50000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")

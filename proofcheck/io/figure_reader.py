@@ -159,7 +159,8 @@ def _is_number(v) -> bool:
 
 def parse(path) -> _Page:
     """Segments, clipping rectangles and text blocks of page 1 of the PDF ``path``.
-    Raises ``ValueError`` if the file cannot be read as a PDF."""
+    Raises ``ValueError`` if the file cannot be read as a PDF or an operator it
+    interprets has operands of the wrong number or kind (naming the operator)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
     from pypdf.generic import ContentStream
@@ -170,8 +171,14 @@ def parse(path) -> _Page:
     except (PdfReadError, OSError, IndexError, AttributeError, KeyError) as e:
         raise ValueError(f"{path}: not a readable PDF page ({type(e).__name__}: {e})") from e
     page = _Page()
-    for operands, name in ops:
-        page.op(operands, name)
+    for k, (operands, name) in enumerate(ops):
+        try:
+            page.op(operands, name)
+        except (TypeError, ValueError, ArithmeticError) as e:  # operands of the wrong kind
+            op = name.decode("latin-1", "replace")
+            raise ValueError(f"{path}: content-stream operator {k} ({op!r}) has operands it "
+                             f"cannot take: {[str(v)[:20] for v in operands][:8]} "
+                             f"({type(e).__name__}: {e})") from None
     page.labels = _text_blocks(pg)
     return page
 

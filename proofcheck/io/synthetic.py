@@ -33,6 +33,7 @@ from fractions import Fraction
 from proofcheck.kernel.dataset import Dataset, Pair, Token
 
 AUTHORS_N, AUTHORS_D, AUTHORS_N_TOKENS, AUTHORS_WIDTH = 10, 16, 100, 4
+SEED_LIMIT = 2 ** 64  # torch.manual_seed's unsigned seeds: 0 <= seed < 2^64
 MANTISSA_BITS = 24  # float32: torch.rand keeps the low 24 bits of each 32-bit output
 _M32 = 0xFFFFFFFF
 
@@ -130,7 +131,12 @@ def authors_setting(seed: int = 0, N: int = AUTHORS_N, d: int = AUTHORS_D,
     Sizes default to the authors' (N = 10, d = 16, n = 100, width 4).  ``n`` may be
     a list of N lengths: the sequences then take ``n_j * d`` consecutive values each,
     which for equal lengths is exactly ``torch.rand(N, n, d)``.  Raises
-    ``ValueError`` for a negative seed, sizes below 1, ``d < 2`` or a negative width."""
+    ``ValueError`` for a seed outside ``0 <= seed < 2^64`` (:data:`SEED_LIMIT`), sizes
+    below 1, ``d < 2`` or a negative width."""
+    if not (isinstance(seed, int) and 0 <= seed < SEED_LIMIT):
+        raise ValueError(f"seed {seed!r}: this reproduction takes seeds 0 <= seed < 2^64 "
+                         "(torch.manual_seed's unsigned range; torch maps a negative seed to an "
+                         "unsigned one, which is not reproduced here)")
     ns = list(n) if isinstance(n, (list, tuple)) else [n] * N
     if N < 1 or len(ns) != N or min(ns) < 1 or d < 2 or width < 0:
         raise ValueError(f"bad sizes: N = {N}, n = {n}, d = {d}, width = {width}")

@@ -18,7 +18,8 @@ GROUP = "proofcheck.statements"
 
 def discover(known: list[Statement]) -> list[Statement]:
     """Every installed plugin statement, in entry point order.  An entry point that
-    fails to load or is not a ``Statement`` (or tuple of them), and a statement whose
+    fails to load (an exception, or ``sys.exit``, while its module is imported) or is
+    not a ``Statement`` (or tuple of them), and a statement whose
     id or alias equals a known name after :func:`normalise` (``Lemma 3.2``,
     ``3.2\\u200b``, ``HAT``), is skipped with a warning on stderr: a plugin never
     replaces or poses as another statement."""
@@ -40,7 +41,7 @@ def discover(known: list[Statement]) -> list[Statement]:
 def _load(ep) -> list[Statement]:
     try:
         obj = ep.load()
-    except Exception as exc:  # a broken plugin must not break the tool
+    except (Exception, SystemExit) as exc:  # a broken plugin must not break the tool
         _warn(f"plugin {ep.name!r} ({ep.value}) could not be loaded: "
               f"{type(exc).__name__}: {exc}")
         return []

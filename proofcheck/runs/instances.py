@@ -88,5 +88,8 @@ def build(spec, seed: int):
         return sample(**params)[0]
     if spec.source == "authors-setting":
         from proofcheck.io.synthetic import authors_setting
-        return authors_setting(seed, **params)
+        try:
+            return authors_setting(seed, **params)
+        except ValueError as e:  # a seed torch.manual_seed would not take the same way
+            raise BadInput(str(e), "--seed") from None
     raise ValueError(f"unknown instance source {spec.source!r}")  # excluded by InstanceSpec

@@ -6,7 +6,9 @@ then the pictures, the kernel's re-check of every certificate written, and the p
 (:mod:`proofcheck.reporting.site`).
 
 Atomic: the site is built in a temporary folder beside ``out`` and replaces it only
-when everything succeeded; on any failure ``out`` is left byte-for-byte as it was.
+when everything succeeded, in one atomic exchange of the two folders (Linux
+``renameat2``; elsewhere two renames); on any failure ``out`` is left byte-for-byte as
+it was.
 Files in ``out`` that the report does not make (the git-ignored ``theorem-*`` run
 reports) are carried over.
 """
@@ -20,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from proofcheck.io.certificate_writer import write_certificate
-from proofcheck.io.files import atomic_write, slug
+from proofcheck.io.files import atomic_write, exchange, slug
 
 
 #: what the report makes inside its folder; anything else there is carried over
@@ -56,8 +58,11 @@ def regenerate(out="reports", quick: bool = False) -> int:
 
 def _swap_in(new: Path, out: Path) -> None:
     """Replace the folder ``out`` by ``new`` (same parent): entries of ``out`` the report
-    does not make are first hard-linked (else copied) into ``new``; then two renames,
-    the second undone when it fails, so ``out`` is always one whole version."""
+    does not make are first hard-linked (else copied) into ``new``; then one atomic
+    exchange of the two names (:func:`proofcheck.io.files.exchange`; ``new`` then holds
+    the old version, removed by the caller), or where the system has none two renames,
+    the second undone when it fails — a process killed between those two leaves the old
+    version in a ``.tmp-<out>-old-*`` folder beside ``out``."""
     if not out.exists():
         os.rename(new, out)
         return
@@ -67,6 +72,8 @@ def _swap_in(new: Path, out: Path) -> None:
                 shutil.copytree(p, new / p.name, symlinks=True, copy_function=_link_or_copy)
             else:
                 _link_or_copy(p, new / p.name)
+    if out.is_dir() and not out.is_symlink() and exchange(new, out):
+        return
     old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-old-"))
     try:
         os.rename(out, old / out.name)
@@ -217,15 +224,21 @@ def _plugins(out: Path):
     """The installed plugins' statements: each run on its default instances (seed 0),
     its page in ``plugins/`` and its certificate (``claim.source`` = the package),
     kept only when the kernel's re-check of the certificate agrees with the run;
-    otherwise the statement is left out with a note.  Returns ``(index lines,
-    pages)``."""
+    otherwise the statement is left out with a note (also when its file name,
+    :func:`slug` of the id compared case-insensitively, is an earlier plugin
+    statement's).  Returns ``(index lines, pages)``."""
     from proofcheck.registry import load
     from proofcheck.reporting.site import cell
     plugins = [s for s in load() if s.source != "proofcheck"]
     if not plugins:
         return [], {}
-    rows, notes, pages = [], [], {}
+    rows, notes, pages, files = [], [], {}, {}
     for st in plugins:
+        clash = files.setdefault(slug(st.id).lower(), st.id)
+        if clash != st.id:  # the same file name (and HTML anchor) as an earlier plugin's
+            notes.append(f"- `{cell(st.id)}` ({cell(st.source)}) left out: its file name "
+                         f"is that of `{cell(clash)}`, plugins/{cell(slug(clash))}.md")
+            continue
         ok, entry = _plugin_run(out, st)
         if ok:
             rows.append(entry)
@@ -244,14 +257,14 @@ def _plugins(out: Path):
 
 def _plugin_run(out: Path, st):
     """``(True, table row)`` with the plugin statement's files written, or ``(False,
-    reason)`` with nothing written.  A plugin's exception is its own failure, never
-    the report's."""
+    reason)`` with nothing written.  A plugin's exception (or ``sys.exit``) is its own
+    failure, never the report's."""
     from proofcheck.kernel.verdicts import combine
     from proofcheck.reporting.site import cell, statement_page
     from proofcheck.runs.lemma import run_lemma
     try:
         run = run_lemma(st, None, 0)
-    except Exception as exc:  # noqa: BLE001  (a plugin must not break the report)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001  (a plugin must not break it)
         return False, f"its run or certificate raised {type(exc).__name__}: {exc}"[:300]
     if run.certificate is None:
         return False, "it has no exact layer instances to certify"

@@ -79,13 +79,39 @@ def symbolic(d: int = 2):
     return copy.deepcopy(_symbolic(d))
 
 
+#: every (top, bottom) point count a peel layer can have: 1 <= a + b <= 4
+CONFIGURATIONS = tuple((a, b) for n in range(1, 5) for a in range(n, -1, -1) for b in (n - a,))
+
+
 @functools.lru_cache(maxsize=None)
 def _symbolic(d: int = 2):
-    """sympy proof, on the layer ``peel_ff`` returns for two top and two bottom
-    points with symbolic positions (``q_1 = hi + s_1``, ``q_2 = q_1 + s_2``,
-    ``r_1 = lo - g_1``, ``r_2 = r_1 - g_2``, ``lo = hi - h``, all of ``s, g > 0``,
-    ``h > 0``), a direction with ``w_0 > 0`` and symbolic displacements in R^d:
-    ``FF(x) = x + D_m`` at each point and ``FF(x) = x`` on ``[lo, hi]``."""
+    """sympy proof, on the layer ``peel_ff`` returns, for EVERY configuration of
+    :data:`CONFIGURATIONS` (a top and b bottom points, a + b <= 4: the construction
+    uses all of them), with symbolic positions ``q_1 = hi + s_1``, ``q_{m+1} = q_m +
+    s_{m+1}``, ``r_1 = lo - g_1``, ``r_{m+1} = r_m - g_{m+1}``, ``lo = hi - h`` (all
+    ``s, g > 0``, ``h >= 0`` as ``h > 0`` and ``lo = hi``), a direction with ``w_0 > 0``
+    and symbolic displacements in R^d: ``FF(x) = x + D_m`` at each point and
+    ``FF(x) = x`` on ``[lo, hi]``.  VERIFIED only when every configuration is proved;
+    else the first one that is not, with its witness."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    name = (f"peel symbolic: for every a top and b bottom points (a + b <= 4, all "
+            f"{len(CONFIGURATIONS)} configurations) the returned layer moves each point by its "
+            f"displacement and fixes [lo, hi] (all parameters, d = {d})")
+    det = [f"hypotheses: w in R^{d} with w_0 > 0, D_m in R^{d}; r_b < ... < r_1 < lo <= hi < "
+           "q_1 < ... < q_a (lo < hi and lo = hi both)"]
+    for a, b in CONFIGURATIONS:
+        for band in ("lo < hi", "lo = hi"):
+            r = _one_configuration(d, a, b, band == "lo = hi")
+            if r.verdict != Verdict.VERIFIED:
+                return CheckResult(name, r.verdict, det + [f"a = {a}, b = {b}, {band}: not proved"]
+                                   + r.details, r.witness)
+            det.append(f"a = {a}, b = {b}, {band}: " + "; ".join(
+                x.removeprefix("proved: ") for x in r.details if x.startswith("proved: ")))
+    return CheckResult(name, Verdict.VERIFIED, det)
+
+
+def _one_configuration(d: int, a: int, b: int, flat_band: bool):
+    """The proof of :func:`_symbolic` for one configuration (a CheckResult)."""
     import sympy as sp
 
     from proofcheck.symbolic import prove_profile
@@ -93,17 +119,15 @@ def _symbolic(d: int = 2):
     # coordinate axis): the profile divides the rows -w by w
     w = (sp.Symbol("w0", positive=True),) + sp.symbols(f"w1:{d}", real=True)
     hi = sp.Symbol("hi", real=True)
-    s1, s2, g1, g2, h = sp.symbols("s1 s2 g1 g2 h", positive=True)
-    lo = hi - h
-    q1, q2, r1, r2 = hi + s1, hi + s1 + s2, lo - g1, lo - g1 - g2
-    Ds = [sp.symbols(f"D{m}_0:{d}", real=True) for m in range(4)]
-    ff = peel_ff(w, [(q1, Ds[0]), (q2, Ds[1])], [(r1, Ds[2]), (r2, Ds[3])], hi, lo)
+    lo = hi if flat_band else hi - sp.Symbol("h", positive=True)
+    ss, gs = sp.symbols(f"s1:{a + 1}", positive=True), sp.symbols(f"g1:{b + 1}", positive=True)
+    tops = [hi + sum(ss[:m + 1]) for m in range(a)]
+    bots = [lo - sum(gs[:m + 1]) for m in range(b)]
+    Ds = [sp.symbols(f"D{m}_0:{d}", real=True) for m in range(a + b)]
+    ff = peel_ff(w, list(zip(tops, Ds[:a])), list(zip(bots, Ds[a:])), hi, lo)
     const = lambda D: (lambda t: list(D))  # noqa: E731
-    claims = [(q, q, const(D), f"FF(x) = x + D{m} when <w,x> = {name}")
-              for m, (q, D, name) in enumerate([(q1, Ds[0], "q1"), (q2, Ds[1], "q2"),
-                                                (r1, Ds[2], "r1"), (r2, Ds[3], "r2")])]
+    names = [f"q{m + 1}" for m in range(a)] + [f"r{m + 1}" for m in range(b)]
+    claims = [(t, t, const(D), f"FF(x) = x + D{m} when <w,x> = {nm}")
+              for m, (t, D, nm) in enumerate(zip(tops + bots, Ds, names))]
     claims.append((lo, hi, lambda t: [0] * d, "FF(x) = x when lo <= <w,x> <= hi"))
-    return prove_profile(
-        f"peel symbolic: the returned layer moves the two top and the two bottom points "
-        f"by their displacements and fixes [lo, hi] (all parameters, d = {d})",
-        ff, w, claims, f"w in R^{d} with w_0 > 0, D_m in R^{d}; r2 < r1 < lo < hi < q1 < q2")
+    return prove_profile(f"peel a = {a}, b = {b}", ff, w, claims, "")

@@ -2,8 +2,9 @@
 self-attention uses low-rank matrices, "A is a rank-one matrix plus a multiple of
 the identity").
 
-Checked on the networks the constructions return (Theorem 1.6 and, with its leader
-scales, Theorem 1.8): every SA layer has ``A = lam_A I + (rank <= 1)`` and
+Checked on the networks every construction of the table returns (``default`` for
+Theorems 1.6 and 1.8 — with 1.8's leader scales —, ``peel`` for 1.6, ``seed`` for 1.8):
+every SA layer has ``A = lam_A I + (rank <= 1)`` and
 ``V = lam_V I + (rank <= 1)`` — by the kernel's check
 (:mod:`proofcheck.kernel.low_rank`, the same one ``verify`` runs on theorem
 certificates), on the stored matrices.  Per kind of layer (phase) the output lists
@@ -53,14 +54,18 @@ def check_network(title: str, net) -> CheckResult:
 
 
 def check_instance(ds) -> list[CheckResult]:
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    """The check on the network of every construction of the table
+    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`) for every theorem it
+    serves (1.8 with its leader scales), built for ``ds``."""
+    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
     from lemmas.afz.theorems.theorem_1_8 import SCALES
     ins, tg = [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
     out = []
-    for thm, opts in (("1.6", {}), ("1.8", SCALES)):
-        net = construct(ins, tg, ds.d, **opts).net
-        out.append(check_network(f"Theorem {thm} network ({net.L} blocks): every SA layer has "
-                                 "A, V = lam I + rank <= 1", net))
+    for name, spec in CONSTRUCTIONS.items():
+        for thm in spec.theorems:
+            net = spec.build(ins, tg, ds.d, **(SCALES if thm == "1.8" else {})).net
+            out.append(check_network(f"Theorem {thm} network, construction {name} ({net.L} "
+                                     "blocks): every SA layer has A, V = lam I + rank <= 1", net))
     return out
 
 

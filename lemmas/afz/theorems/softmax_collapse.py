@@ -12,7 +12,10 @@ Two readings (``READINGS``; :mod:`lemmas.ts.readings`):
 
   - *hardmax*: every non-leader is mapped EXACTLY onto its leader's image
     ``rho x_i + V x_c`` (exact rationals);
-  - *softmax, for every tau > 0* (sympy, ``tau`` a positive symbol): the output
+  - *softmax, for every tau > 0* (sympy, ``tau`` a positive symbol), on the rows that
+    enter the layer when the earlier layers are evaluated with hardmax (exact; a
+    softmax network feeds it rows moved by the earlier layers' error, on which the
+    hypotheses below are not checked; every check line says so): the output
     minus that image is ``sum_l pi_l V (x_l - x_c)`` with ``pi_l = exp(s_l/tau)/Z``
     computed from the returned layer's own A, V, rho (:func:`proofcheck.symbolic_sa.score`,
     :func:`~proofcheck.symbolic_sa.value`).  The hypotheses are checked exactly on
@@ -163,15 +166,20 @@ def softmax_never_exact(sa, nonleaders, block: int, label: str) -> CheckResult:
                                    "all tau > 0", block=block, sublayer="SA", sequence=j,
                                    token=i))
     return CheckResult(
-        f"{label}: for all tau > 0 (symbolic), no non-leader lands on its leader's image "
+        f"{label}: for all tau > 0 (symbolic), the collapse layer maps no non-leader of the "
+        f"rows entering it (the exact hardmax trajectory) onto its leader's image "
         f"({len(nonleaders)} non-leaders, block {block})", Verdict.VERIFIED,
-        ["hypotheses checked exactly on the returned layer: rho = 0; hardmax attends uniquely "
+        ["rows: the exact rows entering the collapse layer when the earlier layers are "
+         "evaluated with hardmax (the rows a softmax network feeds it differ from these by the "
+         "earlier layers' softmax error; the hypotheses are checked on these rows only)",
+         "hypotheses checked exactly on the returned layer: rho = 0; hardmax attends uniquely "
          "to the leader c; the leader's value is extreme in a coordinate r (V(x_l - x_c)_r <= 0 for "
          "all l, < 0 for some)",
          "sympy: every weight w_l = exp(s_l/tau) > 0 for tau > 0 (scores from the layer); "
          "with positive symbols w_l, (SA(X)_i - V x_c)_r = (sum_l w_l V(x_l - x_c)_r) / "
          "sum_l w_l has a negative numerator (positive for the minimum) and a positive "
-         "denominator: the average is strict"])
+         "denominator: the average is strict"], data={"rows": "hardmax trajectory",
+                                                       "block": block})
 
 
 def check_instance(dataset) -> list[CheckResult]:
@@ -188,11 +196,11 @@ def check_instance(dataset) -> list[CheckResult]:
     if wit is not None:
         return [CheckResult(f"{label}: unique attended token", Verdict.INCONCLUSIVE,
                             witness=wit)]
+    if not nl:  # neither half has anything to check: no line may pass vacuously
+        return [CheckResult(f"{label}: no non-leader (every token is a leader); nothing "
+                            "to prove, for hardmax or softmax", Verdict.INCONCLUSIVE)]
     hard = hardmax_exact(sa, nl, block)
     hard.name = f"{label}: {hard.name} (on this instance)"
-    if not nl:
-        return [hard, CheckResult(f"{label}: no non-leader (every token is a leader); nothing "
-                                  "to prove", Verdict.INCONCLUSIVE)]
     return [hard, softmax_never_exact(sa, nl, block, label)]
 
 
@@ -276,6 +284,7 @@ def run(dataset, seed: int = 0, reading: str | None = None):
     out = [r for ds in sets for r in check_instance(ds)]
     n = len(sets)
     summary = CheckResult(f"1.8-collapse (construction reading) on these {n} instances: "
-                          "hardmax exact, softmax never exact for all tau > 0 (symbolic)",
+                          "hardmax exact, softmax never exact for all tau > 0 (symbolic) on the "
+                          "rows entering the collapse along the hardmax trajectory",
                           combine(r.verdict for r in out), [])
     return [summary] + out + [note(ID, "general", READINGS["general"], general_refuted())]

@@ -209,13 +209,27 @@ def _admissible_check(setting) -> CheckResult:
         "order happens not to matter here)"])
 
 
-def _norms_check(net: Transformer, inputs, seed: int) -> CheckResult:
+def drawn_sq_norms(setting) -> tuple[Fraction, Fraction]:
+    """``(threshold, script value)`` computed from the DRAW alone (not from a network):
+    ``d + eta^2 + ||U||^2 + ||b||^2 + ||W||^2`` (V = I, rho = 0, Q = K = 0) and the same
+    with ``d`` replaced by ``||X||_F^2`` (the value tensor ``inputs @ I``)."""
+    ds = setting.dataset
+    drawn = (setting.eta ** 2 + _sq(x for u in setting.U for x in u) + _sq(setting.b)
+             + _sq(x for w in setting.W for x in w))
+    sq_x = _sq(x for p in ds.pairs for t in p.inputs for x in t)
+    return ds.d + drawn, sq_x + drawn
+
+
+def _norms_check(net: Transformer, setting) -> CheckResult:
+    """(1) and (2) read off ``net``, checked against :func:`drawn_sq_norms` of the draw
+    (REFUTED, with both values, when the network does not carry the drawn parameters)."""
+    from proofcheck.kernel.verdicts import Witness
     from proofcheck.approx import approx_text, sig_digits
+    inputs = [list(p.inputs) for p in setting.dataset.pairs]
     th, parts = authors_sq_norm(net)
     sc, sparts = script_sq_norm(net, inputs)
-    # the script's inflation is exactly ||X V||^2 - ||V||_F^2 (rho, q, k are 0 here)
-    ok = sc - th == sparts["value tensor X V"] - parts["V"] - parts["rho"] - parts["q"] \
-        - parts["k"]
+    want = drawn_sq_norms(setting)
+    ok = (th, sc) == want
     details = [
         f"(1) correct threshold ||theta*||^2 (authors' parametrisation rho, q, k, V, eta, U, b, "
         f"W; read off the built network) = {approx_text(th).lstrip('= ')}",
@@ -228,10 +242,16 @@ def _norms_check(net: Transformer, inputs, seed: int) -> CheckResult:
         f"{parts['V']} (= d)",
         f"Transformer.sq_norm() of the two-block network (stored-scalar convention): "
         f"{approx_text(net.sq_norm()).lstrip('= ')}",
-        f"bound: for every eps > 0, min J + eps ||theta||^2 <= eps * {sig_digits(th)}"]
-    return CheckResult(f"authors' setting (seed {seed}): ||theta*||^2 exact, next to the "
-                       "committed script's value for the same draw (on this instance)",
+        f"bound: for every eps > 0, min J + eps ||theta||^2 <= eps * {sig_digits(th)}",
+        "cross-check: (1) and (2) read off the network equal d + eta^2 + ||U||^2 + ||b||^2 + "
+        "||W||^2 and ||X||_F^2 + eta^2 + ... computed from the draw itself: "
+        + ("yes" if ok else "NO")]
+    return CheckResult(f"authors' setting (seed {setting.seed}): ||theta*||^2 exact, next to "
+                       "the committed script's value for the same draw (on this instance)",
                        Verdict.VERIFIED if ok else Verdict.REFUTED, details,
+                       None if ok else Witness("the network's parameters are not the draw's: "
+                                               "(||theta*||^2, script value) differ",
+                                               expected=want, got=(th, sc)),
                        data={"theta_sq_norm": th, "script_value": sc,
                              "stored_scalar_sq_norm": net.sq_norm(),
                              **{f"part_{k}": v for k, v in parts.items()}})
@@ -313,7 +333,7 @@ def authors_checks(setting, net: Transformer | None = None, backend: str = "flin
                        "A = 0 so attention is uniform, under hardmax and softmax alike; on "
                        "this instance)", net, inputs, targets, backend)
     try:
-        nc = _norms_check(net, inputs, setting.seed)
+        nc = _norms_check(net, setting)
     except ValueError as e:
         return [_admissible_check(setting), lc,
                 CheckResult("authors' setting: ||theta*||^2", Verdict.ERROR, [str(e)])]
