@@ -90,10 +90,12 @@ def cmd_audit(args) -> int:
         raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
     from proofcheck.runs.build import build
     try:
-        b = build(statement, ds, tau=tau, check=False, options=options_of(args))
-    except ValueError as e:
-        raise BadInput(str(e)) from None
-    print(f"Audit of Theorem {statement} on '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
+        b = build(statement, ds, tau=tau, check=False, options=options_of(args),
+                  construction=args.construction)
+    except (ValueError, KeyError) as e:
+        raise BadInput(e.args[0] if e.args else str(e)) from None
+    print(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
+          f"N = {ds.N}, M = {ds.M}, d = {ds.d}, "
           f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
           f"{b.net.max_bits()} bits")
     print("reference: the exact hardmax trajectory of the same network"

@@ -34,6 +34,9 @@ def theorem_args(q) -> None:
                                                            "float16"],
                    help="construction option: float-safe snaps for this format "
                    "(lemmas/afz/options.py)")
+    q.add_argument("--construction", default="default", metavar="NAME",
+                   help="which construction builds the network (`python -m proofcheck list` "
+                   "ends with them), e.g. --construction bounded")
 
 
 def options_of(args):
@@ -119,9 +122,10 @@ def cmd_export(args) -> int:
     print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
           flush=True)
     try:
-        b = build(statement, ds, tau=tau, check=not args.no_check, options=options_of(args))
-    except ValueError as e:
-        raise BadInput(str(e)) from None
+        b = build(statement, ds, tau=tau, check=not args.no_check, options=options_of(args),
+                  construction=args.construction)
+    except (ValueError, KeyError) as e:
+        raise BadInput(e.args[0] if e.args else str(e)) from None
     if b.verdict is not None:
         print(f"exact check: {b.verdict.value}"
               + (f" (tau = {b.tau})" if b.tau is not None else ""))

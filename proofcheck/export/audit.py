@@ -445,6 +445,16 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
             report(spans[j][0] + int(t), int(best[j, t]), [int(best[j, t])],
                    [int(x) for x in np.nonzero(Cf[j, t, :spans[j][1] - spans[j][0]])[0]])
         return count
+    Cx = _rank_one_sets(sa, ex, mask, spans)
+    if Cx is not None:  # exact argmax sets of a rank-one A (Lemma 4.1), ties included
+        differs = mask & np.any(Cx != Cf, axis=-1)
+        count = int(differs.sum())
+        for j, t in np.argwhere(differs)[:1]:
+            lo, hi = spans[j]
+            report(lo + int(t), int(np.argmax(Cx[j, t])),
+                   [int(x) for x in np.nonzero(Cx[j, t, :hi - lo])[0]],
+                   [int(x) for x in np.nonzero(Cf[j, t, :hi - lo])[0]])
+        return count
     A = np.array(_dense(sa.A, d), dtype=np.float64)
     B, n = mask.shape
     Ep = np.zeros((B, n, d))
@@ -481,6 +491,36 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
             count += 1
             report(lo + int(t), exact_set[0], exact_set, float_set)
     return count
+
+
+def _rank_one_sets(sa, ex, mask, spans):
+    """Exact hardmax argmax sets ``(B, n, n)`` for ``A = a b^T`` (no identity part):
+    ``s_il = <b, x_i> <a, x_l>``, so token i attends to the a-maximal tokens of its
+    sequence if ``<b, x_i> > 0``, the a-minimal if ``< 0``, all if ``= 0`` (Lemma
+    4.1).  The projections are exact (python-flint products on the exact backend
+    state ``ex.state``); ``None`` when A is not of that form or the state holds
+    pending offsets."""
+    A = sa.A
+    state = getattr(ex, "state", None)
+    if A.lam != 0 or len(A.left) != 1 or state is None or getattr(state, "off", None) is not None:
+        return None
+    from flint import fmpq, fmpq_mat
+    d = state.d
+
+    def col(v):
+        return fmpq_mat(d, 1, [fmpq(x.numerator, x.denominator) for x in v])
+    p = (state.X * col(A.left[0])).entries()
+    q = (state.X * col(A.right[0])).entries()
+    C = np.zeros(mask.shape + (mask.shape[1],), dtype=bool)
+    zero = fmpq(0)
+    for j, (lo, hi) in enumerate(spans):
+        ps = p[lo:hi]
+        top, bot = max(ps), min(ps)
+        sets = {1: [v == top for v in ps], -1: [v == bot for v in ps], 0: [True] * (hi - lo)}
+        for t in range(hi - lo):
+            v = q[lo + t]
+            C[j, t, :hi - lo] = sets[1 if v > zero else -1 if v < zero else 0]
+    return C
 
 
 def _final(F, targets, spans, fmt) -> dict:

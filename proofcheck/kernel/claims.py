@@ -217,3 +217,79 @@ class Collapse:
 
     def restrict(self, r0, r1, j0, j1, memo=None):
         return Collapse(self.k, [_local(t, r0, r1) for t in self.leader[r0:r1]], self.axis)
+
+
+@dataclass
+class Affine:
+    """Every row ``x`` moves to ``M x + c`` (a token-wise affine map: an FF whose
+    every ReLU is active on every token, e.g. the layout FF of the bounded
+    construction).  ``M``: ``d`` rows of ``d`` scalars; ``c``: ``d`` scalars."""
+
+    M: tuple[tuple[Fraction, ...], ...]
+    c: tuple[Fraction, ...]
+    kind = "affine"
+    _M: tuple = field(default=None, repr=False)
+    _c: tuple = field(default=None, repr=False)
+
+    def bind(self, num):
+        self._M = tuple(tuple(num(x) for x in row) for row in self.M)
+        self._c = tuple(num(x) for x in self.c)
+        return self
+
+    def rows(self):
+        return None
+
+    def expected(self, i, old):
+        x = old(i)
+        out = []
+        for row, ci in zip(self._M, self._c):
+            v = ci
+            for a, xj in zip(row, x):
+                if a:
+                    v = v + a * xj
+            out.append(v)
+        return tuple(out)
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        return Affine(self.M, self.c)
+
+
+@dataclass
+class SequenceTranslate:
+    """Every row of sequence ``j`` moves by the vector ``c[j]`` (``j`` in ``c``);
+    rows of the other sequences are fixed.  ``spans[j]`` = rows ``(lo, hi)`` of
+    sequence j (a tag whose value map reads a functional that is constant on each
+    sequence's attended tokens, e.g. the flag tag of the bounded construction)."""
+
+    c: dict[int, tuple[Fraction, ...]]
+    spans: list[tuple[int, int]]
+    kind = "sequence-translate"
+    _by_row: dict = field(default=None, repr=False)
+
+    def bind(self, num):
+        by_row = {}
+        for j, v in self.c.items():
+            if any(x != 0 for x in v):
+                bv = tuple(num(x) for x in v)
+                lo, hi = self.spans[j]
+                for i in range(lo, hi):
+                    by_row[i] = bv
+        self._by_row = by_row
+        return self
+
+    def rows(self):
+        return [i for j in sorted(self.c) if any(x != 0 for x in self.c[j])
+                for i in range(*self.spans[j])]
+
+    def expected(self, i, old):
+        v = self._by_row.get(i)
+        x = old(i)
+        return x if v is None else tuple(a + b for a, b in zip(x, v))
+
+    def restrict(self, r0, r1, j0, j1, memo=None):
+        spans = []
+        for lo, hi in self.spans[j0:j1]:
+            if hi > lo:
+                _local(lo, r0, r1), _local(hi - 1, r0, r1)
+            spans.append((lo - r0, hi - r0))
+        return SequenceTranslate({j - j0: v for j, v in self.c.items() if j0 <= j < j1}, spans)

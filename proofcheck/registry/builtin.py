@@ -98,6 +98,15 @@ AFZ_PHASES = (
               scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1), after phase C",),
               instances=DEFAULT_SETS),
+    Statement("tag-growth", "proposition",
+              "Phase S of the default construction: the largest u-projection more than doubles "
+              "every round (checked on instances)", "- (proof of 1.6, phase S)", "project",
+              module="lemmas.afz.theorems.tag_growth", checks=("run",), uses=("separation",),
+              scope="dataset", admissible=THEOREM,
+              hypotheses=("an admissible dataset (SPEC §1); phase S as in SPEC §4 (u > 0, "
+                          "coordinates >= 1, tags with lam_r >= 1)",),
+              instances={"dataset": generated(d=2, N=6, max_n=4, style="nested",
+                                              seed_offset=7)}),
 )
 
 #: the theorems, the statements about their networks, and softmax-gap (used by 1.8)

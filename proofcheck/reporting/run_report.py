@@ -66,12 +66,14 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
         "constants": tc.constants,
         "theta_sq_norm": theta_json(tc.construction.net),
         "construction": {"name": tc.constants.get("construction", "default"),
-                         "u": [fmt_value(x) for x in info["u"]],
-                         "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
-                         "classes_after_first_tag": info["classes_after_first_tag"],
-                         **{key: fmt_value(info[key]) for key in ("r", "beta", "mu")
-                            if key in info},
-                         "k": [fmt_value(x) for x in info["k"]],
+                         **({"u": [fmt_value(x) for x in info["u"]],
+                             "tag_lambdas": [fmt_value(x) for x in info["lambdas"]],
+                             "classes_after_first_tag": info["classes_after_first_tag"],
+                             **{key: fmt_value(info[key]) for key in ("r", "beta", "mu")
+                                if key in info},
+                             "k": [fmt_value(x) for x in info["k"]]}
+                            if "lambdas" in info else {}),
+                         "choices": dict(info.get("report", {})),
                          "phases": tc.construction.phases},
         "layers": layers,
         "multiplicities": {"min": min((min(m) for m in mult), default=0),
@@ -120,13 +122,15 @@ def markdown(rep: dict) -> str:
               "|---|---|---|---|---|---|---|---|---|"]
     for row in _summary(rep["layers"]):
         lines.append("| " + " | ".join(str(x) for x in row) + " |")
-    lines += ["", "## Construction", "",
-              f"- u = ({', '.join(rep['construction']['u'])}); "
-              f"{rep['construction']['classes_after_first_tag']} classes after the first tag",
-              f"- tag factors lambda: {', '.join(rep['construction']['tag_lambdas'])}",
-              "- " + "".join(f"{key} = {rep['construction'][key]}, " for key in ("r", "mu")
-                             if key in rep["construction"])
-              + f"k = ({', '.join(rep['construction']['k'])})"]
+    lines += ["", "## Construction", ""]
+    con = rep["construction"]
+    if "u" in con:
+        lines += [f"- u = ({', '.join(con['u'])}); "
+                  f"{con['classes_after_first_tag']} classes after the first tag",
+                  f"- tag factors lambda: {', '.join(con['tag_lambdas'])}",
+                  "- " + "".join(f"{key} = {con[key]}, " for key in ("r", "mu") if key in con)
+                  + f"k = ({', '.join(con['k'])})"]
+    lines += [f"- {key}: {val}" for key, val in con.get("choices", {}).items()]
     lines += recheck_markdown(rep)
     lines += ["", "## Time (seconds)", ""]
     lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]

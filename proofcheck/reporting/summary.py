@@ -39,7 +39,7 @@ def comparison_lines(rows) -> list[str]:
 
 
 def _constants_16(c: dict) -> list[str]:
-    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}", r_line(c["R"], c["N"]),
+    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}", r_line(c["R"], c["N"], c.get("round_text")),
             f"construction {c['construction']}: L = {c['block_formula']}",
             f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
             + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
@@ -51,11 +51,13 @@ def _constants_16(c: dict) -> list[str]:
             f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)"]
 
 
-def r_line(R: int, N: int) -> str:
-    """What R is, in the theorem output."""
-    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: each round makes a "
-            f"token shared by several sequences the unique top of some of them and tags "
-            f"again; R <= N - 1 = {N - 1})")
+def r_line(R: int, N: int, what: str | None = None) -> str:
+    """What R is, in the theorem output (``what``: the construction's own words for a
+    round, its constant ``round_text``, if it has one)."""
+    what = what or ("each round makes a token shared by several sequences the unique top of "
+                    "some of them and tags again")
+    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: {what}; "
+            f"R <= N - 1 = {N - 1})")
 
 
 def _f(x) -> str:
@@ -81,7 +83,7 @@ def _softmax_18(sc) -> list[str]:
         lines.append("softmax layers: " + "; ".join(
             f"block {b.block}: gap >= {_f(b.min_gap)}, eps <= {_f(b.max_eps)}"
             for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
-    lines.append(r_line(sc.construction.info["R"], sc.constants["N"]))
+    lines.append(r_line(sc.construction.info["R"], sc.constants["N"], c.get("round_text")))
     lines.append(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
                  f"the seed's count 2M + 3N = {c['L_paper_softmax']}, read as a bound), max "
                  f"width {c['max_width']}, P = {c['P']}")

@@ -35,14 +35,17 @@ class Built:
         return [list(p.outputs) for p in self.dataset.pairs]
 
 
-def build(statement: str, dataset, tau=None, check: bool = True, options=None) -> Built:
+def build(statement: str, dataset, tau=None, check: bool = True, options=None,
+          construction: str = "default") -> Built:
     """Construct (and with ``check`` verify) the network of ``statement`` on the
     admissible ``dataset``.  With ``check`` the run is :func:`proofcheck.runs.theorem.
     run_theorem` (1.6: hardmax, exact check of every claim, exact interpolation and the
     constants; 1.8: softmax at ``tau``, or the certified search of ``theorem 1.8``
     when ``tau`` is None), and the verdict is the kernel's re-check of its
     certificate.  ``options``: :class:`lemmas.afz.options.ConstructionOptions`
-    (None: today's construction).  Raises ``ValueError`` for a statement other than
+    (None: today's construction); ``construction``: a name of
+    :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS` (``KeyError`` if it does not
+    serve the statement).  Raises ``ValueError`` for a statement other than
     1.6/1.8, a missing tau, or options the data cannot satisfy."""
     if statement not in ("1.6", "1.8"):
         raise ValueError(f"{statement} is not a theorem; theorems: 1.6, 1.8")
@@ -50,32 +53,36 @@ def build(statement: str, dataset, tau=None, check: bool = True, options=None) -
             options is not None and options.float_format is not None)):
         raise ValueError("theorem 1.8 " + ("with --float-safe" if check else "without a check")
                          + " needs --tau")
+    from lemmas.afz.theorems.constructions import get
+    spec = get(construction, statement)
     attention = "hardmax" if statement == "1.6" else "softmax"
     if not check:
-        c = _construct(statement, dataset, options)
+        c = _construct(spec, statement, dataset, options)
         b = Built(statement, dataset, c.net, c.claims, attention,
                   None if tau is None else Fraction(tau), info=c.info)
-        b.info["options"] = options
+        b.info.update(options=options, construction=construction)
         return b
     from proofcheck.runs.theorem import TheoremOptions, run_theorem
     run = run_theorem(statement, dataset, opts=TheoremOptions(
-        tau=None if tau is None else Fraction(tau), simulate=False, options=options))
+        tau=None if tau is None else Fraction(tau), simulate=False, options=options,
+        construction=construction))
     c = run.check.construction
     if statement == "1.8":
         tau = run.check.tau_cert if tau is None else Fraction(tau)
     b = Built(statement, dataset, c.net, c.claims, attention, tau, verdict=run.verdict,
               certificate=run.certificate if tau is not None or statement == "1.6" else None,
               info=c.info)
-    b.info["options"] = options
+    b.info.update(options=options, construction=construction)
     return b
 
 
-def _construct(statement: str, dataset, options):
-    from lemmas.afz.theorems import theorem_1_6, theorem_1_8
+def _construct(spec, statement: str, dataset, options):
+    from lemmas.afz.theorems import theorem_1_8
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     scales = theorem_1_8.SCALES if statement == "1.8" else {}
-    return theorem_1_6.construct(inputs, targets, dataset.d, **scales, options=options)
+    return spec.build(inputs, targets, dataset.d, **scales,
+                      **({"options": options} if options is not None else {}))
 
 
 def metadata(b: Built, dtype: str) -> dict:
@@ -95,6 +102,7 @@ def metadata(b: Built, dtype: str) -> dict:
         "tau": None if b.tau is None else str(b.tau),
         "dtype": dtype,
         "rounding": ROUNDING_NOTE.format(fmt=dtype),
+        "construction": b.info.get("construction", "default"),
         "construction_options": str(b.info.get("options")),
         "note": "the exact verdict is about the exact rational network; the exported float "
                 "weights are its nearest-rounding (see `proofcheck audit` for what floating "

@@ -74,6 +74,16 @@ def _seed_notes(construction, cert=None):
     return notes(construction, cert)
 
 
+def _bounded_build(inputs, targets, d, **options):
+    from lemmas.afz.theorems.bounded import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _bounded_constants(net, d, N, M, info):
+    from lemmas.afz.theorems.bounded import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -93,6 +103,11 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
         "neighbourhoods each onto their leader's image, then M point hats",
         _seed_build, _seed_constants, _seed_notes),
+    "bounded": ConstructionSpec(
+        "bounded", ("1.6",), "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1",
+        "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
+        "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
+        _bounded_build, _bounded_constants),
 }
 
 

@@ -899,6 +899,8 @@ class FlintBackend:
                                 meta=state.meta)
                     new.shift = (src, sa.rho, sa.V.lam)  # X_new = rho X + lam X[src], for claims
                     return new, None, None
+            elif sa.rho == 1:  # x_i + V mean(C_i): only rows whose V mean is nonzero change
+                return self._sa_add_inplace(state, p, q, V)
         e = X.entries()
         rows = [e[i * d:(i + 1) * d] for i in range(state.n)]
         out = []
@@ -1027,6 +1029,56 @@ class FlintBackend:
         if sa.rho != 0:
             out = out + state.X * q2f(sa.rho)
         return State(out, state.spans, d, meta=state.meta)
+
+    def _sa_add_inplace(self, state: State, p, q, V):
+        """Hardmax, rank-one ``A`` (``s_il = q_i p_l``), ``rho = 1``: row i becomes
+        ``x_i + V mean(C_i)`` with ``C_i`` the p-maximal / p-minimal / all rows of its
+        sequence by the sign of ``q_i`` (Lemma 4.1, as in the dense loop of :meth:`sa`).
+        Every ``V mean`` of a sequence is computed from its rows before any row
+        changes; rows whose ``V mean`` is 0 are left as they are; the others are
+        updated IN PLACE (old values in ``before``), like the bounded FF path."""
+        X, d = state.X, state.d
+        e = X.entries()
+        zero = fmpq(0)
+        # V = lam I + sum_r a_r b_r^T: V mean(C) = lam mean(C) + sum_r a_r mean_C(<b_r, x>)
+        bx = [(X * fmpq_mat(d, 1, b)).entries() for _, b in V.pairs] if V.lam == 0 else None
+        touched, before = [], {}
+        allpos = min(q, default=zero) > 0  # every row attends to its p-maximal rows
+        ones = [1] * state.n if allpos else None
+        for lo, hi in state.spans:
+            ps = p[lo:hi]
+            top, bot = max(ps), min(ps)
+            keys = ones[lo:hi] if allpos else \
+                [0 if q[i] == 0 else (1 if q[i] > 0 else -1) for i in range(lo, hi)]
+            add = {}
+            for key in set(keys):
+                C = ([l for l in range(hi - lo) if ps[l] == top] if key == 1 else
+                     [l for l in range(hi - lo) if ps[l] == bot] if key == -1 else
+                     list(range(hi - lo)))
+                if bx is None:
+                    rows = [e[(lo + l) * d:(lo + l + 1) * d] for l in C]
+                    add[key] = self._v_mean(V, [(k, fmpq(1, len(C))) for k in range(len(C))],
+                                            rows, 0, d)
+                    continue
+                cs = [sum((col[lo + l] for l in C), zero) / len(C) for col in bx]
+                add[key] = None if all(c == zero for c in cs) else \
+                    [sum((a[k] * c for (a, _), c in zip(V.pairs, cs)), zero) for k in range(d)]
+            for i, key in zip(range(lo, hi), keys):
+                v = add[key]
+                if v is None or all(x == zero for x in v):
+                    continue
+                before[i] = tuple(e[i * d:(i + 1) * d])
+                for c in range(d):
+                    X[i, c] = e[i * d + c] + v[c]
+                touched.append(i)
+        if touched and state.meta is not None and state.meta.get("X") is X:
+            state.meta["X"] = None  # X changed in place: offset caches are stale
+        for i in touched:
+            row = [X[i, c] for c in range(d)]
+            for other in (state.index or {}).values():
+                if isinstance(other, _Index):
+                    other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
+        return state, touched, before
 
     @staticmethod
     def _unique_attended(p, q, spans):
