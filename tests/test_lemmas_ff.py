@@ -61,8 +61,8 @@ def test_named_mutation_is_refuted_on_the_default_instance(monkeypatch, capsys, 
     out = capsys.readouterr().out
     checks, recheck = out.split("\nkernel re-check", 1)
     # both the exact probes and the symbolic proof on the returned layer fail, and the
-    # kernel refutes the certificate of the exact instance
-    assert checks.count("[REFUTED]") == 2 and "witness:" in checks
+    # kernel refutes the certificate of the exact instances
+    assert checks.count("[REFUTED]") >= 2 and "witness:" in checks
     assert recheck.startswith(" of the certificate") and ": REFUTED" in recheck.splitlines()[0]
     assert "NOT proved: FF(x) = x when" in out
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.verdicts import CheckResult, combine
+from proofcheck.kernel.model import ParameterError
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
 
 F = Fraction
 
@@ -64,3 +65,61 @@ def scoped(name: str, check, dataset) -> list[CheckResult]:
     head = CheckResult(f"{name}: checked {scope}", combine(r.verdict for r in out),
                        [", ".join(f"'{ds.name}' (d = {ds.d}, N = {ds.N})" for ds in sets)])
     return [head] + out
+
+
+def lemma_instances(dataset, seed: int) -> list:
+    """``(label, dataset or None, seed)`` instances of a layer lemma: the user's
+    dataset (a :class:`~proofcheck.kernel.dataset.Dataset`) at three seeds;
+    otherwise the built-in configuration (``None``) at three seeds, then the
+    default instances the registry declares (a list: seeded datasets in d = 2..5,
+    the k-th at ``seed + k``) and the edge datasets (:mod:`lemmas.afz.edges`)."""
+    if dataset is not None and not isinstance(dataset, (list, tuple)):
+        return [(f"'{dataset.name}' seed {s}", dataset, s) for s in (seed, seed + 1, seed + 2)]
+    from lemmas.afz.edges import edge_datasets
+    out = [(f"built-in seed {s}", None, s) for s in (seed, seed + 1, seed + 2)]
+    out += [(f"'{ds.name}' (d = {ds.d}) seed {seed + k}", ds, seed + k)
+            for k, ds in enumerate(dataset or ())]
+    return out + [(f"'{ds.name}' (d = {ds.d})", ds, seed) for ds in edge_datasets()]
+
+
+def user_dimension(dataset, default: int = 2) -> int:
+    """The dimension of the user's dataset; ``default`` for the built-in and
+    default instances (``None`` or the registry's list)."""
+    return default if dataset is None or isinstance(dataset, (list, tuple)) else dataset.d
+
+
+def each_instance(fn, dataset, seed: int) -> list:
+    """``fn(dataset, seed)`` (one CheckResult) on every instance of
+    :func:`lemma_instances`, each named by its instance; a construction raising on
+    an instance (admissible by construction) is REFUTED with that instance as
+    witness."""
+    out = []
+    for label, ds, s in lemma_instances(dataset, seed):
+        try:
+            r = fn(ds, s)
+        except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
+            r = CheckResult("the construction builds the layer", Verdict.REFUTED,
+                            ["the construction raised on an admissible input"],
+                            Witness(f"construction raised on an admissible input "
+                                    f"({type(exc).__name__}: {str(exc)[:160]})", got=label))
+        r.name = f"{label}: {r.name}"
+        out.append(r)
+    return out
+
+
+def rejections_check(statement: str, cases) -> "CheckResult":
+    """The construction's own hypothesis checks: each ``(label, call, message)``
+    must raise ``ParameterError`` with exactly ``message`` (a violated hypothesis
+    is never a layer), or, with ``message`` None, return without raising."""
+    for label, call, message in cases:
+        try:
+            call()
+            got = None
+        except ParameterError as exc:
+            got = str(exc)
+        if got != message:
+            return CheckResult(f"{statement} hypotheses rejected", Verdict.REFUTED, [], Witness(
+                f"{label}: the construction's hypothesis check", expected=message, got=got))
+    return CheckResult(f"{statement} for these {len(cases)} parameter sets: every violated "
+                       "hypothesis rejected with its message, every valid one accepted",
+                       Verdict.VERIFIED, [])

@@ -22,6 +22,18 @@ SEQUENCES = Admissibility(distinct_tokens=True)
 GENERATED_3 = tuple(generated(d=d, N=5, style="mixed", seed_offset=k)
                     for k, d in enumerate((2, 3, 4)))
 DEFAULT_SETS = {"dataset": GENERATED_3}
+#: the layer lemmas' seeded datasets in d = 2..5 (seed + k); the routines add the
+#: built-in configuration and the edge datasets (lemmas.afz.instances.lemma_instances)
+LAYER_SETS = {"dataset": tuple(generated(d=d, N=4, style="mixed", seed_offset=k)
+                               for k, d in enumerate((2, 3, 4, 5)))}
+LAYER_OWN = "the built-in configuration at seeds seed..seed + 2 and the edge datasets"
+EDGES = "the edge datasets (ties, equal neighbours, negative coordinates, every round)"
+#: the phase statements' seeded datasets of every generator style; the routines add
+#: the edge datasets (lemmas.afz.theorems.phase_statements.phase_sets)
+PHASE_SETS = {"dataset": tuple(
+    generated(d=d, N=n, style=st, seed_offset=k) for k, (d, n, st) in enumerate(
+        ((2, 5, "mixed"), (3, 5, "mixed"), (4, 5, "mixed"), (5, 4, "mixed"), (2, 6, "nested"),
+         (3, 6, "overlap"), (4, 5, "union"))))}
 WITH_DIGITS = {"dataset": (digits_sample(limit=4),) + GENERATED_3}
 
 AFZ_LAYERS = (
@@ -29,26 +41,30 @@ AFZ_LAYERS = (
               module="lemmas.afz.layers.translation", checks=("run",),
               kernel_check="translation", aliases=("translation",), scope="all-parameters",
               hypotheses=("c in Q^d; a width-1 FF with U = 0, b = 1, W = c, eta = 1",),
-              admissible=ANY_DATASET),
+              admissible=ANY_DATASET, instances=LAYER_SETS,
+              own_instances=LAYER_OWN),
     Statement("3.2", "FF lemma", "Single-token relocation (hat)", PROOF_16_18, "project",
               module="lemmas.afz.layers.hat", checks=("run",), kernel_check="hat",
               aliases=("hat",),
               hypotheses=("S a finite subset of Q^d, p in S, q in Q^d",
                           "delta <= the distance from t_p to the nearest other projection "
                           "<w,x>, x in S \\ {p}"),
-              admissible=ANY_DATASET),
+              admissible=ANY_DATASET, instances=LAYER_SETS,
+              own_instances=LAYER_OWN),
     Statement("3.2p", "FF lemma", "Relocation, plateau variant (trapezoid)", PROOF_16_18,
               "project", module="lemmas.afz.layers.hat", checks=("run_plateau",),
               kernel_check="hat", aliases=("plateau",), uses=("3.2",),
               hypotheses=("S a finite subset of Q^d, p in S, q in Q^d",
                           "0 < delta1 < delta2 <= the distance from t_p to the nearest "
                           "other projection"),
-              admissible=ANY_DATASET),
+              admissible=ANY_DATASET, instances=LAYER_SETS,
+              own_instances=LAYER_OWN),
     Statement("3.3", "FF lemma", "Interval-to-point snap", PROOF_16_18, "project",
               module="lemmas.afz.layers.snap", checks=("run",), kernel_check="snap",
               aliases=("snap",), scope="all-parameters",
               hypotheses=("tokens on a line {t e}, kappa, y in Q^d, delta > 0",),
-              admissible=ANY_DATASET),
+              admissible=ANY_DATASET, instances=LAYER_SETS,
+              own_instances=LAYER_OWN),
     Statement("4.1", "SA lemma", "Hyperplane clustering", "Lemma 4.1", "caption-numbered",
               module="lemmas.afz.layers.clustering", checks=("run",),
               kernel_check="clustering", aliases=("clustering",), scope="all-parameters",
@@ -77,13 +93,14 @@ AFZ_PHASES = (
               "project", module="lemmas.afz.phases.separation",
               checks=("lemmas.afz.theorems.phase_statements:run_separation",),
               uses=("3.1", "3.2p", "4.1"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1)",), instances=DEFAULT_SETS),
+              hypotheses=("an admissible dataset (SPEC §1)",), instances=PHASE_SETS,
+              own_instances=EDGES),
     Statement("leaders", "proposition", "Leader placement, region P and sphere (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.leaders",
               checks=("lemmas.afz.theorems.phase_statements:run_leaders",),
               uses=("3.2p", "4.2", "4.3"), scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1), after phase S",),
-              instances=DEFAULT_SETS),
+              instances=PHASE_SETS, own_instances=EDGES),
     Statement("collapse", "proposition", "One SA layer collapses non-leaders onto leaders (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.collapse",
               checks=("run", "lemmas.afz.theorems.phase_statements:run_collapse"),
@@ -91,13 +108,13 @@ AFZ_PHASES = (
               hypotheses=("leaders placed as by phase L: a region-P leader t 1 above the "
                           "positive box, sphere leaders in the negative orthant",
                           "k = (1, c, ..., c^(d-1)) with pairwise distinct kappas"),
-              instances=DEFAULT_SETS),
+              instances=PHASE_SETS, own_instances=EDGES),
     Statement("interpolation", "proposition", "M snaps map leader images onto the targets (checked on instances)",
               "- (proof of 1.6)", "project", module="lemmas.afz.phases.interpolation",
               checks=("lemmas.afz.theorems.phase_statements:run_interpolation",), uses=("3.3",),
               scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1), after phase C",),
-              instances=DEFAULT_SETS),
+              instances=PHASE_SETS, own_instances=EDGES),
     Statement("tag-growth", "proposition",
               "Phase S of the default construction: the largest u-projection more than doubles "
               "every round (checked on instances)", "- (proof of 1.6, phase S)", "project",
@@ -125,8 +142,9 @@ AFZ_THEOREMS = (
               hypotheses=("an admissible dataset (SPEC §1)",),
               instances=DEFAULT_SETS),
     Statement("1.8-collapse", "proposition",
-              "For every tau > 0 the softmax collapse layer maps no non-leader onto its leader's "
-              "image (the hardmax one does)", "- (remark in the proof of 1.8)",
+              "The built network's collapse layer, on the rows entering it along the hardmax "
+              "trajectory: hardmax maps every non-leader onto its leader's image, softmax at no "
+              "tau > 0 does (checked on instances)", "- (remark in the proof of 1.8)",
               "project", module="lemmas.afz.theorems.softmax_collapse", checks=("run",),
               uses=("collapse", "softmax-gap"), scope="dataset", admissible=THEOREM,
               hypotheses=("an admissible dataset (SPEC §1) with a non-leader",),

@@ -80,6 +80,8 @@ class Statement:
     * ``instances``: default instances by keyword (``"dataset"`` is the dataset
       argument, replaced by ``--dataset``; others are passed as keywords), see
       :mod:`proofcheck.registry.instances`; empty: the routine's own built-in ones;
+      ``own_instances``: in words, the instances the routines add to these on their
+      own (``""``: none);
     * ``scope``: what a VERIFIED verdict establishes, one of :data:`SCOPES`;
     * ``readings``: the statement's readings when its source admits several, default
       first; ``aliases``: other names ``lemma`` accepts (``hat`` for 3.2);
@@ -98,6 +100,7 @@ class Statement:
     hypotheses: tuple[str, ...] = ()
     admissible: Admissibility | Callable = ANY_DATASET
     instances: dict[str, InstanceSpec | tuple] = field(default_factory=dict)
+    own_instances: str = ""
     scope: str = "instances"
     readings: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()

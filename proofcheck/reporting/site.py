@@ -34,14 +34,15 @@ def provenance_line(p: dict) -> str:
             f"{libs}; generated {p['time']}")
 
 
-def statement_page(st, results, v) -> str:
-    """``statements/<id>.md``: the statement, its verdict ``v`` and every check's lines
-    (in a code fence longer than any backtick run of the lines)."""
+def statement_page(st, results, v, instance: str = "built-in, seed 0") -> str:
+    """``statements/<id>.md``: the statement, what its checks ran on (``instance``, in
+    words), its verdict ``v`` and every check's lines (in a code fence longer than
+    any backtick run of the lines)."""
     body = "\n".join(line for r in results for line in r.lines())
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
     lines = [f"# {html_text(st.id)} — {html_text(st.title)}", "",
              f"- kind: {st.kind}; paper: {st.paper} ({st.flag}); module `{st.module}`",
-             f"- instance: built-in, seed 0; reproduce with `python -m proofcheck lemma {st.id}`",
+             f"- instance: {html_text(instance)}; reproduce with `python -m proofcheck lemma {st.id}`",
              f"- verdict: **{v.value}**", "", fence, body, fence, ""]
     return "\n".join(lines)
 

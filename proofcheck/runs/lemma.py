@@ -149,6 +149,7 @@ def _instance_text(statement, given, seed: int) -> str:
         return f"dataset {given.name}"
     from proofcheck.registry.instances import describe
     names = [f"{k}: {describe(spec)}" for k, spec in statement.instances.items()]
+    names += [statement.own_instances] if statement.own_instances else []
     what = "; ".join(names) if names else "built-in"
     return f"{what}, seed {seed}"
 

@@ -131,7 +131,7 @@ def _statements(out: Path, cat):
             continue
         run = run_lemma(st, None, 0)
         status[st.id] = run.verdict.value
-        pages[st.id] = statement_page(st, run.results, run.verdict)
+        pages[st.id] = statement_page(st, run.results, run.verdict, run.instance)
         atomic_write(out / "statements" / f"{slug(st.id)}.md", pages[st.id])
         if run.certificate is not None:
             write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json",
@@ -273,7 +273,7 @@ def _plugin_run(out: Path, st):
         return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its run "
                        f"said {stated.value}")
     name = slug(st.id)
-    atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict))
+    atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict, run.instance))
     write_certificate(out / "plugins" / f"{name}.json", run.certificate)
     return True, (f"| {cell(st.id)} | {cell(st.source)} | {cell(st.title)} | "
                   f"{run.verdict.value} | [page](plugins/{name}.md) | `plugins/{name}.json` |")

@@ -113,6 +113,27 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
     return Construction(Transformer(d, blocks), claims, phases, info, secs)
 
 
+def construction_failure(name: str, ds, exc: Exception):
+    """The REFUTED result for a construction that raised on the admissible dataset
+    ``ds``: the constructive claim fails there; the witness names the dataset and
+    the exception."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    return CheckResult(f"{name}: the construction builds a network", Verdict.REFUTED,
+                       ["the construction raised on an admissible input"],
+                       Witness(f"construction raised on an admissible input "
+                               f"({type(exc).__name__}: {str(exc)[:160]})",
+                               got=f"dataset '{ds.name}' (d = {ds.d}, N = {ds.N})"))
+
+
+class ConstructionFailed(Exception):
+    """Raised by :func:`verify` when the construction raises on the admissible
+    dataset; ``result`` is the REFUTED :func:`construction_failure`."""
+
+    def __init__(self, result):
+        super().__init__(result.witness.describe())
+        self.result = result
+
+
 @dataclass
 class TheoremCheck:
     """Everything a Theorem 1.6 run measured; ``results`` are the named checks."""
@@ -126,10 +147,11 @@ class TheoremCheck:
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     """The theorem's constants as exact checks (regression-tested)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
     def res(name, ok, detail):
-        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
+                           None if ok else Witness(f"{name} fails: {detail}"))
     P = net.n_params()
     L = net.L
     lr_check, lr_consts = low_rank_check(net)
@@ -178,7 +200,10 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
     kernel's :func:`~proofcheck.kernel.checker.check_network` (the pipeline layer
     passes the Dask-sharded check here).  ``options``: construction options
-    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default).
+    Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
+    dataset (admissible: the caller validated it)."""
+    from lemmas.afz.theorems.phase_spans import phase_spans_check
     from proofcheck.kernel.checker import check_network
     if isinstance(construction, str):
         raise TypeError("verify(construction=...) takes a ConstructionSpec: pass "
@@ -186,10 +211,13 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
-    if construction is None:
-        c = construct(inputs, targets, dataset.d, r=r, options=options)
-    else:
-        c = construction.build(inputs, targets, dataset.d, r=r, options=options)
+    try:
+        if construction is None:
+            c = construct(inputs, targets, dataset.d, r=r, options=options)
+        else:
+            c = construction.build(inputs, targets, dataset.d, r=r, options=options)
+    except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
+        raise ConstructionFailed(construction_failure(f"Theorem {ID}", dataset, exc)) from exc
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,
@@ -200,6 +228,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     else:
         checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
                                                       c.info)
+    checks.append(phase_spans_check(c))
     consts.setdefault("construction", construction.name if construction else "default")
     consts.setdefault("block_formula", construction.blocks if construction else "2M + R + 1")
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
@@ -209,8 +238,15 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     return TheoremCheck(c, nc, nc.results + checks, consts, secs)
 
 
-def run(dataset, seed: int = 0):
+def run(dataset=None, seed: int = 0):
     """``lemma 1.6``: Theorem 1.6 on ``dataset`` (by default the registry's seeded random
-    admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`)."""
+    admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`); a
+    construction failing on an instance is REFUTED there."""
     from lemmas.afz.instances import scoped
-    return scoped("Theorem 1.6", lambda ds: verify(ds).results, dataset)
+
+    def check(ds):
+        try:
+            return verify(ds).results
+        except ConstructionFailed as e:
+            return [e.result]
+    return scoped("Theorem 1.6", check, dataset)
