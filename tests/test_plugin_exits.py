@@ -100,3 +100,27 @@ def test_report_leaves_out_a_plugin_that_exits_and_a_file_name_clash(tmp_path, m
     assert "`x.exits` (fake-plugin) left out: its run or certificate raised SystemExit" in text
     assert "`X A` (other-plugin) left out: its file name is that of `x-a`, plugins/x-a.md" in text
     assert text.count("| x-a | fake-plugin |") == 1
+
+
+def _never_returns(dataset=None, seed=0):
+    import time
+    while True:
+        time.sleep(60)
+
+
+def test_report_stops_a_plugin_that_never_returns(tmp_path, monkeypatch):
+    """A plugin statement whose run never returns is stopped after the report's bound
+    and left out with a note, nothing of it written; the next plugin still runs."""
+    import time
+
+    import proofcheck.registry as registry
+    import proofcheck.runs.site as site
+    stmts = [_fake_statement("x.hangs", _never_returns), _fake_statement("x-a", _clamp_run)]
+    monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
+    t0 = time.monotonic()
+    lines, pages = site._plugins(tmp_path, seconds=1.0)
+    assert time.monotonic() - t0 < 30
+    text = "\n".join(lines)
+    assert "`x.hangs` (fake-plugin) left out: its run did not finish within 1 s (stopped)" in text
+    assert sorted(pages) == ["plugin-x-a"]
+    assert sorted(p.name for p in (tmp_path / "plugins").iterdir()) == ["x-a.json", "x-a.md"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from proofcheck.cli.common import (
+    check_file_output,
     data_options,
     data_request,
     integer_arg,
@@ -40,6 +41,7 @@ def cmd_lemma(args) -> int:
     from proofcheck.registry import find
     from proofcheck.runs.instances import load
     from proofcheck.runs.lemma import (
+        certifiable,
         check_reading,
         header_lines,
         recheck_lines,
@@ -48,6 +50,11 @@ def cmd_lemma(args) -> int:
     )
     st = find(args.id)
     check_reading(st, args.reading)
+    if args.certificate:
+        if not certifiable(st):
+            raise BadInput(f"statement {st.id} has no kernel form for its instances: nothing "
+                           "to certify (drop --certificate; its checks run in `lemma`)")
+        check_file_output(args.certificate, "--certificate")
     ds, _ = load(st, data_request(args))
     run = run_lemma(st, ds, args.seed, args.reading)
     print("\n".join(header_lines(run)) + "\n")

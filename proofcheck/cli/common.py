@@ -74,18 +74,32 @@ def header(title, ds, info):
 
 
 def check_outputs(args):
-    """Fail before the run (exit 2) when a report folder or certificate path cannot
-    be written."""
-    import os
+    """Fail before the run (exit 2) when the report folder (``--out`` unless
+    ``--no-report``) or the certificate path (``--certificate``) cannot be written."""
     from pathlib import Path
-    if not args.no_report:
+
+    from proofcheck.io.files import require_writable_folder
+    if not getattr(args, "no_report", True):
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise BadInput("--out exists and is not a folder", str(out))
         parent = next((p for p in [out, *out.parents] if p.exists()), None)
-        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK):
-            raise BadInput("--out cannot be created (no writable parent folder)", str(out))
-    if args.certificate:
-        c = Path(args.certificate)
-        if c.is_dir() or not c.parent.is_dir() or not os.access(c.parent, os.W_OK):
-            raise BadInput("--certificate is not a writable file path", str(c))
+        if parent is None or not parent.is_dir():
+            raise BadInput("--out cannot be created (no parent folder)", str(out))
+        _writable(require_writable_folder, parent, "--out")
+    if getattr(args, "certificate", None):
+        check_file_output(args.certificate, "--certificate")
+
+
+def check_file_output(path, option: str) -> None:
+    """``BadInput`` (exit 2, before any work) unless a file can be written at ``path``
+    (:func:`proofcheck.io.files.require_writable`)."""
+    from proofcheck.io.files import require_writable
+    _writable(require_writable, path, option)
+
+
+def _writable(check, path, option: str) -> None:
+    try:
+        check(path, option)
+    except OSError as e:
+        raise BadInput(e.strerror or str(e), str(e.filename or path)) from None

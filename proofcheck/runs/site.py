@@ -16,44 +16,126 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import sys
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from proofcheck.io.certificate_writer import write_certificate
 from proofcheck.io.files import atomic_write, exchange, slug
+from proofcheck.kernel.errors import BadInput
 
 
 #: what the report makes inside its folder; anything else there is carried over
 MANAGED = ("statements", "img", "certificates", "plugins", "index.md", "index.html")
 
 
-def regenerate(out="reports", quick: bool = False) -> int:
+#: seconds one plugin statement's run may take in the report before it is stopped
+PLUGIN_SECONDS = 300.0
+
+
+def regenerate(out="reports", quick: bool = False, plugin_seconds: float | None = PLUGIN_SECONDS
+               ) -> int:
     """Rebuild ``out`` atomically; returns the exit code (0 when every statement run and
     every certificate behaves as recorded; 1 leaves ``out`` unchanged and says why).
-    ``quick`` skips the digits-sample runs.  Any exception propagates after the
-    temporary folder is removed, ``out`` untouched.  Raises ``OSError`` when the
-    folder beside ``out`` cannot be written."""
+    ``quick`` skips the digits-sample runs; ``plugin_seconds`` bounds each plugin
+    statement's run (``None``: unbounded).  One report at a time writes beside
+    ``out`` (``BadInput`` otherwise); the folders an interrupted report left beside
+    ``out`` are removed first (:func:`clean_leftovers`).  Any exception, SIGTERM or
+    SIGHUP propagates after the temporary folder is removed, ``out`` untouched.
+    Raises ``OSError`` when the folder beside ``out`` cannot be written."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-"))
-    try:
-        os.chmod(build, 0o755)
-        code = _build(build, quick)
-        if code == 0:
-            _swap_in(build, out)
-            print(f"replaced {out}/")
-        else:
-            print(f"{out}/ left unchanged: a certificate did not re-check as recorded",
+    with _one_report(out), _terminate_as_exit():
+        clean_leftovers(out)
+        build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-"))
+        try:
+            os.chmod(build, 0o755)
+            return _build_and_swap(build, out, quick, plugin_seconds)
+        except BaseException:
+            print(f"{out}/ left unchanged (the report failed before it was complete)",
                   file=sys.stderr)
-        return code
-    except BaseException:
-        print(f"{out}/ left unchanged (the report failed before it was complete)",
+            raise
+        finally:
+            shutil.rmtree(build, ignore_errors=True)
+
+
+def _build_and_swap(build: Path, out: Path, quick: bool, plugin_seconds) -> int:
+    code = _build(build, quick, plugin_seconds)
+    if code == 0:
+        _swap_in(build, out)
+        print(f"replaced {out}/")
+    else:
+        print(f"{out}/ left unchanged: a certificate did not re-check as recorded",
               file=sys.stderr)
-        raise
+    return code
+
+
+@contextmanager
+def _one_report(out: Path):
+    """Hold an exclusive lock (``flock``) on the folder beside ``out`` while the report
+    runs, so that the leftovers :func:`clean_leftovers` removes are never a running
+    report's; ``BadInput`` when another report holds it.  Without ``fcntl`` (not
+    POSIX) no lock is taken."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover  (not POSIX)
+        yield
+        return
+    fd = os.open(out.parent, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BadInput(f"another `report` is writing in {out.parent}; wait for it to end",
+                           str(out)) from None
+        yield
     finally:
-        shutil.rmtree(build, ignore_errors=True)
+        os.close(fd)
+
+
+@contextmanager
+def _terminate_as_exit():
+    """SIGTERM and SIGHUP raise ``SystemExit`` (128 + signal) while the report runs,
+    so its clean-up runs (main thread only; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def clean_leftovers(out: Path) -> list[Path]:
+    """Remove the folders an interrupted report left beside ``out``
+    (``.tmp-<out>-XXXXXXXX`` builds, ``.tmp-<out>-old-XXXXXXXX`` holders of the previous
+    version); a holder is moved back to ``out`` first when ``out`` is missing (the
+    report was killed between its two renames).  Call with the report lock held.
+    Returns the folders removed (each also named on stderr)."""
+    pattern = re.compile(r"\.tmp-" + re.escape(out.name) + r"-(old-)?[a-z0-9_]{8}")
+    removed = []
+    for p in sorted(out.parent.iterdir()):
+        if not pattern.fullmatch(p.name) or not p.is_dir() or p.is_symlink():
+            continue
+        held = p / out.name
+        if p.name.startswith(f".tmp-{out.name}-old-") and held.is_dir() and not out.exists():
+            os.rename(held, out)
+            print(f"restored {out}/ from {p.name}/ (left by an interrupted report)",
+                  file=sys.stderr)
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+        print(f"removed {p.name}/ (left by an interrupted report)", file=sys.stderr)
+    return removed
 
 
 def _swap_in(new: Path, out: Path) -> None:
@@ -96,7 +178,7 @@ def _link_or_copy(src, dst) -> None:
         shutil.copy2(src, dst, follow_symlinks=False)
 
 
-def _build(out: Path, quick: bool) -> int:
+def _build(out: Path, quick: bool, plugin_seconds=PLUGIN_SECONDS) -> int:
     """Write the whole site into the empty folder ``out``; returns the exit code."""
     from proofcheck.io.generate import random_dataset
     from proofcheck.registry import load
@@ -108,7 +190,7 @@ def _build(out: Path, quick: bool) -> int:
     const_rows, run16, run18 = _theorems(out, small, quick)
     _pictures(out / "img", cat, small, run16, run18)
     cert_lines, ok = _recheck_certificates(out / "certificates")
-    plugin_lines, plugin_pages = _plugins(out)
+    plugin_lines, plugin_pages = _plugins(out, plugin_seconds)
     lines = index_head(cat, status, pages, plugin_lines, const_rows, small, run18.check)
     lines += ["## Certificates", "", "| file | re-checked verdict |", "|---|---|"] + cert_lines
     index = "\n".join(lines) + "\n"
@@ -220,13 +302,14 @@ def _recheck_certificates(folder: Path):
     return lines, ok
 
 
-def _plugins(out: Path):
+def _plugins(out: Path, seconds=PLUGIN_SECONDS):
     """The installed plugins' statements: each run on its default instances (seed 0),
     its page in ``plugins/`` and its certificate (``claim.source`` = the package),
     kept only when the kernel's re-check of the certificate agrees with the run;
     otherwise the statement is left out with a note (also when its file name,
     :func:`slug` of the id compared case-insensitively, is an earlier plugin
-    statement's).  Returns ``(index lines, pages)``."""
+    statement's, and when its run takes longer than ``seconds``: :func:`bounded_plugin_run`).
+    Returns ``(index lines, pages)``."""
     from proofcheck.registry import load
     from proofcheck.reporting.site import cell
     plugins = [s for s in load() if s.source != "proofcheck"]
@@ -239,7 +322,7 @@ def _plugins(out: Path):
             notes.append(f"- `{cell(st.id)}` ({cell(st.source)}) left out: its file name "
                          f"is that of `{cell(clash)}`, plugins/{cell(slug(clash))}.md")
             continue
-        ok, entry = _plugin_run(out, st)
+        ok, entry = bounded_plugin_run(out, st, seconds)
         if ok:
             rows.append(entry)
             pages[f"plugin-{st.id}"] = (out / "plugins" / f"{slug(st.id)}.md").read_text()
@@ -253,6 +336,50 @@ def _plugins(out: Path):
         lines += ["| id | package | statement | verdict | page | certificate |",
                   "|---|---|---|---|---|---|"] + rows
     return lines + [""] + notes + ([""] if notes else []), pages
+
+
+def bounded_plugin_run(out: Path, st, seconds=PLUGIN_SECONDS):
+    """:func:`_plugin_run` in a forked child process stopped after ``seconds`` (a plugin
+    statement that never returns cannot hang the report): ``(False, reason)`` and
+    nothing written when it is stopped or dies.  In-process, unbounded, with
+    ``seconds`` None or where ``fork`` is not available."""
+    import multiprocessing as mp
+    if seconds is None or "fork" not in mp.get_all_start_methods():
+        return _plugin_run(out, st)
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_plugin_child, args=(send, out, st), daemon=True)
+    child.start()
+    send.close()
+    try:
+        if not recv.poll(seconds):
+            result = (False, f"its run did not finish within {seconds:g} s (stopped)")
+        else:
+            result = recv.recv()
+    except EOFError:
+        result = (False, "its run ended without a result (the process died)")
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        recv.close()
+    if not result[0]:
+        for ext in ("md", "json"):
+            (out / "plugins" / f"{slug(st.id)}.{ext}").unlink(missing_ok=True)
+    return result
+
+
+def _plugin_child(send, out: Path, st) -> None:
+    """The child of :func:`bounded_plugin_run`: the run's ``(ok, entry)`` sent back, then
+    an immediate exit (no clean-up handlers of the parent run in the child)."""
+    try:
+        result = _plugin_run(out, st)
+    except BaseException as exc:  # noqa: BLE001  (reported to the parent, never raised)
+        result = (False, f"its report entry failed: {type(exc).__name__}: {exc}"[:300])
+    try:
+        send.send(result)
+    finally:
+        os._exit(0)
 
 
 def _plugin_run(out: Path, st):
