@@ -50,8 +50,9 @@ def regenerate(out="reports", quick: bool = False, plugin_seconds: float | None 
     Raises ``OSError`` when the folder beside ``out`` cannot be written."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with _one_report(out), _terminate_as_exit():
-        clean_leftovers(out)
+    with _one_report(out) as locked, _terminate_as_exit():
+        if locked:
+            clean_leftovers(out)
         build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".tmp-{out.name}-"))
         try:
             os.chmod(build, 0o755)
@@ -79,21 +80,24 @@ def _build_and_swap(build: Path, out: Path, quick: bool, plugin_seconds) -> int:
 def _one_report(out: Path):
     """Hold an exclusive lock (``flock``) on the folder beside ``out`` while the report
     runs, so that the leftovers :func:`clean_leftovers` removes are never a running
-    report's; ``BadInput`` when another report holds it.  Without ``fcntl`` (not
-    POSIX) no lock is taken."""
+    report's; ``BadInput`` when another report holds it.  Yields whether the lock is
+    held (not on systems or file systems without ``flock``: then nothing is cleaned)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover  (not POSIX)
-        yield
+        yield False
         return
     fd = os.open(out.parent, os.O_RDONLY)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locked = True
         except BlockingIOError:
             raise BadInput(f"another `report` is writing in {out.parent}; wait for it to end",
                            str(out)) from None
-        yield
+        except OSError:  # a file system without flock
+            locked = False
+        yield locked
     finally:
         os.close(fd)
 
