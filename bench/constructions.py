@@ -42,7 +42,7 @@ def datasets(cases: Path | None, full: bool = True) -> list:
     import re
 
     from proofcheck.io.examples import digits, sample
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     out = []
     if full:
         try:
@@ -77,7 +77,7 @@ def row(name: str, label: str, ds) -> dict:
 def _timed(name: str, ds):
     """``(network check, construction, construct s, check s)``."""
     from lemmas.afz.theorems.constructions import get
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     t0 = time.perf_counter()

@@ -51,7 +51,7 @@ def hat_ratios(net, inputs) -> dict:
     import numpy as np
 
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     from proofcheck.reporting.measures import kinks_along, measures
     m = measures(net)
     best = {"centre_log2": None if m.ratio is None else _log2(m.ratio),
@@ -79,7 +79,7 @@ def measure(name: str, ds, construction: str) -> dict:
     """Construct, check exactly (claims, interpolation, the construction's constants),
     and measure the norms of one construction on one dataset."""
     from lemmas.afz.theorems.constructions import get
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import combine
     spec = get(construction, "1.6")
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -140,7 +140,7 @@ def handed_cases():
     import os
     import re
 
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     here = Path(__file__).resolve().parents[2] / "shared" / "cases"
     root = Path(os.environ.get("PROOFCHECK_CASES", here))
     if not (root / "README.md").is_file():

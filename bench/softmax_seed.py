@@ -32,7 +32,7 @@ def measure(construction: str, images: int | None) -> dict:
     from lemmas.afz.theorems.constructions import get
     from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
     from proofcheck.io.examples import digits, sample
-    from proofcheck.kernel.softmax_certifier import prepare
+    from lemmas.afz.softmax_certifier import prepare
     from proofcheck.kernel.verdicts import fmt_num
     ds, _ = sample() if images is None else digits(limit=images)
     inputs = [list(p.inputs) for p in ds.pairs]

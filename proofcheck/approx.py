@@ -5,61 +5,22 @@ hundreds or thousands of bits; ``float()`` of such a number overflows or loses
 its exponent.  :func:`sig_digits` rounds an exact ``Fraction`` to a few
 significant decimal digits with integer arithmetic only; the exact value always
 goes into the JSON (reports, certificates) as a ``"p/q"`` string.  Used for
-``||theta*||^2`` (SPEC §2, statement ``tikhonov``).  :func:`exponent_interval` and
-:func:`value_interval` turn a reading off a log-scale plot into exact and rigorous
-intervals (the published Tikhonov figure, :mod:`proofcheck.io.figure_reader`).
+``||theta*||^2`` (SPEC §2, statement ``tikhonov``).  :func:`exponent_interval` turns a
+reading off a log-scale plot into an exact interval of exponents (the published
+Tikhonov figure, :mod:`proofcheck.io.figure_reader`; the rigorous enclosure of the
+values is :func:`lemmas.ts.balls.value_interval`).
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from itertools import product
 
-_LOG10_2 = 0.30102999566398120
-
-
-def _pow10(k: int) -> Fraction:
-    return Fraction(10) ** k
-
+from proofcheck.kernel.numbers import approx
 
 def sig_digits(q, digits: int = 6) -> str:
-    """``q`` (Fraction, int or decimal string) rounded to ``digits`` significant
-    decimal digits, written like ``%g`` (``1.23457e+45``, ``61.2345``, ``0``).
-
-    Exact: the decimal exponent is found by comparing ``|q|`` with integer powers
-    of 10 and the mantissa by one integer division, rounding half away from zero.
-    Raises ``ValueError`` when ``digits < 1``.
-    """
-    if digits < 1:
-        raise ValueError(f"digits must be at least 1 (got {digits})")
-    q = Fraction(q)
-    if q == 0:
-        return "0"
-    sign = "-" if q < 0 else ""
-    a, b = abs(q.numerator), q.denominator
-    # exponent e with 10^e <= |q| < 10^(e+1): estimate from bit lengths, then fix exactly
-    e = int((a.bit_length() - b.bit_length()) * _LOG10_2)
-    x = Fraction(a, b)
-    while _pow10(e) > x:
-        e -= 1
-    while _pow10(e + 1) <= x:
-        e += 1
-    # mantissa m = round(|q| * 10^(digits - 1 - e)), an integer in [10^(digits-1), 10^digits]
-    s = x * _pow10(digits - 1 - e)
-    m = (2 * s.numerator + s.denominator) // (2 * s.denominator)
-    if m == 10 ** digits:
-        m //= 10
-        e += 1
-    ds = str(m)
-    if -4 <= e < digits:  # fixed notation, as %g does
-        if e >= 0:
-            whole, frac = ds[:e + 1], ds[e + 1:]
-        else:
-            whole, frac = "0", "0" * (-e - 1) + ds
-        frac = frac.rstrip("0")
-        return sign + whole + ("." + frac if frac else "")
-    frac = ds[1:].rstrip("0")
-    return f"{sign}{ds[0]}{'.' + frac if frac else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+    """``q`` rounded to ``digits`` significant decimal digits, written like ``%g``:
+    the kernel's one formatter, :func:`proofcheck.kernel.numbers.approx`."""
+    return approx(q, digits)
 
 
 def size_text(q) -> str:
@@ -117,15 +78,3 @@ def exponent_interval(ka, ya, kb, yb, y, h) -> tuple[Fraction, Fraction]:
     vals = [ka + (y + e1 - ya - e2) * (kb - ka) / (yb + e3 - ya - e2)
             for e1, e2, e3 in product((-h, h), repeat=3)]
     return min(vals), max(vals)
-
-
-def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
-    """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
-    from flint import arb, ctx
-
-    from proofcheck.kernel.balls import outward, q
-    with ctx.workprec(128):
-        lo = arb(10) ** arb(q(exponent[0]))
-        hi = arb(10) ** arb(q(exponent[1]))
-        places = max(digits - 1 - math.floor(exponent[0]), 0)
-        return outward(lo, places)[0], outward(hi, places)[1]

@@ -22,7 +22,7 @@ splits into shards of consecutive sequences:
   does O(1) work per shard;
 * each worker decodes a broadcast problem once (cached by a per-run token), restricts
   the claims to its rows (``Claim.restrict``) and runs
-  :func:`proofcheck.kernel.checker.check_network` on its sequences; it returns
+  :func:`lemmas.claim_check.check_network` on its sequences; it returns
   its verdict, its first witness (sequence index made global), the number of
   claims compared and the multiplicities of its pairs;
 * the client merges: ERROR if any shard failed, did not return or raised
@@ -57,7 +57,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import Callable
 
-from proofcheck.kernel.checker import NetworkCheck, check_network
+from lemmas.claim_check import NetworkCheck, check_network
 from proofcheck.kernel.model import FF
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 

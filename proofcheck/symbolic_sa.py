@@ -5,7 +5,7 @@ The SA construction routines are generic in their scalars: :func:`scalar` keeps 
 sympy expression as it is and turns anything else into a ``Fraction`` (the
 rational path never imports sympy).  The proofs then evaluate the *returned*
 layer with the same formulas as the reference backend
-(``proofcheck.kernel.backends.reference``): scores ``<A x_i, x_l>`` through
+(``proofcheck.kernel.evaluate``): scores ``<A x_i, x_l>`` through
 ``Factored.apply`` and ``dot``, and the value map ``rho x_i + V mean``
 (:func:`score`, :func:`value`).  No layer formula is typed a second time.
 
@@ -167,7 +167,8 @@ class Proof:
         w = None
         if v == Verdict.REFUTED:
             w = Witness(f"symbolic step failed on the returned layer: {self.first_failure}")
-        return CheckResult(name, v, list(details) + self.steps, w)
+        from proofcheck.kernel.verdicts import Scope
+        return CheckResult(name, v, list(details) + self.steps, w, scope=Scope.ALL_PARAMETERS)
 
 
 def _candidates(sym):
@@ -247,8 +248,9 @@ def kernel_recheck(statement: str, res: CheckResult) -> CheckResult:
     from proofcheck.kernel.lemma_checks import checker
     name = f"kernel re-derivation of {statement}: {res.name.split(':')[0]}"
     try:
+        d = next(len(t) for s in res.instance[1] for t in s)
         v, lines, w = checker(statement)(statement, data_json(res.data), res.instance[0],
-                                         {"attention": "hardmax"}, "$.instances[0]")
+                                         {"attention": "hardmax"}, "$.instances[0]", d)
     except Exception as exc:  # fail closed
         return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
     return CheckResult(name, v, lines, w)

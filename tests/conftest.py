@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from proofcheck.io.generate import random_dataset
-from proofcheck.kernel.dataset import Dataset, Pair, load_dataset
+from proofcheck.io.datasets import load_dataset
+from proofcheck.kernel.dataset import Dataset, Pair
 
 
 def cases_dir() -> Path | None:

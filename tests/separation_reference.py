@@ -19,7 +19,7 @@ from lemmas.afz.phases.separation import (  # same decisions as before
     choose_u,
 )
 from lemmas.afz.layers.translation import translation_ff
-from proofcheck.kernel.claims import SequenceShift, Shift, Translate
+from lemmas.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
 
 ID = "separation-reference"

@@ -15,16 +15,11 @@ from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: kernel modules that ``verify`` does not import, and why they stay in the kernel
+#: kernel modules that neither ``verify`` (plain route) nor the fast tier needs, and why
+#: they stay in the kernel
 NOT_NEEDED_BY_VERIFY = {
     # the package itself
     "proofcheck.kernel": "package",
-    # claims are what a construction says each sub-layer does; kernel.checker compares
-    # them token by token in `theorem` runs (trusted there), `verify` passes none
-    "proofcheck.kernel.claims": "checked by kernel.checker in theorem runs",
-    # three-valued arb comparisons (SPEC §6): used by the TS lemma checks and by
-    # kernel lemma checks of softmax instances
-    "proofcheck.kernel.balls": "three-valued ball comparisons (SPEC §6)",
 }
 
 #: what the kernel must never import (SPEC: the trusted base imports no construction,
@@ -140,29 +135,48 @@ def graph():
 
 
 def _verify_roots(graph) -> set[str]:
-    from proofcheck.kernel.lemma_checks import MODULES
-    roots = {"proofcheck.kernel.verify"}
-    roots |= {f"proofcheck.kernel.lemma_checks.{m}" for m in MODULES.values()
+    from proofcheck.kernel.statements import LEMMA_FORMS
+    roots = {"proofcheck.kernel.verify", "proofcheck.kernel.lemma_checks"}
+    roots |= {f"proofcheck.kernel.lemma_checks.{m}" for *_, m in LEMMA_FORMS.values()
               if f"proofcheck.kernel.lemma_checks.{m}" in graph.modules}
     return roots
 
 
-def test_everything_verify_needs_is_in_the_kernel(graph):
-    needed = set()
-    for root in _verify_roots(graph):
-        needed |= {root} | graph.find_upstream_modules(root)
-    outside = sorted(m for m in needed if not m.startswith("proofcheck.kernel"))
+def _upstream(graph, roots) -> set[str]:
+    out = set()
+    for root in roots:
+        out |= {root} | graph.find_upstream_modules(root)
+    return out
+
+
+def test_everything_verify_needs_is_in_the_plain_kernel(graph):
+    needed = _upstream(graph, _verify_roots(graph))
+    outside = sorted(m for m in needed if not m.startswith("proofcheck.kernel")
+                     or m.startswith("proofcheck.kernel.fast"))
     assert outside == []
 
 
 def test_nothing_else_is_in_the_kernel(graph):
-    needed = set()
-    for root in _verify_roots(graph) | {"proofcheck.kernel.lemma_checks"}:
-        needed |= {root} | graph.find_upstream_modules(root)
+    fast = {m for m in graph.modules if m.startswith("proofcheck.kernel.fast")}
+    needed = _upstream(graph, _verify_roots(graph) | fast)
     kernel = {m for m in graph.modules if m.startswith("proofcheck.kernel")}
     extra = sorted(kernel - needed - set(NOT_NEEDED_BY_VERIFY))
     assert extra == [], ("kernel modules that verify does not need: move them out of "
                          "proofcheck/kernel or list them with a reason in NOT_NEEDED_BY_VERIFY")
+
+
+def test_the_plain_kernel_never_imports_the_fast_tier(graph):
+    """Also imports inside functions (grimp sees them); and the contract lists every
+    plain module as a source."""
+    plain = {m for m in graph.modules if m.startswith("proofcheck.kernel.")
+             and not m.startswith("proofcheck.kernel.fast")}
+    for m in plain:
+        assert not any(u.startswith("proofcheck.kernel.fast")
+                       for u in graph.find_upstream_modules(m)), m
+    text = (ROOT / ".importlinter").read_text()
+    contract = text[text.index("[importlinter:contract:plain-kernel-below-fast-tier]"):]
+    listed = {ln.strip() for ln in contract.splitlines() if ln.startswith("    proofcheck.")}
+    assert {m for m in plain if m.count(".") == 2} <= listed
 
 
 def test_verify_loads_no_construction_code_at_run_time(tmp_path):

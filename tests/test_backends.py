@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proofcheck.kernel.attention import HARDMAX
-from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.model import FF, SA, Block, Factored
 
 small = st.fractions(min_value=-4, max_value=4, max_denominator=3)
@@ -140,7 +140,7 @@ def tag_chains(draw):
 def test_offset_tags_chain_agrees_with_reference(case):
     """The flint backend (offset tags, FF on base + offset, folding) gives the
     Fraction reference's outputs on every chain."""
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     d, seqs, blocks = case
     net = Transformer(d, blocks)
@@ -154,9 +154,9 @@ def test_offset_path_is_taken_and_a_wrong_tag_claim_is_refuted():
     """A tag on positive tokens is kept as offsets (O(N)); a claim with a wrong
     factor or a wrong attended row is REFUTED with the exact witness."""
     from lemmas.afz.layers.clustering import tag_sa
-    from proofcheck.kernel.backends.flint import FlintBackend
-    from proofcheck.kernel.checker import check_network
-    from proofcheck.kernel.claims import Fixed, SequenceShift
+    from proofcheck.kernel.fast.flint import FlintBackend
+    from lemmas.claim_check import check_network
+    from lemmas.claims import Fixed, SequenceShift
     from proofcheck.kernel.model import FF, Transformer
     F = Fraction
     seqs = [[(F(1), F(2)), (F(3), F(1))], [(F(2), F(2)), (F(1), F(1))]]
@@ -197,7 +197,7 @@ def gram_cases(draw):
 @settings(max_examples=150, deadline=None)
 @given(gram_cases())
 def test_gram_prefilter_agrees_with_reference(case):
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     layer, seqs = case
     be = FlintBackend()
     assert be._gram_attended(be.load(seqs)) is not None  # the filter applies here
@@ -207,7 +207,7 @@ def test_gram_prefilter_agrees_with_reference(case):
 def test_gram_prefilter_decides_near_ties_exactly_and_falls_back_out_of_range():
     """Scores equal in float64 but not exactly: the exact dot products decide; a
     tie is averaged; a token beyond 2^400 turns the filter off (dense path)."""
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     F = Fraction
     eps = F(1, 2 ** 80)
     seqs = [[(F(1), F(1)), (F(1) + eps, F(1)), (F(1), F(1) + eps)],   # rows 0-2
@@ -231,7 +231,7 @@ def test_mutated_collapse_is_refuted_with_the_reference_witness():
 
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import random_dataset
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     ds = random_dataset(5, d=3, N=5, style="mixed")
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -283,7 +283,7 @@ def test_ff_pieces_on_demand_inner_identity_and_mutation():
 def test_gram_prefilter_blocks_and_long_sequences(monkeypatch):
     """Many sequences split over several float64 blocks give the reference's
     outputs; a sequence too long for one block turns the filter off."""
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     F = Fraction
     seqs = [[(F(i + 1), F(j % 3)), (F(j), F(i - 2)), (F(1), F(1))] for i in range(4)
             for j in range(5)]
@@ -303,8 +303,8 @@ def test_lazy_offsets_rebase_when_a_tag_changes_direction():
     rebase those sequences (a regression found by the chain test above); outputs
     equal the reference and the state stays on the offset path."""
     from lemmas.afz.layers.clustering import tag_sa
-    from proofcheck.kernel.backends.flint import FlintBackend, _Offsets
-    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.fast.flint import FlintBackend, _Offsets
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     F = Fraction
     seqs = [[(F(1), F(3)), (F(2), F(1))], [(F(3), F(1)), (F(1), F(2)), (F(2), F(2))]]
@@ -331,7 +331,7 @@ def test_affine_pieces_match_the_layer_on_every_piece(data):
     """The lazily computed pieces of a rank-one FF (outer pieces by the signs of
     c_k, identity decided in integers) agree with the layer evaluated literally
     at points inside every piece and at the kinks."""
-    from proofcheck.kernel.backends.flint import _rank_one, affine_pieces, f2q
+    from proofcheck.kernel.fast.flint import _rank_one, affine_pieces, f2q
     small = st.fractions(min_value=-4, max_value=4, max_denominator=3)
     d = data.draw(st.integers(1, 3))
     w = tuple(data.draw(st.lists(small, min_size=d, max_size=d)))
@@ -391,8 +391,8 @@ def test_int_rank_one_ff_is_exact_like_the_reference(cs, bs, w):
     width = len(cs)
     U = tuple(tuple(c * x for x in w) for c in cs)
     W = tuple((k + 1, -k) for k in range(width))
-    from proofcheck.kernel.backends.flint import _rank_one
-    from proofcheck.kernel.checker import check_network
+    from proofcheck.kernel.fast.flint import _rank_one
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.model import Transformer, identity_sa
     ff = FF(1, U, tuple(bs[:width]), W)
     r1 = _rank_one(ff.U)

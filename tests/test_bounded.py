@@ -23,10 +23,12 @@ from lemmas.afz.theorems.bounded import construct, constant_checks, lexicographi
 from lemmas.afz.options import ConstructionOptions
 from proofcheck.io.examples import sample
 from proofcheck.kernel.attention import HARDMAX
-from proofcheck.kernel.backends import get_backend, spans_of
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.claims import Affine, SequenceTranslate
-from proofcheck.kernel.model import SA, Factored, Transformer, with_parameter
+from proofcheck.kernel.evaluate import spans_of
+from proofcheck.kernel.fast import get_backend
+from lemmas.claim_check import check_network
+from lemmas.claims import Affine, SequenceTranslate
+from mutate import with_parameter
+from proofcheck.kernel.model import SA, Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict, combine
 
 F = Fraction

@@ -49,9 +49,9 @@ def cert_lemma():
 
 
 def test_round_trip(cert16, cert18, cert_lemma):
-    assert verify_certificate(json.loads(json.dumps(cert16)))[0] == Verdict.VERIFIED
-    assert verify_certificate(json.loads(json.dumps(cert18)))[0] == Verdict.VERIFIED_CERTIFIED
-    assert verify_certificate(json.loads(json.dumps(cert_lemma)))[0] == Verdict.VERIFIED
+    assert verify_certificate(json.loads(json.dumps(cert16))).verdict == Verdict.VERIFIED
+    assert verify_certificate(json.loads(json.dumps(cert18))).verdict == Verdict.VERIFIED_CERTIFIED
+    assert verify_certificate(json.loads(json.dumps(cert_lemma))).verdict == Verdict.VERIFIED
 
 
 def _edit(cert, fn, reseal=True):
@@ -89,7 +89,7 @@ def test_tampered_dataset_is_detected(cert16):
 
     def target_and_hash(c):  # a consistent forgery: new dataset, new hash
         target(c)
-        from proofcheck.kernel.dataset import dataset_from_json
+        from proofcheck.io.datasets import dataset_from_json
         c["claim"]["dataset"]["sha256"] = digest(dataset_from_json(c["dataset"]))
     v, lines = verify_certificate(_edit(cert16, target_and_hash))
     assert v == Verdict.REFUTED and any("not a target" in ln or "not hit" in ln for ln in lines)
@@ -179,20 +179,81 @@ def test_committed_certificates_verify_and_tampering_is_caught(path):
     assert v.passed
     forged = copy.deepcopy(cert)
     forged["verdict"] = "REFUTED"
-    assert not verify_certificate(seal(forged))[0].passed
-    assert not verify_certificate(forged)[0].passed  # unsealed: digest mismatch
+    assert not verify_certificate(seal(forged)).verdict.passed
+    assert not verify_certificate(forged).verdict.passed  # unsealed: digest mismatch
 
 
-def test_tampered_bounds_are_refuted():
+@pytest.fixture(scope="module")
+def cert18_square():
     ds = NAMED["square-builtin"]
     sc = verify18(ds, simulate_num=False)
-    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
-    cert = theorem_certificate("1.8", ds, sc.construction.net, Verdict.VERIFIED_CERTIFIED,
-                               tau=sc.tau_cert, bounds=bounds, constants=sc.constants)
-    assert verify_certificate(cert)[0] == Verdict.VERIFIED_CERTIFIED
-    bad = _edit(cert, lambda c: c["bounds"][0].update(min_gap="1000"))
-    v, lines = verify_certificate(bad)
-    assert v == Verdict.REFUTED and any("bound 0" in ln for ln in lines)
+    return theorem_certificate("1.8", ds, sc.construction.net, Verdict.VERIFIED_CERTIFIED,
+                               tau=sc.tau_cert, bounds=sc.certificate, constants=sc.constants)
+
+
+def _first_sa(c):
+    return next(b for b in c["bounds"]["layers"] if b["sublayer"] == "SA" and b["min_gap"])
+
+
+def test_a_bound_that_does_not_follow_is_not_verified(cert18_square):
+    """A stated gap above the derived one, or an eps or radius below it, is not
+    implied by the previous bounds: the re-check is INCONCLUSIVE (so the stated
+    VERIFIED-CERTIFIED is REFUTED), naming the block and the bound."""
+    assert verify_certificate(cert18_square).verdict == Verdict.VERIFIED_CERTIFIED
+    for key, value in (("min_gap", "1000"), ("max_eps", "0")):
+        bad = _edit(cert18_square, lambda c: _first_sa(c).update({key: value}))
+        v, lines = verify_certificate(bad)
+        assert v == Verdict.REFUTED and any("does not follow" in ln for ln in lines)
+
+
+def test_a_certificate_with_looser_bounds_verifies():
+    """Stated bounds are checked as inequalities (hints, not search): a certificate
+    written with, at every layer, a gap 1/1024 below, eps and radii 1/1024 above
+    what follows from the previous (already loosened) bounds verifies; so does
+    the tight one.  The loose chain is built by the kernel's own pass, one layer
+    at a time."""
+    from flint import fmpq
+
+    from fractions import Fraction as Fr
+
+    from proofcheck.kernel.evaluate import q
+    from proofcheck.kernel.softmax import check_bounds, plain_trajectory
+    ds = NAMED["square-builtin"]
+    sc = verify18(ds, simulate_num=False)
+    net, inputs = sc.construction.net, [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    traj = plain_trajectory(net, inputs)
+    F = sc.certificate.floor_bits
+    n = len(traj.records)
+    slack = Fr(1, 1024)
+    loose = []
+
+    def derived(k, h):  # the bounds of record k that follow from loose + h
+        return check_bounds(traj, sc.tau_cert, F, targets, loose + [h] + [None] * (n - k - 1)
+                            ).bounds[k]
+    for k, rec in enumerate(traj.records):
+        h = derived(k, None)
+        if h["sublayer"] == "SA" and h["min_gap"] is not None:
+            h = {"min_gap": h["min_gap"] * q(1 - slack), "max_eps": None, "radius": None}
+            h["max_eps"] = min(fmpq(1), derived(k, h)["max_eps"] * q(1 + slack))
+            h = dict(h, block=rec.block, sublayer="SA")
+        h["radius"] = [x * q(1 + slack) for x in derived(k, dict(h, radius=None))["radius"]]
+        loose.append(h)
+    cert = theorem_certificate("1.8", ds, net, Verdict.VERIFIED_CERTIFIED, tau=sc.tau_cert,
+                               bounds=sc.certificate, constants=sc.constants)
+    tight = copy.deepcopy(cert["bounds"])
+
+    def write(c):
+        c["bounds"] = {"exp_floor_bits": F, "layers": [
+            {k: (v if k in ("block", "sublayer") else None if v is None else
+                 [str(x) for x in v] if k == "radius" else str(v)) for k, v in h.items()
+             if k != "straddles"}
+            for h in loose]}
+    lc = _edit(cert, write)
+    assert lc["bounds"] != tight
+    for c in (cert, lc):
+        v, lines = verify_certificate(c, route="plain")
+        assert v == Verdict.VERIFIED_CERTIFIED, lines
 
 
 @pytest.mark.parametrize("tau", ["abc", "0", "-1", None])
@@ -206,7 +267,7 @@ def test_lemma_certificate_must_be_an_instance_of_its_statement(cert_lemma):
         i = c["instances"][0]
         i["layer"]["W"] = [["0"] * len(w) for w in i["layer"]["W"]]
         i["expected"] = i["inputs"]
-    assert verify_certificate(_edit(cert_lemma, zero_layer))[0] == Verdict.REFUTED
+    assert verify_certificate(_edit(cert_lemma, zero_layer)).verdict == Verdict.REFUTED
     v, _ = verify_certificate(_edit(cert_lemma, lambda c: c["claim"].update(statement="3.3")))
     assert v == Verdict.REFUTED  # a width-3 hat is not a Lemma 3.3 snap
 
@@ -231,7 +292,7 @@ def _identity_sa_block(c):
 def test_inflated_P_is_refuted(cert_square):
     """1000 zero rank-one factors added to an identity SA: the network computes the
     same function, P = 189 + 4000 > 38 d M = 228, the stated P updated and re-sealed."""
-    assert verify_certificate(cert_square)[0] == Verdict.VERIFIED
+    assert verify_certificate(cert_square).verdict == Verdict.VERIFIED
     consts = cert_square["claim"]["constants"]
     assert (consts["P"], consts["P_bound"], consts["R"]) == (189, 228, 1)
 
@@ -244,7 +305,7 @@ def test_inflated_P_is_refuted(cert_square):
             c["claim"]["constants"].pop(k)
     v, lines = verify_certificate(_edit(cert_square, inflate))
     assert v == Verdict.REFUTED
-    assert any("P = 4189" in ln and "38 d M = 228" in ln for ln in lines), lines
+    assert any("P = 4189" in ln and "C d M = 228 (C = 38" in ln for ln in lines), lines
 
 
 def test_inflated_P_with_formula_stated_is_refuted(cert_square):
@@ -262,7 +323,7 @@ def test_inflated_P_with_formula_stated_is_refuted(cert_square):
     ("P_formula", 190, "claimed P_formula = 190"),
     ("R", 0, "claimed R = 0, but L - 2M - 1 = 1"),
     ("R", "1/2", "not an integer"),
-    ("param_constant", 40, "claimed param_constant = 40"),
+    ("param_constant", 40, "claimed P_bound = 228, but 40 d M = 240"),
     ("P_bound", 229, "claimed P_bound = 229"),
     ("L", "11/1", "claimed L = 11"),
     ("theta_sq_norm", "1", "claimed theta_sq_norm = 1"),
@@ -272,6 +333,35 @@ def test_wrong_stated_constant_is_refuted(cert_square, key, value, fragment):
                                         .__setitem__(key, value)))
     assert v == Verdict.REFUTED
     assert any(fragment in ln for ln in lines), lines
+
+
+def test_parameter_bound_uses_the_stated_constructions_constant(cert_square):
+    """P <= C d M with the certificate's own C (param_constant): the check line names C;
+    a C below P / (d M) refutes with it; without one the default construction's 38."""
+    P, d, M = (int(cert_square["claim"]["constants"][k]) for k in ("P", "d", "M"))
+
+    def state(C):
+        def f(c):
+            c["claim"]["constants"].update(param_constant=C, P_bound=C * d * M)
+            for k in ("R", "P_formula"):  # the bound alone decides
+                c["claim"]["constants"].pop(k, None)
+        return f
+    C = -(-P // (d * M))  # the least constant that covers P
+    v, lines = verify_certificate(_edit(cert_square, state(C)))
+    assert v == Verdict.VERIFIED
+    assert any(f"<= C d M = {C * d * M} with C = {C} (the construction's stated constant)" in ln
+               for ln in lines), lines
+    v, lines = verify_certificate(_edit(cert_square, state(C - 1)))
+    assert v == Verdict.REFUTED
+    assert any(f"exceeds the explicit bound C d M = {(C - 1) * d * M} (C = {C - 1}, the "
+               "construction's stated constant" in ln for ln in lines), lines
+    v, lines = verify_certificate(_edit(cert_square, lambda c: [
+        c["claim"]["constants"].pop(k, None) for k in ("param_constant", "P_bound")]))
+    assert v == Verdict.VERIFIED
+    assert any("with C = 38 (none stated: the default construction's constant)" in ln
+               for ln in lines), lines
+    with pytest.raises(BadInput):
+        verify_certificate(_edit(cert_square, state(0)))
 
 
 def test_constants_are_compared_as_numbers(cert_square):
@@ -289,7 +379,7 @@ def test_constants_are_compared_as_numbers(cert_square):
     assert v == Verdict.VERIFIED, lines
     assert any("theta_sq_norm" in ln for ln in lines)
     good = _edit(cert_square, lambda c: c["claim"]["constants"].update(theta_sq_norm=format_q(sq)))
-    assert verify_certificate(good)[0] == Verdict.VERIFIED
+    assert verify_certificate(good).verdict == Verdict.VERIFIED
 
 
 def test_block_budget_and_width_are_checked_by_the_kernel(cert_square):
@@ -327,23 +417,27 @@ def test_semantics_must_fit_the_statement(cert16, cert18):
     assert e.value.path == "$.semantics" and "'tau'" in e.value.message
 
 
-def test_bounds_are_compared_as_numbers():
-    ds = NAMED["square-builtin"]
-    sc = verify18(ds, simulate_num=False)
-    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
-    cert = theorem_certificate("1.8", ds, sc.construction.net, Verdict.VERIFIED_CERTIFIED,
-                               tau=sc.tau_cert, bounds=bounds, constants=sc.constants)
-
+def test_bounds_are_compared_as_numbers(cert18_square):
     def respell(c):  # the same numbers, other spellings: 1/1024 -> 3/3072
-        for b in c["bounds"]:
-            for k in ("max_eps", "max_width"):
-                n, _, q = b[k].partition("/")
-                b[k] = f"{3 * int(n)}/{3 * int(q or 1)}"
-    assert _edit(cert, respell)["bounds"] != cert["bounds"]
-    v, lines = verify_certificate(_edit(cert, respell))
+        for b in c["bounds"]["layers"]:
+            b["radius"] = [f"{3 * int(n)}/{3 * int(q or 1)}" for n, _, q in
+                           (x.partition("/") for x in b["radius"])]
+    assert _edit(cert18_square, respell)["bounds"] != cert18_square["bounds"]
+    v, lines = verify_certificate(_edit(cert18_square, respell))
     assert v == Verdict.VERIFIED_CERTIFIED, lines
-    v, lines = verify_certificate(_edit(cert, lambda c: c["bounds"].pop()))
-    assert v == Verdict.REFUTED and any("re-computed" in ln for ln in lines)
+    with pytest.raises(BadInput) as e:  # a bound for another sub-layer than its place
+        verify_certificate(_edit(cert18_square, lambda c: c["bounds"]["layers"].pop(0)))
+    assert e.value.path.startswith("$.bounds")
+
+
+def test_format_1_certificates_still_verify():
+    """proofcheck-certificate/1 files (per-layer bounds of the SA layers only, no
+    floor) are read: their bounds become hints, the radii are derived."""
+    for name in ("theorem-1.8-format1", "theorem-1.6-format1", "lemma-4.1-format1"):
+        c = json.loads((ROOT / "tests" / "data" / f"{name}.json").read_text())
+        assert c["format"] == "proofcheck-certificate/1"
+        for route in ("plain", "fast", "auto"):
+            assert verify_certificate(c, route=route).verdict.passed, (name, route)
 
 
 def test_cli_verify_dataset_option(cert16, cert_lemma, tmp_path, capsys):

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.distributed import check_shard, merge, restrict_claims, shard_bounds
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.model import with_parameter
+from lemmas.claim_check import check_network
+from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
 
@@ -334,7 +334,7 @@ def test_bad_runs_are_errors_not_verified():
     unreachable scheduler are ERROR, as in the serial check; without targets only
     the claims are reported (no interpolation line)."""
     from proofcheck.distributed import check_distributed, run_shard, dumps_problem
-    from proofcheck.kernel.claims import Moves
+    from lemmas.claims import Moves
     ds = NAMED["needs-rounds"]
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)

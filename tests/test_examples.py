@@ -6,7 +6,8 @@ from importlib import resources
 import pytest
 
 from proofcheck.io.examples import EXAMPLES, digits, sample
-from proofcheck.kernel.dataset import check_admissible, dataset_from_json
+from proofcheck.io.datasets import dataset_from_json
+from proofcheck.kernel.dataset import check_admissible
 from proofcheck.kernel.errors import BadInput
 
 

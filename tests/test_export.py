@@ -33,7 +33,8 @@ from proofcheck.export.rounding import (
 )
 from proofcheck.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair, digest
-from proofcheck.kernel.model import FF, Transformer, with_parameter
+from proofcheck.kernel.model import FF, Transformer
+from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
 F32, F64, BF16 = FORMATS["float32"], FORMATS["float64"], FORMATS["bfloat16"]
@@ -392,7 +393,7 @@ def _reference_deviations(net, inputs, dtype):
     exact state converted to Fractions after EVERY sub-layer, the numpy float
     network evaluated sub-layer by sub-layer."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     be = get_backend("reference")
     st_ = be.load(inputs)
     dt = np.float64 if dtype == "float64" else np.float32
@@ -467,7 +468,7 @@ def test_flint_to_float64_is_the_nearest_float_of_every_token(digits6):
     """``to_float64`` (tag offsets folded in, overflow to inf) against the
     Fractions of ``to_fractions`` after every sub-layer, and at 10^400."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     b = digits6
     be = get_backend("flint")
     st_ = be.load(b.inputs)

@@ -91,7 +91,7 @@ def test_digits_like_top_share_drives_R(share, lo, hi):
     top_share 0: distinct strokes, R small."""
     from lemmas.afz.theorems.theorem_1_6 import construct
     from proofcheck.io.generate import digits_like
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
     ds = digits_like(40, seed=1, tokens=6, targets=(1, 2), top_share=share)
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -114,7 +114,7 @@ def test_digits_like_rejects_bad_parameters(kw):
 def test_generate_cli_writes_a_loadable_dataset(tmp_path):
     from proofcheck.cli import main
     from proofcheck.io.generate import digits_like
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     out = tmp_path / "big.json"
     assert main(["generate", "--sequences", "50", "--tokens", "8", "--targets", "1-2",
                  "--out", str(out)]) == 0

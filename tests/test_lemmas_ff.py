@@ -25,7 +25,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.lemma_checks.profile import EXACT, Profile
 from proofcheck.kernel.model import FF, dot
-from proofcheck.kernel.serialize import ff_to_json
+from proofcheck.io.certificate_writer import ff_to_json
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.symbolic import prove_profile
@@ -289,7 +289,7 @@ def relocation_instance(draw):
 
 
 def _kernel(sid, data, ff):
-    return checker(sid)(sid, _data_json(data), ff, HARDMAX, "$.instances[0]")
+    return checker(sid)(sid, _data_json(data), ff, HARDMAX, "$.instances[0]", len(ff.U[0]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

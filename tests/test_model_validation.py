@@ -8,7 +8,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from proofcheck.kernel.claims import Collapse
+from lemmas.claims import Collapse
 from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, dot, vec
 
 Z2 = (F(0), F(0))

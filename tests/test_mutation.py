@@ -17,15 +17,15 @@ from conftest import NAMED
 
 from lemmas.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.attention import HARDMAX
-from proofcheck.kernel.backends import get_backend
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.model import with_parameter
+from proofcheck.kernel.fast import get_backend
+from lemmas.claim_check import check_network
+from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
 
 def _trajectory_divergence(net_a, net_b, inputs):
     """First (block, sublayer, row) where the two networks' states differ, by the
-    reference backend, or None."""
+    plain evaluator, or None."""
     be = get_backend("fraction")
     sa = sb = be.load(inputs)
     for bi, (ba, bb) in enumerate(zip(net_a.blocks, net_b.blocks), start=1):
@@ -33,7 +33,7 @@ def _trajectory_divergence(net_a, net_b, inputs):
             la, lb = (ba.ff, bb.ff) if sub == "FF" else (ba.sa, bb.sa)
             sa = (be.ff(la, sa) if sub == "FF" else be.sa(la, sa, HARDMAX))[0]
             sb = (be.ff(lb, sb) if sub == "FF" else be.sa(lb, sb, HARDMAX))[0]
-            for i, (x, y) in enumerate(zip(sa.X, sb.X)):
+            for i, (x, y) in enumerate(zip(be.to_fractions(sa), be.to_fractions(sb))):
                 if x != y:
                     return bi, sub, i, sa
     return None

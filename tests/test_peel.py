@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lemmas.afz.layers.peel import CONFIGURATIONS, peel_ff, symbolic
-from proofcheck.kernel.backends import get_backend
-from proofcheck.kernel.backends.flint import _support
+from proofcheck.kernel.fast import get_backend
+from proofcheck.kernel.fast.flint import _support
 from proofcheck.kernel.model import ParameterError
 from proofcheck.kernel.verdicts import Verdict
 

@@ -12,8 +12,8 @@ from lemmas.afz.theorems.peel import block_formula, param_formula
 from lemmas.afz.theorems.theorem_1_6 import verify
 from proofcheck.cli import main
 from proofcheck.io.examples import sample
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.model import with_parameter
+from lemmas.claim_check import check_network
+from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict, combine
 
 

@@ -56,7 +56,7 @@ def test_separation_conclusion_refutes_a_shared_token_and_a_tie():
 
 
 def _outputs(c, ds, last, drop_last_sa):
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     net, claims = S._prefix(c, last, drop_last_sa)
     return check_network(net, [list(p.inputs) for p in ds.pairs], None, claims).outputs
 

@@ -55,3 +55,14 @@ def test_admissibility_table_is_the_results_file():
     t_row = "| CPU s | " + " | ".join(str(r["cpu_s"]) for r in res["rows"]) + " |"
     assert n_row in text and t_row in text
     assert f"log-log slope in N: {res['slope']} " in text
+
+
+def test_fast_route_line_count_is_what_its_command_prints():
+    """The README's size of the fast route's trusted base (the plain kernel plus
+    proofcheck/kernel/fast/) comes from the same script."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    m = re.search(r"\(([\d,]+) lines in all, `([^`]+)`\)", text)
+    assert m, "the README states the fast route's size with the command that counts it"
+    r = subprocess.run(m.group(2), shell=True, cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert int(m.group(1).replace(",", "")) == int(r.stdout.strip())

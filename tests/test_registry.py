@@ -30,21 +30,27 @@ KINDS = {"FF lemma": "FF", "SA lemma": "SA"}
 
 def test_registry_agrees_with_the_kernel_table():
     """The kernel trusts exactly the checks the registry names, for the same ids, and
-    a construction and its kernel check carry the same name."""
-    from proofcheck.kernel.lemma_checks import MODULES
-    from proofcheck.kernel.verify import LEMMA_SHAPES
+    a construction and its kernel check carry the same name
+    (:data:`proofcheck.kernel.statements.LEMMA_FORMS`)."""
+    from proofcheck.kernel.statements import LEMMA_FORMS
     declared = {s.id: s.kernel_check for s in STATEMENTS if s.kernel_check is not None}
-    assert declared == MODULES
+    assert declared == {sid: module for sid, (*_, module) in LEMMA_FORMS.items()}
     for s in STATEMENTS:
         if s.kernel_check is None:
             continue
         assert s.module.rsplit(".", 1)[1] == s.kernel_check, s.id
-        assert LEMMA_SHAPES[s.id][0] == KINDS[s.kind], s.id
+        assert LEMMA_FORMS[s.id][0] == KINDS[s.kind], s.id
         assert importlib.import_module(f"proofcheck.kernel.lemma_checks.{s.kernel_check}").check
 
 
-def test_registry_agrees_with_the_kernel_on_theorems():
-    from proofcheck.kernel.verify import BUDGETS
+def test_registry_agrees_with_the_kernel_on_ids_aliases_and_theorems():
+    """Every catalogue id is one the kernel refuses as a plugin's, every alias the
+    registry accepts is one the kernel maps to the same id, and the theorems are the
+    kernel's."""
+    from proofcheck.kernel.statements import ALIASES, BUDGETS, CATALOGUE_IDS, poses_as
+    assert {s.id for s in STATEMENTS} == set(CATALOGUE_IDS)
+    assert all(ALIASES.get(a) == s.id for s in STATEMENTS for a in s.aliases)
+    assert all(poses_as(n) == s.id for s in STATEMENTS for n in s.names)
     assert {s.id for s in STATEMENTS if s.kind == "theorem"} == set(BUDGETS)
 
 
@@ -115,7 +121,7 @@ def _write(tmp_path, d, pairs):
 
 
 def test_a_relocation_admits_a_one_dimensional_set_with_repeated_tokens(tmp_path):
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     f = _write(tmp_path, 1, [{"input": [["0"], ["1"], ["1"], ["3"]], "output": [["7"]]}])
     assert main(["lemma", "3.2", "--dataset", f]) == 0
     assert main(["theorem", "1.6", "--dataset", f, "--no-report"]) == 2

@@ -142,7 +142,8 @@ def test_a_certificate_that_does_not_recheck_leaves_the_folder_unchanged(copy_of
     import proofcheck.kernel.verify as kverify
     from proofcheck.kernel.verdicts import Verdict
     out, before = copy_of_reports
-    monkeypatch.setattr(kverify, "verify_certificate", lambda cert: (Verdict.REFUTED, []))
+    monkeypatch.setattr(kverify, "verify_certificate",
+                        lambda cert, *a, **k: kverify.Outcome(Verdict.REFUTED, []))
     assert regenerate(out, quick=True) == 1
     assert snapshot(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["reports"]
@@ -188,7 +189,8 @@ def test_report_with_plugins_installed(tmp_path):
     assert sorted(p.name for p in (out / "plugins").iterdir()) == ["x.clamp.json", "x.clamp.md"]
     assert not (out / "statements" / "x.clamp.md").exists()
     cert = json.loads((out / "plugins" / "x.clamp.json").read_text())
-    assert cert["claim"] == {"statement": "x.clamp", "source": "plugin:proofcheck-example-clamp"}
+    assert cert["claim"]["statement"] == "x.clamp" and cert["claim"]["scope"] == "instances"
+    assert cert["claim"]["source"] == "plugin:proofcheck-example-clamp" and cert["claim"]["text"]
     r = subprocess.run([sys.executable, "-m", "proofcheck", "verify",
                         str(out / "plugins" / "x.clamp.json")],
                        capture_output=True, text=True, env=env, cwd=tmp_path)

@@ -21,11 +21,11 @@ def _kernel_says(monkeypatch, verdict=None, raises=None):
     import proofcheck.kernel.verify as kv
     calls = []
 
-    def fake(cert, dataset=None):
+    def fake(cert, dataset=None, route="auto"):
         calls.append(cert["claim"]["statement"])
         if raises is not None:
             raise raises
-        return verdict, ["(kernel stand-in)"]
+        return kv.Outcome(verdict, ["(kernel stand-in)"])
     monkeypatch.setattr(kv, "verify_certificate", fake)
     return calls
 
@@ -64,6 +64,21 @@ def test_theorem_report_carries_the_kernel_verdict(tmp_path):
     rep = json.loads(next(tmp_path.glob("theorem-1.6-*.json")).read_text())
     assert rep["kernel_recheck"]["verdict"] == rep["verdict"] == "VERIFIED"
     assert json.loads((tmp_path / "c.json").read_text())["verdict"] == "VERIFIED"
+
+
+def test_the_verdict_line_is_the_kernels_with_its_scope(capsys):
+    """theorem and lemma end with the kernel's VERDICT line: what the pass established
+    (its scope), in the kernel's words."""
+    from proofcheck.kernel.verdicts import Scope
+    assert main(["theorem", "1.6", "--no-report", "--example", "digits-sample",
+                 "--limit", "2"]) == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}: Theorem 1.6 on its 2 ")
+    run = run_lemma(find("3.1"))
+    assert run.recheck.outcome.scope == Scope.EVERY_TOKEN
+    assert main(["lemma", "3.1"]) == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last == run.recheck.verdict_line()
 
 
 def test_lemma_without_certificate_combines_its_checks():

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 
 from lemmas.afz.layers import hat
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.cli.schema_messages import worded
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
-from proofcheck.kernel.dataset import dataset_from_json, dataset_to_json
+from proofcheck.io.datasets import dataset_from_json
+from proofcheck.kernel.dataset import dataset_to_json
 from proofcheck.kernel.documents import FORMATS, loads_strict, schema, schema_error
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import NUMBER_PATTERN, parse_number
@@ -94,7 +96,7 @@ def test_pattern_and_parser_accept_the_same_strings(s):
 def test_writers_output_conforms_to_the_published_schemas(cert, lemma_cert):
     """Plain jsonschema with the published files (the pattern, not our format
     checker): what proofcheck writes is valid."""
-    cv = jsonschema.Draft202012Validator(schema("certificate"))
+    cv = jsonschema.Draft202012Validator(schema("certificate-2"))
     cv.validate(json.loads(json.dumps(cert)))
     cv.validate(json.loads(json.dumps(lemma_cert)))
     dv = jsonschema.Draft202012Validator(schema("dataset"))
@@ -104,19 +106,19 @@ def test_writers_output_conforms_to_the_published_schemas(cert, lemma_cert):
 
 def test_committed_certificates_conform():
     for path in sorted((ROOT / "reports" / "certificates").glob("*.json")):
-        assert schema_error(json.loads(path.read_text()), "certificate") is None, path
+        assert schema_error(json.loads(path.read_text()), "certificate-2") is None, path
 
 
 def test_lemma_data_is_allowed_and_checked(lemma_cert):
     c = copy.deepcopy(lemma_cert)
     c["instances"][0]["data"] = {"S": [["0", "1/2"], [3, "-4"]], "p": ["1", "2"],
                                  "box": {"lo": "0", "hi": "1e3", "open": True}, "t": None}
-    assert schema_error(c, "certificate") is None
+    assert schema_error(c, "certificate-2") is None
     for bad, path in [(1.5, "$.instances[0].data.p"), ("1_0", "$.instances[0].data.p"),
                       ("1e999999999", "$.instances[0].data.p"), ("x", "$.instances[0].data.p"),
                       ([["0", 0.5]], "$.instances[0].data.p")]:
         c["instances"][0]["data"]["p"] = bad
-        err = schema_error(c, "certificate")
+        err = schema_error(c, "certificate-2")
         assert err is not None and err.path.startswith(path), (bad, err)
 
 
@@ -161,8 +163,9 @@ THEOREM_MALFORMED = [
     (_set(["dataset", "pairs", 0, "input", 0], ["1"]), "$.dataset.pairs[0].input[0]", ""),
     (_set(["dataset", "pairs", 0, "input", 1], ["2", "2"]), "$.dataset.pairs[0].input[1]",
      "repeated token"),
-    (_set(["bounds"], [{"block": 1, "sublayer": "SA", "min_gap": "1", "max_eps": "NaN",
-                        "max_width": "0", "straddles": 0}]), "$.bounds[0].max_eps", "finite"),
+    (_set(["bounds"], {"exp_floor_bits": 256, "layers": [
+        {"block": 1, "sublayer": "SA", "min_gap": "1", "max_eps": "NaN", "radius": ["0", "0"]}]}),
+     "$.bounds.layers[0].max_eps", "finite"),
     (_set(["verdict"], "PASSED"), "$.verdict", "PASSED"),
     (_set(["kind"], "poem"), "$.kind", "poem"),
     (_set(["extra"], 1), "$", "extra"),
@@ -179,7 +182,7 @@ def test_malformed_theorem_certificate_is_bad_input_with_path(cert, mutate, path
     with pytest.raises(BadInput) as e:
         verify_certificate(seal(c))
     assert e.value.path is not None and e.value.path.startswith(path), str(e.value)
-    assert fragment in str(e.value), str(e.value)
+    assert fragment in str(worded(e.value)), str(e.value)  # as the command line words it
 
 
 LEMMA_MALFORMED = [
@@ -280,7 +283,8 @@ def test_the_same_spellings_everywhere(spelling, ok, tmp_path, capsys):
                         "semantics": {"attention": "softmax", "tau": spelling},
                         "instances": [{"kind": "FF", "layer": {"eta": spelling, "U": [], "b": [],
                                                                "W": []},
-                                       "inputs": [], "expected": []}],
+                                       "inputs": [[["0"]]], "expected": [[["0"]]],
+                                       "verdict": "VERIFIED"}],
                         "verdict": "VERIFIED", "digest": "0" * 64}, "certificate")
     assert (err is None) == ok, err
     if not ok:  # --tau is rejected before anything runs
@@ -307,11 +311,11 @@ def test_json_float_in_a_dataset_is_its_binary_value():
 
 
 def test_every_constant_the_schema_allows_is_re_derived_by_the_kernel(cert):
-    from proofcheck.kernel.dataset import dataset_from_json
+    from proofcheck.io.datasets import dataset_from_json
     from proofcheck.kernel.serialize import network_from_json
-    from proofcheck.kernel.verify import _derived_constants
-    derived = _derived_constants(dataset_from_json(cert["dataset"]),
+    from proofcheck.kernel.theorem import derived_constants
+    derived = derived_constants(dataset_from_json(cert["dataset"]),
                                  network_from_json(cert["network"]), None)
-    assert set(schema("certificate")["$defs"]["constants"]["properties"]) == set(derived)
+    assert set(schema("certificate-2")["$defs"]["constants"]["properties"]) == set(derived)
     for k, v in cert["claim"]["constants"].items():  # what the writer states is re-derived
         assert derived[k][0]() == parse_number(v, "$")[0], k

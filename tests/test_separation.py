@@ -1,7 +1,7 @@
 """Phase S at speed: the incremental construction (lemmas/afz/phases/separation.py) builds
 exactly the blocks, claims and rows of the straightforward one
 (tests/separation_reference.py), and the flint checker's lazy offsets for runs of
-tags (proofcheck/kernel/backends/flint.py, ``_Offsets``) agree with the Fraction
+tags (proofcheck/kernel/fast/flint.py, ``_Offsets``) agree with the plain
 reference on separation networks, including mutated ones, which both REFUTE with
 the same witness."""
 from __future__ import annotations
@@ -22,10 +22,10 @@ from proofcheck.io.generate import (
     digits_like,
     random_dataset,
 )
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.claims import SequenceShift
+from lemmas.claim_check import check_network
+from lemmas.claims import SequenceShift
 from proofcheck.kernel.model import Factored, Transformer
-from proofcheck.kernel.serialize import network_to_json
+from proofcheck.io.certificate_writer import network_to_json
 
 
 def _claim_key(c):
@@ -99,7 +99,7 @@ def test_lazy_offsets_run_through_a_separation_network():
     """R + 1 tags in a row with a probe between each two: every tag after the first
     is kept lazily, and the probed sequences are rebased (their top changed)."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend, _Offsets
+    from proofcheck.kernel.fast.flint import FlintBackend, _Offsets
     inputs, d, sep = _separation_case()
     assert sep.R == len(inputs) - 1
     be = FlintBackend()
@@ -158,7 +158,7 @@ def test_mutated_separation_network_refuted_like_the_reference(mutation):
 def test_translate_claim_mutation_refuted_like_the_reference():
     """Block 1's translation is compared as one matrix; a wrong translation vector
     in the claim still gets the per-row witness of the reference."""
-    from proofcheck.kernel.claims import Translate
+    from lemmas.claims import Translate
     inputs, d, sep = _separation_case(n=5)
     claims = [list(c) for c in sep.claims]
     c = claims[0][0].c
@@ -187,7 +187,7 @@ def test_tag_with_factor_zero_leaves_the_lazy_path():
 def test_frexp_is_within_one_rounding_at_any_magnitude(p, q, s):
     from flint import fmpq
 
-    from proofcheck.kernel.backends.flint import ZERO_E, _frexp
+    from proofcheck.kernel.fast.flint import ZERO_E, _frexp
     x = Fraction(p, q) * Fraction(2) ** s
     m, e = _frexp([fmpq(x.numerator, x.denominator), fmpq(0)])
     assert 0.5 <= abs(m[0]) < 1 and (m[1], e[1]) == (0, ZERO_E)
@@ -207,7 +207,7 @@ def test_separation_check_beyond_float_range_prefilters_and_agrees(bits, monkeyp
     probes' candidate rows and the tags' sign test still come from the float64
     pre-filter (mantissas and exponents kept apart), far fewer exact projections
     than sequences x rounds, and flint equals the Fraction reference."""
-    from proofcheck.kernel.backends import flint
+    from proofcheck.kernel.fast import flint
     inputs, d, sep = _scaled_case(Fraction(2) ** bits)
     assert Transformer(d, sep.blocks).max_bits() > 1100
     calls = [0]

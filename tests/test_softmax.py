@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
-from proofcheck.kernel.expbounds import exp_neg_upper, taylor_upper
-from proofcheck.kernel.softmax_certifier import certify
+from proofcheck.kernel.evaluate import f2q, q
+from proofcheck.kernel.softmax import exp_upper
+from lemmas.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.simulate import simulate
 
@@ -76,7 +77,7 @@ def test_certificate_monotone_in_tau(name, e, k):
 
 def test_mutated_network_is_not_certified():
     ds, inputs, targets, c = _net("square-builtin")
-    from proofcheck.kernel.model import with_parameter
+    from mutate import with_parameter
     tau, cert, _ = search_tau_cert(c.net, inputs, targets)
     last = c.net.L  # the last snap: move its plateau off the leader image
     bad = with_parameter(c.net, last, "FF", "b[1]", c.net.blocks[last - 1].ff.b[1] + 5)
@@ -108,6 +109,20 @@ def _taylor_lower(y: Fraction, n: int) -> Fraction:
         term = term * y / (k + 1)
     assert term < 1
     return (1 - term) / s
+
+
+def exp_neg_upper(y, F: int = 256) -> Fraction:
+    """The kernel's exact upper bound of e^-y (floor 2^-F), as a Fraction."""
+    return f2q(exp_upper(q(Fraction(y)), F))
+
+
+def taylor_upper(y: Fraction, terms: int = 30) -> Fraction:
+    """Pure-rational 1 / sum_{k<terms} y^k / k!, an upper bound of e^-y (y >= 0)."""
+    s, term = Fraction(0), Fraction(1)
+    for k in range(terms):
+        s += term
+        term = term * y / (k + 1)
+    return 1 / s
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,8 +1,7 @@
-"""The softmax certifier on non-residual FF layers (eta = 0, U of rank one): the
-output box of one layer against exact evaluation (sound, and tight on the
-projection interval), the hardmax pass against the exact checker on chained and
-broken chains, and the group bookkeeping of chained layers against a per-token
-recomputation."""
+"""Softmax certificates through non-residual FF layers (eta = 0, U of rank one): the
+kernel's output box of one layer against exact evaluation (sound, and tight on the
+projection interval, also across kinks), on both routes; the hardmax trajectory
+against the exact checker on chains of such layers; fast = plain on the chain."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -12,14 +11,12 @@ from hypothesis import strategies as st
 
 from lemmas.afz.layers.converge import converge_ff
 from lemmas.afz.layers.hat import hat_ff
-from proofcheck.kernel.checker import check_network
+from lemmas.afz.softmax_certifier import certify, prepare
+from lemmas.claim_check import check_network
+from proofcheck.kernel.evaluate import f2q, q
+from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, identity_sa
-from proofcheck.kernel.softmax_certifier import (
-    _NonResFFRec,
-    certify,
-    nonresidual_radius,
-    prepare,
-)
+from proofcheck.kernel.softmax import Radii, check_bounds, plain_trajectory
 from proofcheck.kernel.verdicts import Verdict
 
 F = Fraction
@@ -52,11 +49,15 @@ def layers(draw):
     return FF(F(0), U, b, W), x, r, w
 
 
-def _record(ff, x):
-    traj = prepare(Transformer(len(x), [Block(ff, identity_sa())]), [[x]])
-    kind, rec = traj.records[0]
-    assert kind == "FF" and isinstance(rec, _NonResFFRec)
-    return rec, traj.outputs[0][0]
+def _radius(ff, x, r, route):
+    """The kernel's radius of the image of the box ``x +- r`` under ``ff`` (one FF
+    record of the trajectory of a one-block network), and the exact centre."""
+    net = Transformer(len(x), [Block(ff, identity_sa())])
+    traj = (fast_trajectory if route == "fast" else plain_trajectory)(net, [[x]])
+    radii = Radii(1, len(x))
+    radii.reset([q(v) for v in r])
+    traj.records[0].propagate(radii)
+    return [f2q(v) for v in radii.get(0)], traj.outputs[0][0], traj.records[0]
 
 
 def _sign(v):
@@ -67,9 +68,9 @@ def _sign(v):
 @given(layers())
 def test_output_box_is_sound_and_tight(case):
     ff, x, r, w = case
-    rec, centre = _record(ff, x)
+    rn, centre, _ = _radius(ff, x, r, "fast")
+    assert _radius(ff, x, r, "plain")[0] == rn      # both routes: the same radius
     assert list(centre) == _eval(ff, x)            # the hardmax pass is exact
-    rn = [Fraction(int(v.p), int(v.q)) for v in nonresidual_radius(rec, rec.ts[0], r)]
     # the projection <w, x> over the box spans [t - |w|.r, t + |w|.r]: the two
     # corners x -+ sign(w) r attain its ends, the segment between them every kink
     lo = [a - _sign(c) * s for a, c, s in zip(x, w, r)]
@@ -98,26 +99,24 @@ def test_output_box_is_sound_and_tight(case):
 
 def test_flat_piece_maps_a_box_to_a_point():
     ff = converge_ff(0, 2, F(1), F(3), F(5), F(7))
-    rec, centre = _record(ff, (F(2), F(0)))
-    assert centre == (F(1) - F(5), F(0))
-    assert all(v == 0 for v in nonresidual_radius(rec, rec.ts[0], (F(1), F(9))))
+    rn, centre, rec = _radius(ff, (F(2), F(0)), (F(1), F(9)), "fast")
+    assert isinstance(rec, RankOneFF) and centre == (F(1) - F(5), F(0)) and rn == [0, 0]
     # a box reaching past the kink at 3 is not a point: radius = how far it reaches
-    got = nonresidual_radius(rec, rec.ts[0], (F(3, 2), F(0)))
-    assert [Fraction(int(v.p), int(v.q)) for v in got] == [F(1, 2), F(0)]
+    assert _radius(ff, (F(2), F(0)), (F(3, 2), F(0)), "fast")[0] == [F(1, 2), F(0)]
+    assert _radius(ff, (F(2), F(0)), (F(3, 2), F(0)), "plain")[0] == [F(1, 2), F(0)]
 
 
 def _chain_net():
-    """A softmax SA that gives every token a radius, three eta = 0 layers (chained), a
-    hat moving one point (breaks the chain), one more eta = 0 layer."""
+    """A softmax SA that gives every token a radius, three eta = 0 layers, a hat
+    moving one point, one more eta = 0 layer."""
     e1 = (F(1), F(0))
     sa = SA(F(0), Factored(F(1)), Factored(F(0), (e1,), (e1,)))  # x -> <e1, mean> e1
-    blocks = [Block(identity_ff := FF(F(1)), sa),
+    blocks = [Block(FF(F(1)), sa),
               Block(converge_ff(0, 2, F(-1), F(1), F(3), F(5)), identity_sa()),
               Block(converge_ff(0, 2, F(-9), F(-7), F(-5), F(-3)), identity_sa()),
               Block(converge_ff(0, 2, F(-20), F(-19), F(-18), F(-17)), identity_sa()),
               Block(hat_ff(e1, F(14), F(1, 2), (F(7), F(1))), identity_sa()),
               Block(converge_ff(0, 2, F(1), F(2), F(100), F(101)), identity_sa())]
-    assert identity_ff.is_identity
     return Transformer(2, blocks)
 
 
@@ -127,41 +126,19 @@ INPUTS = [[(F(0), F(1)), (F(1), F(5))], [(F(4), F(2)), (F(5), F(1))], [(F(2), F(
 def test_chained_hardmax_pass_equals_the_exact_checker():
     net = _chain_net()
     traj = prepare(net, INPUTS)
-    kinds = [type(rec).__name__ for _, rec in traj.records]
-    nonres = [rec for _, rec in traj.records if isinstance(rec, _NonResFFRec)]
-    assert kinds.count("_NonResFFRec") == 4
-    assert [rec.prev is not None for rec in nonres] == [False, True, True, False]
-    for backend in ("flint", "fraction"):
+    assert sum(isinstance(rec, RankOneFF) for rec in traj.records) == 5
+    for backend in ("flint", "plain"):
         nc = check_network(net, INPUTS, None, backend=backend)
         assert [[tuple(x) for x in s] for s in traj.outputs] == \
             [[tuple(F(v) for v in x) for x in s] for s in nc.outputs]
 
 
-def test_chained_radii_equal_a_per_token_recomputation():
+def test_chained_radii_fast_equal_plain():
     net = _chain_net()
-    traj = prepare(net, INPUTS)
-    tau = F(1, 4)
-    cert = certify(net, INPUTS, [[(F(0), F(0))]] * 3, tau, trajectory=traj)
+    targets = [[(F(0), F(0))]] * 3
+    fast, plain = fast_trajectory(net, INPUTS), plain_trajectory(net, INPUTS)
+    for tau in (F(1, 4), F(1, 64)):
+        f, p = check_bounds(fast, tau, 256, targets), check_bounds(plain, tau, 256, targets)
+        assert f.verdict == p.verdict and f.bounds == p.bounds
+    cert = certify(net, INPUTS, targets, F(1, 4), trajectory=fast)
     assert cert.verdict != Verdict.ERROR, cert.reason
-    # per token: the SA radius, then nonresidual_radius layer by layer, no groups
-    sa_w = cert.bounds[0].max_width
-    r = [[Fraction(sa_w) / 2, F(0)] for _ in range(5)]
-    recs = [(i, rec) for i, (_, rec) in enumerate(traj.records)]
-    for i, rec in recs[1:4]:
-        tok = 0
-        for j, seq in enumerate(INPUTS):
-            for _ in seq:
-                g = rec.gid[tok] if rec.gid is not None else nonres_gid(traj, i, tok)
-                rn = nonresidual_radius(rec, rec.ts[g], r[tok])
-                r[tok] = [Fraction(int(v.p), int(v.q)) for v in rn]
-                tok += 1
-        want = 2 * max(max(v) for v in r)
-        assert cert.bounds[i].max_width == want
-
-
-def nonres_gid(traj, i, tok):
-    """Group of token ``tok`` at record ``i`` of a chain (the chain start's groups)."""
-    k = i
-    while traj.records[k][1].gid is None:
-        k -= 1
-    return traj.records[k][1].gid[tok]

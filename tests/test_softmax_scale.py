@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
 from proofcheck.cli import main
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.expbounds import exp_neg_upper_q
+from lemmas.claim_check import check_network
+from proofcheck.kernel.evaluate import q
+from proofcheck.kernel.softmax import exp_upper
 from proofcheck.kernel.model import SA, Block, Factored, Transformer, identity_ff
-from proofcheck.kernel.softmax_certifier import certify, prepare
+from lemmas.afz.softmax_certifier import certify, prepare
 from proofcheck.kernel.verdicts import Verdict, fmt_num
 
 
@@ -61,10 +62,10 @@ def test_fmt_num_huge_values():
 # ------------------------------------------------------------------ exp bounds
 def test_exp_bound_of_huge_exponents_is_the_floor():
     for y in (10 ** 9, 10 ** 12, 10 ** 18, Fraction(10 ** 40, 3)):
-        u, floored = exp_neg_upper_q(y, 4096)
-        assert floored and Fraction(int(u.p), int(u.q)) == Fraction(1, 2 ** 4096)
-    u, floored = exp_neg_upper_q(Fraction(1, 3), 4096)
-    assert not floored and Fraction(int(u.p), int(u.q)) > Fraction(7165, 10000)  # e^-1/3 ~ .7165
+        u = exp_upper(q(Fraction(y)), 4096)
+        assert Fraction(int(u.p), int(u.q)) == Fraction(1, 2 ** 4096)
+    u = exp_upper(q(Fraction(1, 3)), 4096)
+    assert Fraction(int(u.p), int(u.q)) > Fraction(7165, 10000)  # e^-1/3 ~ .7165
 
 
 # ------------------------------------------------------------------ crashes -> verdicts

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 
 from lemmas.afz.theorems.theorem_1_6 import PARAM_CONSTANT, param_formula, verify
 from proofcheck.io.generate import admissible_datasets
-from proofcheck.kernel.checker import check_network
+from lemmas.claim_check import check_network
 from proofcheck.kernel.verdicts import Verdict
 
 

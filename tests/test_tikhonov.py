@@ -17,7 +17,8 @@ from lemmas.afz.theorems import tikhonov
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.io.certificate_writer import seal, theorem_certificate
 from proofcheck.io.synthetic import MT19937, authors_setting, ff_of_mean, torch_rand
-from proofcheck.kernel.model import Block, Factored, Transformer, with_parameter
+from mutate import with_parameter
+from proofcheck.kernel.model import Block, Factored, Transformer
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
@@ -257,7 +258,7 @@ def test_certificate_carries_theta_sq_norm_and_verify_rechecks_it():
     net = tc.construction.net
     cert = theorem_certificate("1.6", ds, net, Verdict.VERIFIED, constants=tc.constants)
     assert cert["claim"]["constants"]["theta_sq_norm"] == format_q(net.sq_norm())
-    assert verify_certificate(cert)[0] == Verdict.VERIFIED
+    assert verify_certificate(cert).verdict == Verdict.VERIFIED
     bad = json.loads(json.dumps(cert))
     bad["claim"]["constants"]["theta_sq_norm"] = format_q(net.sq_norm() + F(1, 10**9))
     v, lines = verify_certificate(seal(bad))

@@ -25,7 +25,7 @@ from lemmas.ts.search import strategy
 from proofcheck.registry import find, load
 from proofcheck.runs.lemma import run_checks
 from proofcheck.cli import main
-from proofcheck.kernel import balls
+from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)

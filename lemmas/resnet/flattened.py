@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lemmas.resnet.chain import Chain, relocation_chain
-from proofcheck.kernel.claims import Fixed, Moves
+from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
 from proofcheck.kernel.model import Block, Transformer, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
@@ -115,7 +115,7 @@ def verify(ds: Dataset, net: FlatResNet | None = None,
     read as a set equal ``Y_j`` (both inclusions).  Also ``P = K (6 n d + 4)``.
     The witness names the layer (block) and sequence, or the pair whose token set
     differs."""
-    from proofcheck.kernel.checker import check_network, interpolation_witness
+    from lemmas.claim_check import check_network, interpolation_witness
     net = build(ds) if net is None else net
     name = (f"resnet (a) exact: residual FF network on flattened sequences of '{ds.name}' "
             f"(n = {net.n}, d = {net.d}, dimension n d = {net.n * net.d})")

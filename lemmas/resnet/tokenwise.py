@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lemmas.resnet.chain import relocation_chain
-from proofcheck.kernel.claims import Fixed, Moves
+from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.dataset import Dataset
 from proofcheck.kernel.model import Block, Transformer, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
@@ -185,7 +185,7 @@ def check(ds: Dataset, max_nodes: int = 100_000) -> CheckResult:
     """``resnet`` (b) on ``ds``: the obstruction with its witness pair when the dataset
     has one; otherwise the exact decision (an FF-only network verified by the kernel,
     or the reason none exists)."""
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     ob = conflicts(ds)
     det = [READING]
     if ob.first is not None:

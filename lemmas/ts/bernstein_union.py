@@ -46,7 +46,7 @@ from typing import Callable
 from flint import arb
 
 from lemmas.ts.search import search
-from proofcheck.kernel import balls
+from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "G.2"

@@ -41,7 +41,7 @@ from fractions import Fraction
 from lemmas.ts.readings import note, resolve
 from lemmas.ts.search import search
 from lemmas.ts.softmax_concentration import l1_distance
-from proofcheck.kernel import balls
+from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
 
 ID = "E.1"

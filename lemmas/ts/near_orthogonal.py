@@ -54,7 +54,7 @@ from fractions import Fraction
 
 from flint import arb, fmpz_mat
 
-from proofcheck.kernel import balls
+from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
 
 ID = "C.3"

@@ -43,6 +43,7 @@ def cmd_lemma(args) -> int:
     from proofcheck.runs.lemma import (
         certifiable,
         check_reading,
+        verdict_text,
         header_lines,
         recheck_lines,
         result_lines,
@@ -67,4 +68,4 @@ def cmd_lemma(args) -> int:
                            "(its checks are symbolic or numeric; re-run `lemma` instead)")
         from proofcheck.io.certificate_writer import write_certificate
         print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
-    return verdict_line(args, run.verdict)
+    return verdict_line(args, run.verdict, verdict_text(run))

@@ -26,7 +26,7 @@ def register(sub) -> None:
     q.add_argument("id", metavar="ID", help="the theorem: 1.6 (hardmax) or 1.8 (softmax); "
                    "e.g. 1.6")
     data_options(q)
-    q.add_argument("--backend", default="flint", choices=["flint", "fraction"],
+    q.add_argument("--backend", default="flint", choices=["flint", "plain", "fraction"],
                    help="exact backend for theorem 1.6: flint (fast, default) or fraction "
                    "(the formulas read literally); e.g. --backend fraction")
     q.add_argument("--tau", metavar="T", help="theorem 1.8: certify this temperature instead of "
@@ -163,4 +163,4 @@ def cmd_theorem(args) -> int:
         run.seconds["certificate file"] = time.perf_counter() - t0
     run.seconds["end to end"] = time.perf_counter() - t_start
     print(time_line(run.seconds))
-    return verdict_line(args, run.verdict)
+    return verdict_line(args, run.verdict, run.recheck.verdict_line(), run.recheck.exit_code)

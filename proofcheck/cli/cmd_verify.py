@@ -12,22 +12,48 @@ from __future__ import annotations
 def register(sub) -> None:
     q = sub.add_parser(
         "verify", help="re-check a certificate with the small trusted kernel",
-        description="Re-check a proofcheck-certificate/1 file with the trusted kernel "
+        description="Re-check a proofcheck certificate with the trusted kernel "
         "(proofcheck/kernel/), which runs no construction code: seal, format, dataset hash, "
-        "constants, the exact evaluation or softmax certificate, the stated verdict.",
+        "constants, the exact evaluation or softmax certificate, the stated verdict.  The "
+        "VERDICT line says what was established: on this dataset, for every token of the "
+        "stated layers, or on these instances only.",
         epilog="example: python -m proofcheck verify reports/certificates/lemma-3.2.json")
     q.add_argument("file", metavar="FILE", help="the certificate (JSON); e.g. c.json")
     q.add_argument("--dataset", metavar="FILE",
                    help="also check that the certificate is about this dataset file; "
                    "e.g. --dataset my.json")
+    q.add_argument("--require-conclusion", action="store_true",
+                   help="exit 3 unless the statement's conclusion itself was re-derived "
+                   "(a plugin certificate checked on its instances only does not qualify)")
+    q.add_argument("--route", choices=["auto", "plain", "fast"], default="auto",
+                   help="how to evaluate: plain (the definitions read literally, the "
+                   "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
+                   "against plain by the tests) or auto (fast above a size; default)")
     q.set_defaults(func=cmd_verify)
 
 
+def _printable(line: str) -> str:
+    """No control character reaches the terminal (the kernel escapes input strings;
+    this is the second fence)."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
+
+
 def cmd_verify(args) -> int:
+    import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
-    v, lines = verify_file(args.file, args.dataset)
-    args.verdict_exit_code = v.exit_code
-    for ln in lines:
-        print(ln)
-    print(f"\nVERDICT: {v.value}")
-    return v.exit_code
+    dataset = None
+    if args.dataset is not None:
+        from proofcheck.io.datasets import load_dataset
+        dataset = load_dataset(args.dataset)
+    out = verify_file(args.file, dataset, route=args.route)
+    code = out.exit_code(args.require_conclusion)
+    args.verdict_exit_code = code
+    for ln in out.lines:
+        print(_printable(ln))
+    if not any(ln.startswith("route: ") for ln in out.lines):  # lemma instances: always plain
+        print(f"route: {out.route} (lemma instances are evaluated by the plain evaluator)")
+    print(f"\n{_printable(out.verdict_line())}")
+    if code != out.verdict.exit_code:
+        print("--require-conclusion: the statement's conclusion was not re-derived "
+              f"(scope: {out.scope.value}); exit {code}")
+    return code

@@ -48,12 +48,16 @@ def print_results(results) -> Verdict:
     return combine(r.verdict for r in results)
 
 
-def verdict_line(args, verdict: Verdict) -> int:
-    """Print the final ``VERDICT`` line; the exit code is recorded on ``args`` first
-    (an output error then keeps it, see :mod:`proofcheck.cli`)."""
-    args.verdict_exit_code = verdict.exit_code
-    print(f"\nVERDICT: {verdict.value}")
-    return verdict.exit_code
+def verdict_line(args, verdict: Verdict, line: str | None = None, code: int | None = None
+                 ) -> int:
+    """Print the final ``VERDICT`` line (``line``: the kernel's, with the scope of a
+    pass; else the bare verdict) and return the exit code (``code``, else the
+    verdict's); the exit code is recorded on ``args`` first (an output error then keeps
+    it, see :mod:`proofcheck.cli`)."""
+    code = verdict.exit_code if code is None else code
+    args.verdict_exit_code = code
+    print("\n" + (line or f"VERDICT: {verdict.value}"))
+    return code
 
 
 def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):

@@ -141,7 +141,7 @@ class _ExactRows:
     cannot decide)."""
 
     def __init__(self, be, state):
-        from proofcheck.kernel.backends.flint import f2q
+        from proofcheck.kernel.fast.flint import f2q
         self.be, self.state, self.f2q = be, state, f2q
 
     def __getitem__(self, i):
@@ -234,7 +234,8 @@ class _Audit:
     EPS = 2.0 ** -50             # float64 filter: generous relative error allowance
 
     def __init__(self, net, inputs, dtypes, attention, tau):
-        from proofcheck.kernel.backends import get_backend, spans_of
+        from proofcheck.kernel.evaluate import spans_of
+        from proofcheck.kernel.fast import get_backend
         self.d = net.d
         self.spans = spans_of(len(X) for X in inputs)
         T = self.spans[-1][1]

@@ -3,7 +3,7 @@ deliverable 3).
 
 The formats and ``round_q(q, fmt)`` (nearest value, exact integer arithmetic, no
 double rounding) are :mod:`proofcheck.floats`; the rounded network is again an
-exact rational network that the trusted checker (:mod:`proofcheck.kernel.checker`)
+exact rational network that the claim checker (:mod:`lemmas.claim_check`)
 evaluates exactly.
 
 ``certify_rounded(net, inputs, targets, fmt)`` rounds every stored scalar of the
@@ -112,7 +112,7 @@ def certify_rounded(net, inputs, targets, fmt: FloatFormat, claims=None,
     witness."""
     import time
 
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict, Witness
     t0 = time.perf_counter()
     rounded, stats = round_network(net, fmt)

@@ -1,4 +1,4 @@
-"""Writing certificates (``proofcheck-certificate/1``, SPEC §3).
+"""Writing certificates (``proofcheck-certificate/2``, SPEC §3).
 
 A certificate is self-contained: the claim (statement, dataset name and SHA-256),
 the dataset itself, the exact network (or, for a lemma, its layer instances), the
@@ -9,20 +9,48 @@ else.  ``proofcheck.kernel`` re-checks it without any construction code.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 from proofcheck.io.files import atomic_write
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import dataset_to_json, digest
+from proofcheck.kernel.model import FF, SA, Factored, Transformer
 from proofcheck.kernel.numbers import MAX_STRING_LENGTH, format_q
-from proofcheck.kernel.serialize import ff_to_json, network_to_json, sa_to_json, sha256
+from proofcheck.kernel.serialize import sha256
 
-FORMAT = "proofcheck-certificate/1"
+FORMAT = "proofcheck-certificate/2"
 
 #: the theorem constants a certificate states; the kernel re-derives each of them
 #: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
 STATED_CONSTANTS = ("N", "M", "d", "R", "L", "max_width", "P", "P_formula", "P_bound",
                     "param_constant", "theta_sq_norm")
+
+
+# ------------------------------------------------ the exact JSON form of a network
+
+def _q(x) -> str:
+    return format_q(Fraction(x))
+
+
+def _fac(f: Factored) -> dict:
+    return {"lam": _q(f.lam), "left": [[_q(x) for x in a] for a in f.left],
+            "right": [[_q(x) for x in b] for b in f.right]}
+
+
+def ff_to_json(ff: FF) -> dict:
+    return {"eta": _q(ff.eta), "U": [[_q(x) for x in u] for u in ff.U],
+            "b": [_q(x) for x in ff.b], "W": [[_q(x) for x in w] for w in ff.W],
+            "label": ff.label}
+
+
+def sa_to_json(sa: SA) -> dict:
+    return {"rho": _q(sa.rho), "A": _fac(sa.A), "V": _fac(sa.V), "label": sa.label}
+
+
+def network_to_json(net: Transformer) -> dict:
+    return {"d": net.d, "blocks": [{"ff": ff_to_json(b.ff), "sa": sa_to_json(b.sa),
+                                    "phase": b.phase} for b in net.blocks]}
 
 
 def seal(cert: dict) -> dict:
@@ -33,11 +61,13 @@ def seal(cert: dict) -> dict:
 
 def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=None,
                         constants=None) -> dict:
-    """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax
-    at ``tau`` when given)."""
+    """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax at
+    ``tau`` when given, with ``bounds`` the certifier's stated bounds: a
+    ``Certificate`` of :mod:`lemmas.afz.softmax_certifier` or its ``hints_json()``)."""
     sem = {"attention": "hardmax"} if tau is None else {"attention": "softmax",
                                                          "tau": format_q(tau)}
-    claim = {"statement": statement, "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
+    claim = {"statement": statement, "d": dataset.d,
+             "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
     if constants:
         claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
                                   else format_q(constants[k]))
@@ -47,14 +77,19 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
             claim["constants"]["theta_sq_norm"] = theta
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
-            "bounds": bounds or [], "verdict": verdict.value, "provenance": provenance()}
+            "verdict": verdict.value, "provenance": provenance()}
+    if tau is not None and bounds is not None:
+        cert["bounds"] = bounds.hints_json() if hasattr(bounds, "hints_json") else bounds
     return seal(cert)
 
 
-def lemma_certificate(statement: str, results, verdict, source: str | None = None) -> dict | None:
+def lemma_certificate(statement: str, results, verdict, source: str | None = None,
+                      text: str | None = None, hypotheses=()) -> dict | None:
     """Certificate of the exact layer instances of a lemma run, or ``None`` when
     the statement has none (symbolic / numeric checks only).  ``source``: the
-    distribution name of a plugin's statement (recorded as ``claim.source``)."""
+    distribution name of a plugin's statement (recorded as ``claim.source``, with
+    the statement's ``text`` and ``hypotheses`` and the scope the kernel re-checks:
+    its instances)."""
     inst = []
     for r in results:
         i = getattr(r, "instance", None)
@@ -63,7 +98,8 @@ def lemma_certificate(statement: str, results, verdict, source: str | None = Non
         layer, inputs, expected = i
         kind = "FF" if hasattr(layer, "eta") else "SA"
         q = lambda t: None if t is None else [format_q(x) for x in t]  # noqa: E731
-        inst.append({"name": r.name, "kind": kind,
+        d = next((len(t) for s in inputs for t in s), 0)
+        inst.append({"name": r.name, "kind": kind, "d": d,
                      "layer": ff_to_json(layer) if kind == "FF" else sa_to_json(layer),
                      "inputs": [[q(x) for x in s] for s in inputs],
                      "expected": [[q(x) for x in s] for s in expected],
@@ -73,7 +109,8 @@ def lemma_certificate(statement: str, results, verdict, source: str | None = Non
         return None
     claim = {"statement": statement}
     if source is not None:  # a plugin's statement (docs/plugins.md)
-        claim["source"] = f"plugin:{source}"
+        claim.update(source=f"plugin:{source}", text=text or statement,
+                     hypotheses=list(hypotheses), scope="instances")
     cert = {"format": FORMAT, "kind": "lemma", "claim": claim,
             "semantics": {"attention": "hardmax"}, "instances": inst,
             "verdict": verdict.value, "provenance": provenance()}

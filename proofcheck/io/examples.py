@@ -26,13 +26,8 @@ import json
 from fractions import Fraction
 from importlib import resources
 
-from proofcheck.kernel.dataset import (
-    Dataset,
-    Pair,
-    Token,
-    check_admissible,
-    dataset_from_json,
-)
+from proofcheck.io.datasets import dataset_from_json
+from proofcheck.kernel.dataset import Dataset, Pair, Token, check_admissible
 from proofcheck.kernel.errors import BadInput
 
 TASKS = ("label", "inpaint")

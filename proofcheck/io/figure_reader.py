@@ -32,7 +32,8 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
-from proofcheck.approx import exponent_interval, value_interval
+from lemmas.ts.balls import value_interval
+from proofcheck.approx import exponent_interval
 
 
 @dataclass(frozen=True)

@@ -1,49 +1,27 @@
-"""Reading JSON documents strictly and validating them against the published
-JSON Schemas (SPEC §3; issue "Check what is built", item 5).
-
-The schemas are package data in ``proofcheck/schemas/``:
-
-* ``proofcheck-dataset-1.schema.json``  (``FORMATS["dataset"]``),
-* ``proofcheck-certificate-1.schema.json`` (``FORMATS["certificate"]``).
-
-They are validated with the ``jsonschema`` library (Draft 2020-12) BEFORE any
-arithmetic on the document, with two project-specific rules:
-
-* ``"type": "integer"`` means a JSON integer only (JSON Schema would also accept
-  ``1.0``); booleans are never numbers;
-* ``"format": "proofcheck-number"`` is enforced (not just an annotation): the
-  string goes through :func:`proofcheck.kernel.numbers.parse_number`, the one
-  number parser, so the size and exponent guards apply to every numeric string of
-  every document and its error message is the parser's.
-
-Reading (:func:`loads_strict`, :func:`read_json`): UTF-8 (a BOM is accepted),
-duplicate keys in any object rejected, JSON integers longer than
-``numbers.MAX_STRING_LENGTH`` digits rejected, files larger than
-``MAX_FILE_BYTES`` rejected, nesting deeper than the parser can take rejected.
-Every failure raises :class:`~proofcheck.kernel.errors.BadInput` (exit 2) with
-the file or the JSON path; nothing here raises anything else.
+"""Strict JSON reading (UTF-8, BOM accepted; no duplicate keys, integers over ``MAX_STRING_LENGTH``
+digits, files over ``MAX_FILE_BYTES`` or nesting too deep) and validation against the published
+schemas of ``proofcheck/schemas/`` (SPEC §3) with ``jsonschema`` (Draft 2020-12) BEFORE any
+arithmetic: ``"integer"`` means a JSON integer, the format ``proofcheck-number`` runs the one
+number parser.  Every failure is ``BadInput`` (exit 2) with the file or JSON path.
 """
-from __future__ import annotations
-
 import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import MAX_STRING_LENGTH, _digits_to_int, parse_number
+from proofcheck.kernel.numbers import MAX_STRING_LENGTH, digits_to_int, parse_number
 
 #: name -> (schema file in proofcheck/schemas, format string)
 FORMATS = {
     "dataset": ("proofcheck-dataset-1.schema.json", "proofcheck-dataset/1"),
     "certificate": ("proofcheck-certificate-1.schema.json", "proofcheck-certificate/1"),
+    "certificate-2": ("proofcheck-certificate-2.schema.json", "proofcheck-certificate/2"),
 }
 
 #: largest JSON document read from a file (bytes)
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
-
-# ------------------------------------------------------------------- reading
 
 def _no_duplicate_keys(pairs):
     seen = set()
@@ -57,17 +35,12 @@ def _no_duplicate_keys(pairs):
 def _parse_int(s: str) -> int:
     if len(s) > MAX_STRING_LENGTH:
         raise BadInput(f"a JSON integer has {len(s)} digits (limit {MAX_STRING_LENGTH})")
-    return _digits_to_int(s)
+    return digits_to_int(s)
 
 
 def loads_strict(text: str, where: str):
-    """Parse JSON ``text`` (``where`` names the source in errors).
-
-    Duplicate keys, over-long integers and over-deep nesting raise ``BadInput``;
-    JSON floats are Python floats (a schema decides where they are allowed);
-    ``NaN``/``Infinity`` literals become float NaN/inf, which the number parser
-    rejects with their path.
-    """
+    """Parse JSON ``text`` (``where``: its source); floats stay floats (a schema decides
+    where they are allowed)."""
     try:
         return json.loads(text, parse_int=_parse_int, object_pairs_hook=_no_duplicate_keys)
     except BadInput as e:
@@ -82,11 +55,7 @@ def loads_strict(text: str, where: str):
 
 
 def read_json(path: str | Path, what: str = "file"):
-    """Read and parse a JSON file strictly (see :func:`loads_strict`).
-
-    ``what`` names the file in messages ("certificate", "dataset").  Raises
-    ``BadInput`` for unreadable, too large, non-UTF-8 or invalid JSON files.
-    """
+    """Read and parse a JSON file strictly; ``what`` names it in messages."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
@@ -103,8 +72,6 @@ def read_json(path: str | Path, what: str = "file"):
     return loads_strict(text, str(path))
 
 
-# ---------------------------------------------------------------- validation
-
 def _number_format(value) -> bool:
     if isinstance(value, str):
         parse_number(value, "$")  # raises BadInput: the parser's own message
@@ -113,19 +80,16 @@ def _number_format(value) -> bool:
 
 @lru_cache(maxsize=None)
 def schema(name: str) -> dict:
-    """The published JSON Schema ``name`` ("dataset" or "certificate") as a dict."""
+    """The published JSON Schema ``name`` (a key of :data:`FORMATS`)."""
     fname, _ = FORMATS[name]
     text = resources.files("proofcheck").joinpath("schemas", fname).read_text(encoding="utf-8")
     return json.loads(text)
 
 
 def _inline_refs(node, defs: dict, stack: tuple = ()):
-    """``node`` with every ``{"$ref": "#/$defs/X"}`` replaced by (a copy of) the
-    definition X, except recursive references, which stay references, and without
-    the ``pattern`` of number strings (the ``proofcheck-number`` format checks the
-    same grammar with the parser's own messages).  The result validates exactly as
-    the original; resolving references is the dominant cost of ``jsonschema`` on
-    large certificates."""
+    """``node`` with every non-recursive ``{"$ref": "#/$defs/X"}`` replaced by X and no
+    ``pattern`` on number strings (the format checks the same grammar): it validates
+    as the original, without ``jsonschema``'s dominant cost on large certificates."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/"):
@@ -135,8 +99,6 @@ def _inline_refs(node, defs: dict, stack: tuple = ()):
             return _inline_refs(defs[key], defs, stack + (key,))
         out = {k: (v if k == "$defs" else _inline_refs(v, defs, stack)) for k, v in node.items()}
         if out.get("format") == "proofcheck-number":
-            # the format runs the number parser, which accepts exactly the strings
-            # that match NUMBER_PATTERN (tested) and words a precise error
             out.pop("pattern", None)
         return out
     if isinstance(node, list):
@@ -146,9 +108,7 @@ def _inline_refs(node, defs: dict, stack: tuple = ()):
 
 @lru_cache(maxsize=None)
 def validator(name: str):
-    """A ``jsonschema`` validator for schema ``name`` with the project's rules
-    (JSON integers only for "integer"; "proofcheck-number" checked by the one
-    number parser)."""
+    """A ``jsonschema`` validator for schema ``name`` with the project's two rules."""
     import jsonschema
     from jsonschema import Draft202012Validator
 
@@ -166,27 +126,8 @@ def _join(root: str, json_path: str) -> str:
     return root + json_path[1:] if json_path.startswith("$") else root
 
 
-def _kind_of(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return f"a boolean ({json.dumps(v)})"
-    if isinstance(v, float):
-        return f"a JSON float ({v!r})"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
-
-
 def _leaf_cause(err):
-    """The number parser's ``BadInput`` behind ``err`` (or one of the alternatives
-    of an ``anyOf``), if any."""
+    """The number parser's ``BadInput`` behind ``err`` or its alternatives, if any."""
     if isinstance(err.cause, BadInput):
         return err.cause
     for sub in err.context or ():
@@ -196,41 +137,10 @@ def _leaf_cause(err):
     return None
 
 
-def _describe(err) -> str:
-    cause = _leaf_cause(err)
-    if cause is not None:
-        return cause.message
-    v = err.instance
-    if err.validator in ("anyOf", "oneOf", "type") and not isinstance(v, (list, dict)):
-        want = ("an exact number (a JSON integer or a string such as '3', '-7/2', '0.125')"
-                if err.validator == "anyOf" else f"type {err.validator_value!r}")
-        return f"value is {_kind_of(v)}, expected {want}"
-    if err.validator == "not" and isinstance(v, dict):
-        banned = sorted(_required_keys(err.validator_value) & set(v))
-        if banned:
-            return f"key(s) {', '.join(map(repr, banned))} not allowed here"
-    msg = err.message
-    return msg if len(msg) <= 300 else msg[:300] + "..."
-
-
-def _required_keys(sch) -> set:
-    """Keys named by ``required`` anywhere in a small ``not`` sub-schema."""
-    if isinstance(sch, dict):
-        keys = set(sch.get("required", ()))
-        for v in sch.values():
-            keys |= _required_keys(v)
-        return keys
-    if isinstance(sch, list):
-        return set().union(*map(_required_keys, sch)) if sch else set()
-    return set()
-
-
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
-    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` with its
-    JSON path (prefixed by ``root``), or ``None`` when ``obj`` conforms.
-
-    No arithmetic is done on ``obj`` except the guarded parsing of numeric strings.
-    """
+    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` at its JSON path (under
+    ``root``), or ``None``: the number parser's message if it caused it, else jsonschema's, the
+    error kept as ``.violation`` (worded for people by ``proofcheck.cli.schema_messages``)."""
     from jsonschema.exceptions import best_match
     try:
         err = best_match(validator(name).iter_errors(obj))
@@ -238,8 +148,11 @@ def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
         return BadInput("document is nested too deeply", root)
     if err is None:
         return None
-    _, fmt = FORMATS[name]
-    return BadInput(f"not a valid {fmt} document: {_describe(err)}", _join(root, err.json_path))
+    cause, fmt = _leaf_cause(err), FORMATS[name][1]
+    e = BadInput(f"not a valid {fmt} document: "
+                 f"{cause.message if cause else err.message[:300]}", _join(root, err.json_path))
+    e.violation = None if cause else err
+    return e
 
 
 def validate(obj, name: str, root: str = "$") -> None:

@@ -1,18 +1,9 @@
-"""Exceptions that end a run with a clear message (SPEC §5).
-
-``BadInput`` and ``Inadmissible`` map to exit code 2; ``ResourceLimit`` to 4.
-Each carries the location of the problem (a JSON path such as
-``$.pairs[0].input[1][0]``, or pair/token indices in the message).
-"""
-from __future__ import annotations
+"""Exceptions that end a run (SPEC §5): ``BadInput``, ``Inadmissible`` (exit 2, with
+the JSON path or file), ``ResourceLimit`` (exit 4)."""
 
 
 class BadInput(Exception):
-    """Malformed input: unreadable file, wrong shape, non-numeric value.
-
-    Attributes: ``message`` (what is wrong), ``path`` (JSON path or file, may be
-    ``None``). ``kind`` is the label printed before the message.
-    """
+    """Malformed input: ``message``, ``path`` (JSON path or file, or ``None``)."""
 
     kind = "BAD INPUT"
 

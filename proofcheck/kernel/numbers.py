@@ -1,41 +1,15 @@
-"""Exact parsing and printing of rational numbers (SPEC §3, "Numbers").
-
-This is the ONE number parser of proofcheck: dataset coordinates, every exact
-value of a certificate (parameters, tau, bounds, stated constants, lemma
-instances and their ``data``) and the ``--tau`` option all go through
-:func:`parse_number` (directly, through :func:`parse_exact` /
-:func:`parse_integer`, or through the ``proofcheck-number`` format of the JSON
-Schemas, see :mod:`proofcheck.kernel.documents`); no other code calls
-``Fraction(str)``, which would accept spellings such as ``"1_0"`` and has no
-exponent guard.  :data:`NUMBER_PATTERN` is the string grammar as a regular
-expression, the one the published schemas use.
-
-Accepted spellings (``parse_number``):
-
-* JSON integers (any size; also numpy integer scalars);
-* strings ``"p/q"`` (``"-7/3"``), integers ``"-7"``, decimals ``"0.125"``,
-  ``".5"``, ``"1e-3"``, ``"-2.5E+3"``; surrounding ASCII white space (space, tab,
-  newline, CR, form feed, vertical tab) is stripped, and allowed around ``/``.
-  Decimal strings are exact: ``"0.1"`` is 1/10;
-* JSON floats (Python ``float``, numpy floating scalars): the exact binary value
-  of the double, ``0.1 -> 3602879701896397/36028797018963968``; the second
-  element of the result is then ``True`` so the report can say so;
-* ``Fraction`` instances (returned unchanged).
-
-Rejected with ``BadInput`` (``path`` = the JSON path of the value): booleans,
-``None``, lists, dicts, NaN / ±inf in any spelling (message contains
-"is not a finite number"), non-numeric strings, zero denominators, decimal
-exponents with ``|e| > 10000`` and strings longer than 100000 characters (so that
-``"1e999999999"`` cannot exhaust memory).
-
-Integers longer than Python's ``int``/``str`` digit limit (4300 digits) are
-converted piecewise, so big rationals round-trip through ``format_q``.
+"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
+and the ONE display form of a number (:func:`fmt_num`).  Accepted: JSON integers (any size),
+strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (ASCII white space around them and
+``/``), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
+path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
+above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
+(tested to match); integers beyond Python's 4300-digit limit are converted piecewise.
 """
-from __future__ import annotations
-
 import math
 import numbers
 import re
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
@@ -53,49 +27,32 @@ _WS = r"[ \t\n\r\f\v]*"  # ASCII white space only, in the pattern and in the par
 NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
                   r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)" + _WS + "$")
 
-_CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
 
-
-def _digits_to_int(s: str) -> int:
-    """``int(s)`` for a string of ASCII digits with optional sign, without the 4300-digit limit."""
-    sign = 1
-    if s[:1] in "+-":
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    if len(s) <= _CHUNK:
-        return sign * int(s)
-    k = len(s) // 2
-    return sign * (_digits_to_int(s[:-k]) * 10 ** k + _digits_to_int(s[-k:]))
+def digits_to_int(s: str) -> int:
+    """``int(s)`` for ASCII digits with an optional sign, without CPython's 4300-digit
+    limit (``decimal`` converts exactly)."""
+    return int(Decimal(s))
 
 
 def _int_to_digits(n: int) -> str:
     """``str(n)`` without the 4300-digit limit."""
-    if n < 0:
-        return "-" + _int_to_digits(-n)
-    if n.bit_length() <= 3 * _CHUNK:  # < 3700 decimal digits
-        return str(n)
-    k = int(n.bit_length() * 0.30102999566398) // 2  # about half the digit count
-    hi, lo = divmod(n, 10 ** k)
-    return _int_to_digits(hi) + _int_to_digits(lo).rjust(k, "0")
-
-
-def _short(s: str, limit: int = 40) -> str:
-    return repr(s if len(s) <= limit else s[:limit] + "...")
+    return str(Decimal(n))
 
 
 def _parse_string(raw: str, path: str, what: str) -> Fraction:
+    short = repr(raw if len(raw) <= 40 else raw[:40] + "...")
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
     s = raw.strip(" \t\n\r\f\v")
     if _NONFINITE.fullmatch(s):
-        raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
+        raise BadInput(f"{what} is not a finite number ({short})", path)
     m = _RATIONAL.fullmatch(s)
     if m:
-        den = _digits_to_int(m.group(2))
+        den = digits_to_int(m.group(2))
         if den == 0:
-            raise BadInput(f"{what} has a zero denominator ({_short(raw)})", path)
-        return Fraction(_digits_to_int(m.group(1)), den)
+            raise BadInput(f"{what} has a zero denominator ({short})", path)
+        return Fraction(digits_to_int(m.group(1)), den)
     m = _DECIMAL.fullmatch(s)
     if m and (m.group(2) or m.group(3)):
         sign, ipart, fpart, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
@@ -104,25 +61,20 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
             digits = exp.lstrip("+-").lstrip("0")
             if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
                 raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
-                               f"in absolute value ({_short(raw)})", path)
+                               f"in absolute value ({short})", path)
             e = int(exp)
-        mant = _digits_to_int((ipart + fpart) or "0")
+        mant = digits_to_int((ipart + fpart) or "0")
         if sign == "-":
             mant = -mant
         scale = e - len(fpart)
         return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
-    raise BadInput(f"{what} is not a number ({_short(raw)}); expected an integer, "
+    raise BadInput(f"{what} is not a number ({short}); expected an integer, "
                    f"'p/q' or a decimal such as '0.125' or '1e-3'", path)
 
 
 def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]:
-    """Parse one JSON number or numeric string exactly.
-
-    Returns ``(q, was_float)`` where ``was_float`` is True iff ``value`` was a
-    binary float (read as its exact binary value).  ``what`` names the value in
-    error messages (e.g. ``"input 0 token 0 coordinate 0"``).
-    Raises ``BadInput(message, path)`` as listed in the module docstring.
-    """
+    """``(q, was_float)``: one JSON number or numeric string exactly (``was_float``:
+    a binary float, read as its exact value); ``what`` names it in messages."""
     if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
         raise BadInput(f"{what} is a boolean ({value!r}), expected a number", path)
     if isinstance(value, Fraction):
@@ -137,20 +89,15 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
             raise BadInput(f"{what} is not a finite number ({value!r})", path)
         p, q = value.as_integer_ratio()
         return Fraction(int(p), int(q)), True
-    if value is None:
-        raise BadInput(f"{what} is null, expected a number", path)
-    if isinstance(value, (list, tuple)):
-        raise BadInput(f"{what} is a list, expected a number", path)
-    if isinstance(value, dict):
-        raise BadInput(f"{what} is an object, expected a number", path)
-    raise BadInput(f"{what} has unsupported type {type(value).__name__}, expected a number",
-                   path)
+    kind = ("is null" if value is None else "is a list" if isinstance(value, (list, tuple)) else
+            "is an object" if isinstance(value, dict) else
+            f"has unsupported type {type(value).__name__}")
+    raise BadInput(f"{what} {kind}, expected a number", path)
 
 
 def parse_exact(value, path: str, what: str = "value") -> Fraction:
-    """Parse a value that must be exact: a JSON integer or a number string (or a
-    ``Fraction``).  JSON floats and booleans raise ``BadInput`` (a certificate
-    never carries a binary float); everything else as :func:`parse_number`."""
+    """A value that must be exact (JSON integer, number string, Fraction): a JSON
+    float is ``BadInput`` too (a certificate never carries one)."""
     if isinstance(value, float) or (not isinstance(value, (int, str, Fraction))
                                     and isinstance(value, numbers.Real)
                                     and not isinstance(value, numbers.Integral)):
@@ -158,14 +105,6 @@ def parse_exact(value, path: str, what: str = "value") -> Fraction:
                        "(a JSON integer or a string such as '1/3')", path)
     q, _ = parse_number(value, path, what)
     return q
-
-
-def parse_integer(value, path: str, what: str = "value") -> int:
-    """Parse an exact value (see :func:`parse_exact`) that must be an integer."""
-    q = parse_exact(value, path, what)
-    if q.denominator != 1:
-        raise BadInput(f"{what} must be an integer (got {format_q(q)[:40]})", path)
-    return q.numerator
 
 
 def format_q(q: Fraction) -> str:
@@ -176,7 +115,59 @@ def format_q(q: Fraction) -> str:
     return f"{_int_to_digits(q.numerator)}/{_int_to_digits(q.denominator)}"
 
 
-def bit_size(q: Fraction) -> int:
-    """``max(numerator.bit_length(), denominator.bit_length())``."""
+# ------------------------------------------------------------------ display
+#: values whose exact text has at most this many characters are printed exactly
+SHORT = 24
+
+
+def approx(q, sig: int = 6) -> str:
+    """``q`` rounded to ``sig`` significant digits, half away from zero, written like
+    ``%g`` (``1.23457e+45``, ``61.2345``): an exactly rounded ``decimal`` quotient, so
+    no overflow and no float."""
+    if sig < 1:
+        raise ValueError(f"sig must be at least 1 (got {sig})")
     q = Fraction(q)
-    return max(q.numerator.bit_length(), q.denominator.bit_length())
+    if q == 0:
+        return "0"
+    ctx = Context(prec=sig, rounding=ROUND_HALF_UP, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    _, dg, exp = ctx.divide(Decimal(abs(q.numerator)), Decimal(q.denominator)).as_tuple()
+    ds, e, sign = "".join(map(str, dg)).rstrip("0") or "0", len(dg) + exp - 1, "-" * (q < 0)
+    if -4 <= e < sig:
+        whole, frac = (ds[:e + 1].ljust(e + 1, "0"), ds[e + 1:]) if e >= 0 else \
+            ("0", "0" * (-e - 1) + ds)
+        return sign + whole + ("." + frac if frac else "")
+    return f"{sign}{ds[0]}{'.' + ds[1:] if ds[1:] else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+def _exact(v) -> Fraction:
+    """Fraction of a Fraction, int, fmpq/fmpz, finite float or mpf; else ``TypeError``."""
+    t = type(v).__name__
+    if t == "fmpq":
+        return Fraction(int(v.p), int(v.q))
+    if t == "mpf":
+        man, exp = map(int, v.man_exp)
+        return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise TypeError("not finite")
+    return Fraction(int(v)) if t == "fmpz" else Fraction(v)
+
+
+def fmt_num(v, sig: int = 6) -> str:
+    """The ONE display form of a number (it decides nothing): the exact text when at
+    most :data:`SHORT` characters, else ``≈`` :func:`approx` and the exact value's bit
+    sizes; tuples elementwise; strings, ``None`` and non-numbers (an arb ball) as ``str``."""
+    if isinstance(v, (tuple, list)):
+        return "(" + ", ".join(fmt_num(x, sig) for x in v) + ")"
+    if v is None or isinstance(v, (str, bool)):
+        return str(v)
+    try:
+        v = _exact(v)
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+    exact = format_q(v)
+    if len(exact) <= SHORT:
+        return exact
+    p, q = abs(v.numerator), v.denominator
+    size = (f"{p.bit_length()}-bit integer" if q == 1 else
+            f"{p.bit_length()}-bit / {q.bit_length()}-bit rational")
+    return f"≈{approx(v, sig)} (exact: {size})"

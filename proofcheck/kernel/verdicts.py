@@ -1,14 +1,13 @@
-"""Typed verdicts, witnesses and exit codes (SPEC §5).
-
-A verdict is never derived from a floating-point comparison.  ``VERIFIED`` means
-an exact check passed; ``REFUTED`` always carries a replayable witness.
-"""
-from __future__ import annotations
-
+"""Typed verdicts, witnesses and exit codes (SPEC §5).  A verdict is never derived from a
+floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED`` always carries
+a replayable witness."""
 import enum
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from proofcheck.kernel.numbers import fmt_num, format_q
 
 
 class Verdict(enum.Enum):
@@ -17,6 +16,8 @@ class Verdict(enum.Enum):
     REFUTED = "REFUTED"
     INCONCLUSIVE = "INCONCLUSIVE"
     ERROR = "ERROR"
+    # the check stopped at a resource bound (proofcheck.kernel.limits): nothing decided
+    RESOURCE_LIMIT = "RESOURCE-LIMIT"
 
     @property
     def exit_code(self) -> int:
@@ -27,123 +28,58 @@ class Verdict(enum.Enum):
         return self in (Verdict.VERIFIED, Verdict.VERIFIED_CERTIFIED)
 
 
-EXIT_CODES = {
-    Verdict.VERIFIED: 0,
-    Verdict.VERIFIED_CERTIFIED: 0,
-    Verdict.REFUTED: 1,
-    Verdict.INCONCLUSIVE: 3,
-    Verdict.ERROR: 4,
-}
+class Scope(enum.Enum):
+    """What a passing check established (README "Scopes", SPEC §5)."""
+
+    ALL_PARAMETERS = "for all parameters"  # symbolic, on the returned layer
+    EVERY_TOKEN = "for every token of the stated layers"  # conclusion re-derived from data
+    DATASET = "on this dataset"  # exact evaluation of every pair of the dataset
+    INSTANCES = "on these instances only"  # the stated maps, not the statement
+
+    @property
+    def rederived(self) -> bool:
+        """True when the statement's conclusion itself was established."""
+        return self is not Scope.INSTANCES
+
+
+EXIT_CODES = {Verdict.VERIFIED: 0, Verdict.VERIFIED_CERTIFIED: 0, Verdict.REFUTED: 1,
+              Verdict.INCONCLUSIVE: 3, Verdict.ERROR: 4, Verdict.RESOURCE_LIMIT: 4}
 EXIT_BAD_INPUT = 2
+#: worst first: the verdict of a conjunction of checks is its worst one
+ORDER = [Verdict.ERROR, Verdict.RESOURCE_LIMIT, Verdict.REFUTED, Verdict.INCONCLUSIVE,
+         Verdict.VERIFIED_CERTIFIED, Verdict.VERIFIED]
 
 
 def combine(verdicts) -> Verdict:
-    """The verdict of a conjunction of checks: the worst one wins.
-
-    Order (worst first): ERROR, REFUTED, INCONCLUSIVE, VERIFIED-CERTIFIED, VERIFIED.
-    An empty conjunction is ERROR (nothing was checked: fail closed).
-    """
-    order = [Verdict.ERROR, Verdict.REFUTED, Verdict.INCONCLUSIVE,
-             Verdict.VERIFIED_CERTIFIED, Verdict.VERIFIED]
-    vs = list(verdicts)
-    if not vs:
-        return Verdict.ERROR
-    return min(vs, key=order.index)
+    """The worst of ``verdicts`` (:data:`ORDER`); an empty conjunction is ERROR
+    (nothing was checked: fail closed)."""
+    return min(verdicts, key=ORDER.index, default=Verdict.ERROR)
 
 
 def fmt_value(v: Any) -> str:
     """Exact text of a number or token: ``p/q`` strings, tuples as ``(a, b)``."""
     if isinstance(v, (tuple, list)):
         return "(" + ", ".join(fmt_value(x) for x in v) + ")"
-    if isinstance(v, Fraction):
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    return str(v)
+    return format_q(v) if isinstance(v, Fraction) else str(v)
 
 
-SHORT = 24  # exact text up to this many characters; longer values are approximated
-
-
-def _sci(p: int, q: int, sig: int = 6) -> str:
-    """``p/q`` (``p, q > 0``) in scientific notation with ``sig`` significant digits,
-    rounded to nearest, computed with integers only (no float: no overflow)."""
-    e = (p.bit_length() - q.bit_length()) * 30103 // 100000
-    while True:
-        k = sig - e  # one guard digit
-        m = (p * 10 ** k) // q if k >= 0 else p // (q * 10 ** (-k))
-        if m >= 10 ** (sig + 1):
-            e += 1
-        elif m < 10 ** sig:
-            e -= 1
-        else:
-            break
-    m = (m + 5) // 10
-    if m >= 10 ** sig:
-        m //= 10
-        e += 1
-    digits = str(m).rstrip("0") or "0"
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f"{mant}e{e:+d}" if not -5 <= e <= 6 else _plain(m, e, sig)
-
-
-def _plain(m: int, e: int, sig: int) -> str:
-    s = str(m)
-    if e >= sig - 1:
-        return s + "0" * (e - sig + 1)
-    if e >= 0:
-        out = s[:e + 1] + "." + s[e + 1:]
-    else:
-        out = "0." + "0" * (-e - 1) + s
-    return out.rstrip("0").rstrip(".")
-
-
-def fmt_num(v: Any, sig: int = 6) -> str:
-    """The ONE display form of a number (SPEC §5: never decides anything).
-
-    Exact text (``p/q`` or an integer) when it has at most :data:`SHORT`
-    characters; otherwise ``≈`` a ``sig``-significant-digit decimal computed with
-    integer arithmetic, plus the bit sizes of the exact value (which stays in the
-    JSON).  Accepts Fraction, int, python-flint ``fmpq``/``fmpz``/``arb``, mpmath
-    ``mpf``, float, strings (returned as they are) and tuples/lists (elementwise).
-    Never converts an unbounded rational to float, so it cannot overflow."""
-    if isinstance(v, (tuple, list)):
-        return "(" + ", ".join(fmt_num(x, sig) for x in v) + ")"
-    if v is None or isinstance(v, (str, bool)):
-        return str(v)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return str(v)
-        v = Fraction(v)
-    tname = type(v).__name__
-    if tname == "arb":
-        return v.str(sig, radius=False) if v.is_finite() else str(v)
-    if tname == "mpf":
-        import mpmath
-        return mpmath.nstr(v, sig)
-    if tname == "fmpq":
-        v = Fraction(int(v.p), int(v.q))
-    elif not isinstance(v, Fraction):
-        try:
-            v = Fraction(int(v)) if tname == "fmpz" else Fraction(v)
-        except (TypeError, ValueError):
-            return str(v)
-    exact = fmt_value(v)
-    if len(exact) <= SHORT:
-        return exact
-    p, q = abs(v.numerator), v.denominator
-    approx = ("-" if v < 0 else "") + _sci(p, q, sig)
-    bits = f"{p.bit_length()}-bit integer" if q == 1 else \
-        f"{p.bit_length()}-bit / {q.bit_length()}-bit rational"
-    return f"≈{approx} (exact: {bits})"
+def escape(s, limit: int = 200) -> str:
+    """An input's string as printable text: control, format and separator characters
+    (newline, ESC, zero-width space, ...) escaped, cut at ``limit`` characters, so no
+    input can start a line or hide text on a terminal."""
+    s = str(s)
+    out = "".join(ch.encode("unicode_escape").decode("ascii")
+                  if ch == "\\" or (unicodedata.category(ch)[0] in "CZ" and ch != " ") else ch
+                  for ch in s[:limit])
+    return out + ("..." if len(s) > limit else "")
 
 
 @dataclass
 class Witness:
-    """Where an exact check failed.
-
-    ``block`` is 1-based, ``sublayer`` is ``"FF"`` or ``"SA"`` (or ``None`` for a
-    check on the final outputs), ``sequence``/``token``/``coordinate`` are 0-based
-    indices; ``expected``/``got`` are exact values (Fractions or tuples of them).
-    """
+    """Where an exact check failed: ``block`` 1-based, ``sublayer`` ``"FF"``/``"SA"``,
+    ``sequence``/``token``/``coordinate`` 0-based, exact ``expected``/``got``; ``code``
+    the stable name of the kind of failure (``"output-not-target"``, ...): the reason
+    is prose and may change."""
 
     reason: str
     block: int | None = None
@@ -153,28 +89,16 @@ class Witness:
     coordinate: int | None = None
     expected: Any = None
     got: Any = None
+    code: str = ""
 
     def describe(self) -> str:
-        parts = []
-        if self.block is not None:
-            parts.append(f"block {self.block}")
-        if self.sublayer is not None:
-            parts.append(f"sub-layer {self.sublayer}")
-        if self.sequence is not None:
-            parts.append(f"sequence {self.sequence}")
-        if self.token is not None:
-            parts.append(f"token {self.token}")
-        if self.coordinate is not None:
-            parts.append(f"coordinate {self.coordinate}")
-        loc = ", ".join(parts)
+        loc = ", ".join(f"{name} {v}" for name, v in (
+            ("block", self.block), ("sub-layer", self.sublayer), ("sequence", self.sequence),
+            ("token", self.token), ("coordinate", self.coordinate)) if v is not None)
         s = self.reason + (f" at {loc}" if loc else "")
         if self.expected is not None or self.got is not None:
             s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"
         return s
-
-    def to_json(self) -> dict:
-        return {k: (fmt_value(v) if k in ("expected", "got") and v is not None else v)
-                for k, v in self.__dict__.items()}
 
 
 @dataclass
@@ -185,12 +109,13 @@ class CheckResult:
     verdict: Verdict
     details: list[str] = field(default_factory=list)
     witness: Witness | None = None
-    # a lemma's own data for a certificate instance (exact values; SPEC §3), see
-    # proofcheck.kernel.lemma_checks
-    data: dict | None = None
+    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
+    # what a passing check established; None: not said (a construction's own check)
+    scope: Scope | None = None
 
     def lines(self) -> list[str]:
-        out = [f"[{self.verdict.value}] {self.name}"]
+        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
+        out = [f"[{self.verdict.value}] {self.name}{tail}"]
         out += ["    " + d for d in self.details]
         if self.witness is not None:
             out.append("    witness: " + self.witness.describe())

@@ -27,7 +27,7 @@ def load(statement, request: DataRequest):
     ``BadInput``/``Inadmissible`` (exit 2) for misuse, unreadable files and datasets
     the statement does not admit."""
     from proofcheck.io.examples import EXAMPLES
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     if request.dataset is not None and request.example is not None:
         raise BadInput("give either --dataset or --example, not both")
     if request.dataset is None and request.example is None:

@@ -141,7 +141,8 @@ def certificate_of(statement, certified: list[CheckResult]) -> dict | None:
         return None
     source = None if statement.source == "proofcheck" else statement.source
     return lemma_certificate(statement.id, certified, combine(r.verdict for r in certified),
-                             source=source)
+                             source=source, text=statement.title,
+                             hypotheses=statement.hypotheses)
 
 
 def _instance_text(statement, given, seed: int) -> str:
@@ -169,6 +170,15 @@ def header_lines(run: LemmaRun) -> list[str]:
     out.append(f"scope: {st.scope}")
     out.append(f"instance: {run.instance}")
     return out
+
+
+def verdict_text(run: LemmaRun) -> str:
+    """The VERDICT line of a lemma run: the kernel's (with the scope of what it
+    re-derived) when the run's verdict is the kernel's, else the bare verdict (checks
+    beside the certificate decided it, or there is no certificate)."""
+    if run.recheck is not None and run.recheck.verdict == run.verdict:
+        return run.recheck.verdict_line()
+    return f"VERDICT: {run.verdict.value}"
 
 
 def recheck_lines(run: LemmaRun) -> list[str]:

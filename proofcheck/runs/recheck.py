@@ -16,22 +16,39 @@ from proofcheck.kernel.verdicts import Verdict
 
 @dataclass
 class Recheck:
-    """``verdict`` and ``lines`` of :func:`verify_certificate`, and its time."""
+    """``verdict`` and ``lines`` of :func:`verify_certificate`, its
+    :class:`~proofcheck.kernel.verify.Outcome` (``None`` when the kernel refused or
+    failed) and its time."""
 
     verdict: Verdict
     lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    outcome: object = None
+
+    def verdict_line(self) -> str:
+        """The kernel's VERDICT line: what a pass established (its scope), or the bare
+        verdict when the kernel refused the certificate or failed."""
+        return self.outcome.verdict_line() if self.outcome is not None else \
+            f"VERDICT: {self.verdict.value}"
+
+    @property
+    def exit_code(self) -> int:
+        return self.outcome.exit_code() if self.outcome is not None else self.verdict.exit_code
 
 
 def recheck(cert: dict) -> Recheck:
-    """Re-check ``cert`` (a sealed certificate dict) with the kernel."""
+    """Re-check ``cert`` (a sealed certificate dict) with the kernel, on its default
+    route (the fast tier is loaded, so large certificates take the fast route, as
+    ``verify`` does)."""
+    import proofcheck.kernel.fast  # noqa: F401  (registers the fast route, as `verify` does)
     from proofcheck.kernel.verify import verify_certificate
     t0 = time.perf_counter()
     try:
-        v, lines = verify_certificate(cert)
+        out = verify_certificate(cert)
     except BadInput as e:  # the run wrote a certificate the kernel cannot read
-        v, lines = Verdict.ERROR, [f"the kernel refuses the certificate this run wrote: {e}"]
+        return Recheck(Verdict.ERROR, [f"the kernel refuses the certificate this run wrote: {e}"],
+                       time.perf_counter() - t0)
     except Exception as e:  # noqa: BLE001  (fail closed)
-        v, lines = Verdict.ERROR, [f"internal error in the kernel re-check: "
-                                   f"{type(e).__name__}: {e}"]
-    return Recheck(v, list(lines), time.perf_counter() - t0)
+        return Recheck(Verdict.ERROR, [f"internal error in the kernel re-check: "
+                                       f"{type(e).__name__}: {e}"], time.perf_counter() - t0)
+    return Recheck(out.verdict, list(out.lines), time.perf_counter() - t0, out)

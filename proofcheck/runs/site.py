@@ -258,7 +258,7 @@ def _pictures(img: Path, cat, small, run16, run18) -> None:
     trajectory_plot(img / "trajectory.png", stages, spans,
                     f"Theorem 1.6 pipeline on '{small.name}' (first two coordinates)")
     sc = run18.check
-    bounds = [b.to_json() for b in sc.certificate.bounds if b.max_eps is not None]
+    bounds = [b.to_json() for b in sc.certificate.bounds if b.sublayer == "SA"]
     gap_plot(img / "gaps.png", bounds,
              f"Theorem 1.8 on '{small.name}' at tau_cert = {fmt_num(sc.tau_cert)}")
     softmax_error_plot(img / "softmax-error.png", sc.sim_curve, sc.trials, sc.tau_cert,
@@ -277,7 +277,7 @@ def trajectory_stages(c, ds):
     """``(stages, spans)``: the tokens of ``ds`` after each phase of the Theorem 1.6
     construction ``c`` (exact, the flint backend), in :data:`STAGES` order."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends.flint import FlintBackend
+    from proofcheck.kernel.fast.flint import FlintBackend
     be = FlintBackend()
     st = be.load([list(p.inputs) for p in ds.pairs])
     stages = [("input", be.to_fractions(st))]
@@ -297,10 +297,10 @@ def trajectory_stages(c, ds):
 
 def _recheck_certificates(folder: Path):
     """Every certificate written, re-read from disk and re-checked by the kernel."""
-    from proofcheck.kernel.verify import verify_certificate
+    from proofcheck.runs.recheck import recheck
     lines, ok = [], True
     for f in sorted(folder.glob("*.json")):
-        v, _ = verify_certificate(json.loads(f.read_text()))
+        v = recheck(json.loads(f.read_text())).verdict
         lines.append(f"| `certificates/{f.name}` | {v.value} |")
         ok &= v.passed
     return lines, ok

@@ -205,9 +205,8 @@ def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
                                    constants=certified_constants(check.constants))
     tau = check.tau_cert if check.tau_cert is not None else (
         opts.tau if opts.tau is not None else check.certificate.tau)
-    bounds = [b.to_json() for b in check.certificate.bounds if b.max_eps is not None]
     from lemmas.afz.theorems.constructions import certified_constants
-    return theorem_certificate("1.8", dataset, net, v, tau=tau, bounds=bounds,
+    return theorem_certificate("1.8", dataset, net, v, tau=tau, bounds=check.certificate,
                                constants=certified_constants(check.constants))
 
 

@@ -22,7 +22,7 @@ weights, so no magnitude compounds:
   token becomes ``(flag of its sequence's flag-maximal token) e_axis``.
 
 Every claim about what these layers do to a dataset is checked exactly by the kernel
-(:mod:`proofcheck.kernel.checker`) on the layer returned.
+(:mod:`lemmas.claim_check`) on the layer returned.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def unit(i: int, d: int, scale=1) -> tuple[Fraction, ...]:
 def layout_ff(D: int, units, translation, label="layout (3.1 + folds)") -> FF:
     """``x -> D x + sum_k W_k relu(U_k x + b_k) + translation``: ``units`` are
     ``(U_k, b_k, W_k)`` whose pre-activation is >= 0 on every token (so the FF is the
-    affine map of :class:`proofcheck.kernel.claims.Affine`), ``translation`` a
+    affine map of :class:`lemmas.claims.Affine`), ``translation`` a
     ``(d,)`` vector added through a constant unit ``relu(1)``."""
     d = len(translation)
     U = tuple(tuple(Fraction(x) for x in u) for u, _, _ in units) + ((Fraction(0),) * d,)

@@ -41,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 
 from lemmas.afz.layers.flag import flag_tag_sa, layout_ff, lift_ff, signature_tag_sa, unit
-from proofcheck.kernel.claims import Affine, Moves, SequenceTranslate
+from lemmas.claims import Affine, Moves, SequenceTranslate
 from proofcheck.kernel.model import Block, identity_sa
 
 ID = "bounded-separation"
@@ -458,7 +458,7 @@ def separate_bounded(inputs, d: int, budget: int | None = None, progress=None) -
     """Phase S (bounded) for ``inputs[j]``: ``(n_j, d)`` tuples of Fractions of an
     admissible dataset (d >= 2; not re-validated).  ``budget``: largest spread of
     the first tag's signatures (default ``4N``).  ``progress()`` after each round."""
-    from proofcheck.kernel.backends import spans_of
+    from proofcheck.kernel.evaluate import spans_of
     D, ipts, seq_pts = _load(inputs)
     spans = spans_of(len(s) for s in seq_pts)
     N = len(seq_pts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.claims import Collapse
+from lemmas.claims import Collapse
 from proofcheck.kernel.model import SA, Factored, ParameterError, dot
 from proofcheck.symbolic_sa import guarded, vector
 

@@ -29,7 +29,7 @@ from fractions import Fraction
 from lemmas.afz.layers.flag import flag_collapse_sa
 from lemmas.afz.layers.snap import snap_ff
 from lemmas.afz.phases.bounded_separation import Positions, common_direction, probe_ff
-from proofcheck.kernel.claims import Collapse, Fixed, Moves
+from lemmas.claims import Collapse, Fixed, Moves
 from proofcheck.kernel.model import FF, Block, identity_ff, identity_sa
 
 ID = "bounded-collapse"

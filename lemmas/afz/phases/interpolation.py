@@ -13,7 +13,7 @@ from fractions import Fraction
 from flint import fmpq
 
 from lemmas.afz.layers.snap import snap_ff
-from proofcheck.kernel.claims import Moves
+from lemmas.claims import Moves
 
 ID = "interpolation"
 

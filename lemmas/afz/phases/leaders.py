@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - installed with hypothesis
 
 from lemmas.afz.layers.hat import plateau_ff
 from lemmas.afz.layers.sphere import iter_negative_orthant_points
-from proofcheck.kernel.claims import Moves
+from lemmas.claims import Moves
 from proofcheck.kernel.model import FF, dot
 
 ID = "leaders"

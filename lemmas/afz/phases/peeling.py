@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lemmas.afz.layers.peel import peel_ff
-from proofcheck.kernel.claims import Moves
+from lemmas.claims import Moves
 
 ID = "peeling"
 

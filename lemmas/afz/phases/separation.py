@@ -55,7 +55,7 @@ import numpy as np
 from lemmas.afz.layers.clustering import tag_sa
 from lemmas.afz.layers.hat import plateau_ff
 from lemmas.afz.layers.translation import translation_ff
-from proofcheck.kernel.claims import SequenceShift, Shift, Translate
+from lemmas.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
 
 ID = "separation"

@@ -34,7 +34,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lemmas.afz.phases.collapse import choose_k
-from proofcheck.kernel.claims import Collapse
+from lemmas.claims import Collapse
 from proofcheck.kernel.model import SA, Factored, dot
 
 ID = "top-collapse"

@@ -106,7 +106,7 @@ def _general(sep, inputs, targets, d, fmt, progress, scales):
     from lemmas.afz.phases.collapse import choose_k, collapse_claim, collapse_sa
     from lemmas.afz.phases.interpolation import snaps
     from lemmas.afz.phases.leaders import place_leaders
-    from proofcheck.kernel.claims import Fixed
+    from lemmas.claims import Fixed
     from proofcheck.kernel.model import Block, identity_sa
     rows = sep.rows()
     u = lexicographic_u(sep)

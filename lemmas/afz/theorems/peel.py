@@ -47,8 +47,8 @@ from lemmas.afz.phases.top_collapse import (
     tops_of,
 )
 from lemmas.afz.theorems.theorem_1_6 import Construction, low_rank_check
-from proofcheck.kernel.backends import spans_of
-from proofcheck.kernel.claims import Fixed, Moves
+from proofcheck.kernel.evaluate import spans_of
+from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 
 ID = "1.6"

@@ -36,8 +36,8 @@ from lemmas.afz.instances import scoped
 from lemmas.afz.phases.collapse import least_k
 from lemmas.afz.theorems.phase_spans import phase_spans_check
 from lemmas.afz.theorems.theorem_1_6 import construct
-from proofcheck.kernel.checker import check_network
-from proofcheck.kernel.claims import Fixed
+from lemmas.claim_check import check_network
+from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 

@@ -57,7 +57,7 @@ def collapse_input(c, inputs):
     """``(collapse SA layer, exact rows entering it, spans)`` along the hardmax
     trajectory of the built network ``c`` (flint backend)."""
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     be = get_backend("flint")
     state = be.load(inputs)
     cb = c.phases["C"][0]

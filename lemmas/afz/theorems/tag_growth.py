@@ -34,7 +34,7 @@ def growth(net, inputs, u, rounds: int):
     import numpy as np
 
     from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.backends import get_backend
+    from proofcheck.kernel.fast import get_backend
     be = get_backend("flint")
     state = be.load(inputs)
     uf = np.array([float(x) for x in u])

@@ -26,17 +26,13 @@ from lemmas.afz.phases.collapse import choose_k, collapse_claim, collapse_sa
 from lemmas.afz.phases.interpolation import snaps
 from lemmas.afz.phases.leaders import place_leaders
 from lemmas.afz.phases.separation import separate
-from proofcheck.kernel.backends import spans_of
-from proofcheck.kernel.claims import Fixed
+from proofcheck.kernel.evaluate import spans_of
+from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, identity_sa
+# the parameter formula and constant are the kernel's (one place; re-exported here)
+from proofcheck.kernel.statements import PARAM_CONSTANT, param_formula  # noqa: F401
 
 ID = "1.6"
-PARAM_CONSTANT = 38
-
-
-def param_formula(d: int, M: int, R: int) -> int:
-    """Exact parameter count of the construction (see module docstring)."""
-    return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 
 @dataclass
@@ -198,13 +194,13 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``construction``: a :class:`lemmas.afz.theorems.constructions.ConstructionSpec`
     (``None``: this module's :func:`construct` and :func:`constant_checks`).
     ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
-    kernel's :func:`~proofcheck.kernel.checker.check_network` (the pipeline layer
+    kernel's :func:`~lemmas.claim_check.check_network` (the pipeline layer
     passes the Dask-sharded check here).  ``options``: construction options
     (:class:`lemmas.afz.options.ConstructionOptions`; None: the default).
     Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
     dataset (admissible: the caller validated it)."""
     from lemmas.afz.theorems.phase_spans import phase_spans_check
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     if isinstance(construction, str):
         raise TypeError("verify(construction=...) takes a ConstructionSpec: pass "
                         f"lemmas.afz.theorems.constructions.get({construction!r}, '1.6')")

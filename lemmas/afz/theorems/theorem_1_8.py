@@ -19,7 +19,7 @@ Temperatures reported:
 * ``tau_cert`` — the largest dyadic tau found by galloping over exponents (no
   built-in cap: it grows until a certificate fails, or stops at a stated bound
   with the reason) and then bisection, whose certificate
-  (:func:`proofcheck.kernel.softmax_certifier.certify`) passes; the certificate
+  (:func:`lemmas.afz.softmax_certifier.certify`) passes; the certificate
   at tau_cert covers every tau in (0, tau_cert] (monotonicity, see the
   certifier).  When no softmax layer has a competitor the certificate does not
   depend on tau: every tau > 0 is certified (``tau_free``).
@@ -40,14 +40,17 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.afz.theorems.theorem_1_6 import Construction
-from proofcheck.kernel.softmax_certifier import (
+from lemmas.afz.softmax_certifier import (
     Certificate,
     Trajectory,
     certify,
     choose_floor,
     prepare,
+    sa_records,
+    v_norm_inf,
 )
+from lemmas.afz.theorems.theorem_1_6 import Construction
+from proofcheck.kernel.fast.softmax import RankOneFF
 from proofcheck.kernel.verdicts import CheckResult, Verdict, fmt_num
 
 ID = "1.8"
@@ -130,8 +133,7 @@ def _log2_floor(x: Fraction) -> int:
 
 
 def _gaps(traj: Trajectory):
-    return [Fraction(int(r.gap.p), int(r.gap.q)) for k, r in traj.records
-            if k == "SA" and r.gap is not None]
+    return [Fraction(int(r.gap.p), int(r.gap.q)) for r in sa_records(traj) if r.gap is not None]
 
 
 def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, progress=None,
@@ -151,7 +153,7 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, prog
     total)`` during the tau-independent pass."""
     traj = trajectory if trajectory is not None else prepare(net, inputs, progress=prep_progress)
     trials, results = [], {}
-    F, limit, fnote = choose_floor(traj, targets)
+    F, limit, fnote = choose_floor(traj, targets, net, inputs)
     if limit.verdict != Verdict.VERIFIED_CERTIFIED:
         return TauSearch(None, limit, trials, note="the tau -> 0 limit certificate fails, so no "
                          "temperature can be certified: " + (limit.witness.describe() if
@@ -221,14 +223,14 @@ def closed_form_tau(net, traj: Trajectory) -> Fraction | None:
     docstring), computed with arb (no float) and returned as a dyadic rational
     rounded to 64 bits; None when no SA layer has a competitor."""
     from flint import arb, fmpq
-    gaps = [(r.gap, r) for k, r in traj.records if k == "SA" and r.gap is not None]
+    gaps = [(r.gap, r) for r in sa_records(traj) if r.gap is not None]
     if not gaps:
         return None
     delta = min(g for g, _ in gaps)
-    B = max(max(r.V.norm_inf(), fmpq(1)) * max(r.S) * max(r.nmax1, 1) for _, r in gaps)
+    B = max(max(v_norm_inf(r), fmpq(1)) * max(r.S) * max(r.nmax1, 1) for _, r in gaps)
     slacks = []
-    for k, r in traj.records:
-        if k == "FF" and not r.dense and len(r.kinks) == 4:
+    for r in traj.records:
+        if isinstance(r, RankOneFF) and len(r.kinks) == 4:
             ks = r.kinks
             s = min(ks[1] - ks[0], ks[3] - ks[2])
             if s > 0:
@@ -301,7 +303,7 @@ def _certify(net, inputs, targets, tau, traj, progress):
         s = search_tau_cert(net, inputs, targets, progress=progress, trajectory=traj)
         return s.tau, s.cert, s.trials, s.tau_free, s.note, s.floor_note
     tau = Fraction(tau)
-    F, _, fnote = choose_floor(traj, targets)
+    F, _, fnote = choose_floor(traj, targets, net, inputs)
     cert = certify(net, inputs, targets, tau, trajectory=traj, floor_bits=F)
     if progress:
         progress(tau, cert.verdict)

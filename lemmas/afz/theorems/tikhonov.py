@@ -142,7 +142,7 @@ def loss_check(name: str, net: Transformer, inputs, targets, backend: str = "fli
     """``J(theta*) = 0``: exact evaluation of ``net`` (hardmax), exact set
     equality per pair (witness on failure) and the exact value of J.  Returns
     ``(CheckResult, J or None)``."""
-    from proofcheck.kernel.checker import check_network
+    from lemmas.claim_check import check_network
     from proofcheck.approx import approx_text
     nc = check_network(net, inputs, targets, None, backend=backend)
     if nc.verdict == Verdict.ERROR:
@@ -271,7 +271,7 @@ def _log10_in(x: Fraction, lo: Fraction, hi: Fraction) -> bool | None:
     """Three-valued ``lo <= log10(x) <= hi`` (python-flint arb balls)."""
     from flint import arb
 
-    from proofcheck.kernel.balls import decide, le, q
+    from lemmas.ts.balls import decide, le, q
 
     def cmp():
         v = arb(q(x)).log() / arb(10).log()
@@ -288,8 +288,11 @@ def figure_check(th: Fraction, sc: Fraction, fig=None) -> CheckResult:
     """(3) of the module docstring: the recorded line of the published figure is
     ``eps * th`` (within the reading's resolution, widened by the script's float32
     rounding) and is not ``eps * sc``."""
-    from proofcheck.approx import value_interval
-    from proofcheck.kernel.balls import dec
+    from lemmas.ts.balls import value_interval
+    from proofcheck.kernel.numbers import approx
+
+    def dec(x):
+        return approx(x, 12)
     f = FIGURE_1A if fig is None else fig
     lo, hi = figure_exponent(f)
     lo_w, hi_w = lo - FLOAT32_LOG10_SLACK, hi + FLOAT32_LOG10_SLACK

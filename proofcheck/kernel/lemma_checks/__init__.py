@@ -1,64 +1,48 @@
-"""Per-statement re-derivation of a lemma's conclusion from a certificate instance
-(issue "Check what is built", item 4; SPEC §2, §3).
+"""Re-derivation of a lemma's conclusion from a certificate instance (SPEC §2, §3), one module per
+statement family (:data:`proofcheck.kernel.statements.LEMMA_FORMS`) with ::
 
-A lemma certificate instance is ``{"name", "kind": "FF"|"SA", "layer", "inputs",
-"expected", "verdict", "data"}``; ``data`` holds the lemma's own data as exact
-rational strings (3.2: S, p, q; 3.2p: S, p, q, delta1, delta2; 3.3: line, kappa,
-delta, target; 4.1: u; 4.2: box and t; 4.3: sphere radius and points; ...).
+    check(statement, data, layer, semantics, path, d) -> (Verdict, lines, Witness | None)
 
-One module per statement family, each with the same small interface::
-
-    def check(statement: str, data: dict, layer, semantics: dict, path: str)
-        -> tuple[Verdict, list[str], Witness | None]
-
-It checks the hypotheses on ``data``, the form of ``layer`` (kind, width, eta, rho,
-ranks of A and V as the lemma states) and the conclusion, comparing numbers (never
-spellings).  Malformed data raises ``BadInput`` with the JSON path.  The modules
-import only from ``proofcheck.kernel``.
-
-Arguments as ``verify`` passes them: ``data`` is the instance's raw JSON ``data``
-object (read it with :mod:`.data`: exact strings through the one number parser);
-``layer`` the parsed ``FF``/``SA`` (its kind already checked against the statement);
-``semantics`` is ``{"attention": "hardmax"}`` or ``{"attention": "softmax", "tau":
-Fraction}`` (tau > 0, parsed); ``path`` the instance's JSON path
-(``$.instances[k]``).  Under softmax, ``verify`` evaluates the stated outputs only
-for FF layers; an SA check must certify its conclusion at tau itself (or return
-REFUTED / INCONCLUSIVE).  The returned witness, if any, is printed by ``verify``.
-
-``verify`` also (a) evaluates the layer on the instance's ``inputs`` against its
-``expected`` outputs (numbers, by both backends), (b) recomputes the instance's
-verdict as the worst of (a) and ``check`` and compares it with the stated
-``verdict`` of the instance.  A statement without a module here keeps only (a) and
-its line says "conclusion not re-derived".
-
-``profile`` holds the exact piecewise-linear profile of an FF along a direction
-(shared with the sympy proofs of ``proofcheck.symbolic``); ``data`` the strict
-readers.
+``data``: the instance's raw JSON data, read by the ONE reader below (every number an exact string
+or a JSON integer, one rule, through the one parser; floats, booleans, null, wrong shapes and
+missing keys are ``BadInput`` with the JSON path; vectors of dimension ``d``); ``layer``: its
+parsed FF/SA; ``semantics``: ``{"attention": "hardmax"}`` or softmax with ``tau``; ``path``: its
+JSON path.  A module checks the hypotheses, the layer's form and the conclusion, comparing numbers.
 """
-from __future__ import annotations
-
 import importlib
 
-# statement id -> module (relative to this package) that re-derives it
-MODULES = {
-    "3.1": "translation",
-    "3.2": "hat",
-    "3.2p": "hat",
-    "3.3": "snap",
-    "4.1": "clustering",
-    "4.2": "corner",
-    "4.3": "sphere",
-}
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.numbers import parse_exact
+from proofcheck.kernel.statements import LEMMA_FORMS
 
 
 def checker(statement: str):
-    """The ``check`` function for ``statement``, or ``None`` when no module exists
-    (yet) for it.  Raises nothing."""
-    name = MODULES.get(statement)
-    if name is None:
-        return None
-    try:
-        mod = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError:
-        return None
-    return getattr(mod, "check", None)
+    """The ``check`` of ``statement``'s module (``None``: none); a listed module that
+    cannot be imported raises (ERROR, never a silent downgrade)."""
+    name = LEMMA_FORMS[statement][2] if statement in LEMMA_FORMS else None
+    return None if name is None else importlib.import_module(f"{__name__}.{name}").check
+
+
+def vector(v, d: int, path: str) -> tuple:
+    """A ``(d,)`` vector of exact numbers."""
+    if not isinstance(v, list) or len(v) != d:
+        got = f"{len(v)} entries" if isinstance(v, list) else type(v).__name__
+        raise BadInput(f"expected a list of d = {d} numbers (the instance's dimension), "
+                       f"got {got}", path)
+    return tuple(parse_exact(x, f"{path}[{i}]") for i, x in enumerate(v))
+
+
+def points(v, d: int, path: str) -> list:
+    """A non-empty list of ``(d,)`` vectors."""
+    if not isinstance(v, list) or not v:
+        raise BadInput("expected a non-empty list of points", path)
+    return [vector(x, d, f"{path}[{i}]") for i, x in enumerate(v)]
+
+
+def get(data, key: str, path: str):
+    """``data[key]``, or ``BadInput`` naming the missing key."""
+    if not isinstance(data, dict):
+        raise BadInput("the lemma's data must be an object", path)
+    if key not in data:
+        raise BadInput(f"the lemma's data lacks {key!r}", f"{path}.{key}")
+    return data[key]

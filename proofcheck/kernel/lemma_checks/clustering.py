@@ -1,50 +1,26 @@
-"""Kernel re-derivation of Lemma 4.1 (hyperplane clustering) and its tag variant
-from a certificate instance (SPEC §2; issue "Check what is built", item 4).
-
-Data: ``{"u": [...]}`` (Lemma 4.1: ``A = u u^T``, ``V = I``, ``rho = 0``) or
-``{"u": [...], "lambda": "..."}`` (tag: ``A = u u^T``, ``V = lambda I``,
-``rho = 1``).  Checked, comparing numbers:
-
-* hypotheses: ``u != 0``; hardmax semantics;
-* form: the layer is SA, ``rho`` and the dense ``V`` as stated (rank d unless
-  lambda = 0), the dense ``A`` equals ``u u^T`` entry by entry (rank one);
-* conclusion: by bilinearity, ``<A x_i, x_l> = p(x_i) p(x_l)`` with ``p = <u, .>``
-  for all tokens iff it holds on the basis (the d^2 entries above); hence
-  ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))``: a token with ``p > 0`` attends
-  to the p-maximal tokens, ``p < 0`` to the p-minimal ones, ``p = 0`` to all; and
-  ``rho x + V y`` is ``y`` (4.1: at most 3 images per sequence) or
-  ``x + lambda y`` (tag).
-"""
-from __future__ import annotations
-
+"""Lemma 4.1 (hyperplane clustering) and its tag variant from an instance's data ``{"u"}`` (4.1:
+``A = u u^T``, ``V = I``, ``rho = 0``) or ``{"u", "lambda"}`` (tag: ``V = lambda I``, ``rho = 1``;
+SPEC §2), comparing numbers.  Hypotheses: ``u != 0``, hardmax.  Form: rho and V as stated, ``A = u
+u^T`` entry by entry.  Conclusion: by bilinearity ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))``
+with ``p = <u, .>`` for all tokens, so ``p > 0`` attends to the p-maximal tokens, ``p < 0`` to the
+p-minimal ones, ``p = 0`` to all; the output is the attended mean (4.1: at most 3 images per
+sequence) or ``x + lambda`` times it (tag)."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks.sa_form import (
-    Refuted,
-    dense,
-    expect_matrix,
-    expect_value,
-    field,
-    fmt_value,
-    identity,
-    number,
-    rank,
-    require_hardmax,
-    require_sa,
-    run_check,
-    vector,
-)
+from proofcheck.kernel import lemma_checks as D
+from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
+                                                    fmt_value, identity, rank, require_hardmax,
+                                                    require_sa, run_check)
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.1 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    u = vector(field(data, "u", dp), f"{dp}.u")
+    u = D.vector(D.get(data, "u", dp), d, f"{dp}.u")
     tag = isinstance(data, dict) and "lambda" in data
-    lam = number(data["lambda"], f"{dp}.lambda") if tag else None
-    d = len(u)
+    lam = D.parse_exact(data["lambda"], f"{dp}.lambda") if tag else None
 
     def body(lines):
         require_hardmax(statement, semantics, path)

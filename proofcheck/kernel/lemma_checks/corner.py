@@ -1,51 +1,26 @@
-"""Kernel re-derivation of Lemma 4.2 (corner collapse) from a certificate instance
-(SPEC §2; issue "Check what is built", item 4).
-
-Data: ``{"box": {"lower": [...], "upper": [...]}, "t": "..."}``: the box
-``(lower, upper]`` (lower = 0: the positive box) and the dominating token ``t 1``.
-Checked, comparing numbers:
-
-* hypotheses: ``lower = 0``, every ``upper_c > 0``, ``t >= upper_c`` for all c
-  (so ``y = t 1 - x' >= 0`` for every box token x', ``y = 0`` only for
-  ``x' = t 1``); hardmax semantics;
-* form: SA with ``rho = 0``, ``V = I``, ``A = I`` (ranks d);
-* conclusion: every row of the dense A is nonnegative and nonzero, which is
-  exactly "``<A x, y> > 0`` for every ``x > 0`` and every ``y >= 0, y != 0``",
-  i.e. ``t 1`` is the unique argmax of every query of the box; and
-  ``rho x + V (t 1) = t 1`` (the coefficient of x is 0 and ``V t1 = t1``):
-  every token of the box maps to ``t 1``.
-"""
-from __future__ import annotations
-
+"""Lemma 4.2 (corner collapse) from an instance's data ``{"box": {"lower", "upper"}, "t"}`` (SPEC
+§2), comparing numbers.  Hypotheses: ``lower = 0``, every ``upper_c > 0``, ``t >= upper_c`` (so ``t
+1 - x' >= 0`` for every box token x', 0 only at ``x' = t 1``); hardmax.  Form: ``rho = 0``, ``V =
+I``, ``A = I``.  Conclusion: every row of A is nonnegative and nonzero — exactly "``<A x, y> > 0``
+for all ``x > 0``, ``y >= 0, y != 0``", so ``t 1`` is the unique argmax of every box query — and
+``V (t 1) = t 1``: every token of the box maps to ``t 1``."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks.sa_form import (
-    Refuted,
-    dense,
-    expect_matrix,
-    expect_value,
-    field,
-    fmt_value,
-    identity,
-    number,
-    rank,
-    require_hardmax,
-    require_sa,
-    run_check,
-    vector,
-)
+from proofcheck.kernel import lemma_checks as D
+from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
+                                                    fmt_value, identity, rank, require_hardmax,
+                                                    require_sa, run_check)
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.2 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    box = field(data, "box", dp)
-    lower = vector(field(box, "lower", f"{dp}.box"), f"{dp}.box.lower")
-    d = len(lower)
-    upper = vector(field(box, "upper", f"{dp}.box"), f"{dp}.box.upper", d)
-    t = number(field(data, "t", dp), f"{dp}.t")
+    box = D.get(data, "box", dp)
+    lower = D.vector(D.get(box, "lower", f"{dp}.box"), d, f"{dp}.box.lower")
+    upper = D.vector(D.get(box, "upper", f"{dp}.box"), d, f"{dp}.box.upper")
+    t = D.parse_exact(D.get(data, "t", dp), f"{dp}.t")
 
     def body(lines):
         require_hardmax(statement, semantics, path)

@@ -1,46 +1,26 @@
-"""Kernel re-derivation of Lemma 3.2 (relocation, hat) and 3.2p (plateau; SPEC §2).
-
-Data: 3.2 ``{"S": [(d,)...], "p": (d,), "q": (d,)}``; 3.2p adds ``"delta1"``,
-``"delta2"``.  Hypotheses: S has pairwise distinct points, p in S, q != p (a
-relocation moves p), 3.2p: ``0 < delta1 < delta2``.  Form: FF of width 3 (3.2) or
-4 (3.2p), ``eta = 1``, rank(U) = 1: every row a multiple of ``w`` = the first
-non-zero row, so ``FF(x) = x + G(<w,x>)`` for every x with G computed exactly from
-U, b, W (``profile``).  Conclusion, comparing numbers:
-
-* 3.2: ``FF(p) = q``; ``FF(x) = x`` for every x in S other than p; and the layer is
-  local: ``G = 0`` beyond its outermost kinks on both sides.
-* 3.2p: ``FF(x) = x + (q - p)`` for EVERY x with ``|<w,x> - <w,p>| <= delta1`` and
-  ``FF(x) = x`` for every x with ``|<w,x> - <w,p>| >= delta2``; ``FF(x) = x`` on
-  S other than p.
-"""
-from __future__ import annotations
-
+"""Lemmas 3.2 (relocation, hat) and 3.2p (plateau) from an instance's data ``{"S", "p", "q"}``
+(3.2p: also ``"delta1", "delta2"``; SPEC §2), comparing numbers. Hypotheses: S pairwise distinct, p
+in S, q != p; 3.2p: ``0 < delta1 < delta2``. Form: FF of width 3 (3.2) or 4 (3.2p), ``eta = 1``,
+every row of U along ``w`` (the first non-zero row), so ``FF(x) = x + G(<w,x>)`` for EVERY x
+(:mod:`.profile`). Conclusion: 3.2: ``FF(p) = q``, ``FF(x) = x`` on ``S - {p}``, ``G = 0`` beyond
+the outermost kinks; 3.2p: ``FF(x) = x + (q - p)`` wherever ``|<w,x> - <w,p>| <= delta1``, ``FF(x)
+= x`` wherever it is ``>= delta2`` and on ``S - {p}``."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
-from proofcheck.kernel.lemma_checks.profile import (
-    EXACT,
-    NotAlong,
-    Profile,
-    direction,
-    ff_form,
-    profile_failure,
-)
+from proofcheck.kernel import lemma_checks as D
+from proofcheck.kernel.lemma_checks.profile import (EXACT, NotAlong, Profile, direction, ff_form,
+                                                    profile_failure)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Verdict, Witness
+from proofcheck.kernel.verdicts import fmt_value as _fmt
 
 
-def _fmt(x):
-    return "(" + ", ".join(str(v) for v in x) + ")"
-
-
-def check(statement, data, layer, semantics, path):
+def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.2"`` or ``"3.2p"``."""
     width = 3 if statement == "3.2" else 4
     bad = ff_form(layer, width, statement)
     if bad:
         return Verdict.REFUTED, [bad], Witness(bad)
-    d = len(layer.U[0])
     dp = f"{path}.data"
     S = D.points(D.get(data, "S", dp), d, f"{dp}.S")
     p = D.vector(D.get(data, "p", dp), d, f"{dp}.p")
@@ -57,8 +37,8 @@ def check(statement, data, layer, semantics, path):
     if q == p:
         return Verdict.REFUTED, lines, Witness("not an instance of a relocation: q = p")
     if statement == "3.2p":
-        d1 = D.number(D.get(data, "delta1", dp), f"{dp}.delta1")
-        d2 = D.number(D.get(data, "delta2", dp), f"{dp}.delta2")
+        d1 = D.parse_exact(D.get(data, "delta1", dp), f"{dp}.delta1")
+        d2 = D.parse_exact(D.get(data, "delta2", dp), f"{dp}.delta2")
         if not 0 < d1 < d2:
             return Verdict.REFUTED, lines, Witness(
                 f"hypothesis fails: need 0 < delta1 < delta2, got delta1 = {d1}, delta2 = {d2}")

@@ -1,25 +1,16 @@
-"""The piecewise-linear profile of an FF layer along one direction (SPEC §1, §2
-statements 3.1–3.3).
-
-If every row of ``U`` is a multiple ``alpha_k w`` of one direction ``w``, then for
-EVERY token x
+"""The piecewise-linear profile of an FF layer along one direction (SPEC §2,
+3.1–3.3).  If every row of ``U`` is ``alpha_k w``, then for EVERY token x ::
 
     FF(x) = eta x + G(<w, x>),   G(t) = sum_k W_k relu(alpha_k t + b_k),
 
-a continuous piecewise-linear map R -> Q^d with kinks only at ``-b_k / alpha_k``.
-Two such maps agree on an interval iff they agree at its finite ends and at every
-kink inside it, and (for an infinite end) have the same slope beyond the last
-point.  :meth:`Profile.first_difference` decides exactly that, so a conclusion of
-the form "FF(x) = x + L(<w,x>) whenever <w,x> lies in I" is proved for all x, not
-sampled.
-
-The algorithm is written once, generic in the scalars: :data:`EXACT` decides signs
-of rationals; ``proofcheck.symbolic`` passes a sympy field whose sign decisions come
-from the symbols' assumptions (an undecided sign raises :class:`Undecided`, never a
-pass).  This module imports nothing outside ``proofcheck.kernel``.
+continuous piecewise linear with kinks only at ``-b_k / alpha_k``.  Two such maps
+agree on an interval iff they agree at its finite ends and every kink inside, and
+have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
+"FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
+in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
+a sympy field (an undecided sign raises :class:`Undecided`, never a pass).
 """
-from __future__ import annotations
-
+from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -37,21 +28,12 @@ class NotAlong(Exception):
         super().__init__(f"row {row} of U is not a multiple of the direction")
 
 
-@dataclass(frozen=True)
-class Field:
-    """How to decide things about scalars: ``sign(x)`` in {-1, 0, 1} (raises
-    :class:`Undecided`) and ``is_zero(x)`` (True only if x is identically 0)."""
-
-    sign: Callable
-    is_zero: Callable
+#: ``sign(x)`` in {-1, 0, 1} (or :class:`Undecided`); ``is_zero(x)``: identically 0
+Field = namedtuple("Field", "sign is_zero")
 
 
-def _exact_sign(x) -> int:
-    x = Fraction(x)
-    return (x > 0) - (x < 0)
-
-
-EXACT = Field(_exact_sign, lambda x: x == 0)
+#: the field of exact rationals
+EXACT = Field(lambda x: (Fraction(x) > 0) - (Fraction(x) < 0), lambda x: x == 0)
 
 
 def _alpha(u, w, f: Field, row: int):
@@ -76,8 +58,7 @@ def _alpha(u, w, f: Field, row: int):
 
 @dataclass
 class Profile:
-    """``G(t) = sum_k cols[k] relu(alphas[k] t + betas[k])`` (vector of length d)
-    and the layer's ``eta``.  Build with :meth:`along`."""
+    """``G(t) = sum_k cols[k] relu(alphas[k] t + betas[k])`` and ``eta`` (:meth:`along`)."""
 
     eta: object
     alphas: list
@@ -88,14 +69,10 @@ class Profile:
 
     @classmethod
     def along(cls, ff, w, field: Field = EXACT) -> "Profile":
-        """Profile of ``ff`` along ``w`` (``(d,)``).  Raises :class:`NotAlong` if a
-        row of ``U`` is not a multiple of ``w``, :class:`Undecided` if that cannot be
-        decided."""
+        """Profile of ``ff`` along ``w``; :class:`NotAlong` if a row of ``U`` is not a
+        multiple of ``w``, :class:`Undecided` if that cannot be decided."""
         alphas = [_alpha(u, w, field, k) for k, u in enumerate(ff.U)]
         return cls(ff.eta, alphas, list(ff.b), [list(c) for c in ff.W], len(w), field)
-
-    def _sign(self, x) -> int:
-        return self.field.sign(x)
 
     def kinks(self) -> list:
         """The points ``-b_k / alpha_k`` (``alpha_k != 0``), in row order."""
@@ -106,7 +83,7 @@ class Profile:
         out = [0] * self.d
         for a, b, col in zip(self.alphas, self.betas, self.cols):
             arg = a * t + b
-            if self._sign(arg) > 0:
+            if self.field.sign(arg) > 0:
                 out = [o + c * arg for o, c in zip(out, col)]
         return out
 
@@ -114,19 +91,17 @@ class Profile:
         """Slope of G left of every kink (``side="left"``) or right of every kink."""
         out = [0] * self.d
         for a, col in zip(self.alphas, self.cols):
-            s = self._sign(a)
+            s = self.field.sign(a)
             if (s > 0 and side == "right") or (s < 0 and side == "left"):
                 out = [o + c * a for o, c in zip(out, col)]
         return out
 
     def first_difference(self, lo, hi, target: Callable):
-        """Decide ``G(t) == target(t)`` for every t in ``[lo, hi]`` (``None`` = an
-        infinite end; ``target`` must be affine in t).  Returns ``None`` if it holds,
-        else ``(where, got, expected)`` with ``where`` a point t or the string
-        ``"slope left"``/``"slope right"``.  Raises :class:`Undecided`."""
+        """``None`` iff ``G(t) == target(t)`` (affine) for every t in ``[lo, hi]``
+        (``None``: infinite end), else ``(t or "slope left"/"slope right", got, expected)``."""
         pts = [x for x in (lo, hi) if x is not None]
         for k in self.kinks():
-            if (lo is None or self._sign(k - lo) > 0) and (hi is None or self._sign(k - hi) < 0):
+            if (lo is None or self.field.sign(k - lo) > 0) and (hi is None or self.field.sign(k - hi) < 0):
                 pts.append(k)
         if not pts:
             pts = [0]
@@ -143,17 +118,8 @@ class Profile:
         return None
 
 
-def far_point(prof: Profile, side: str, lo, hi):
-    """An exact point beyond every kink and every finite end on ``side`` (rationals)."""
-    pts = [x for x in (lo, hi) if x is not None] + prof.kinks()
-    if not pts:
-        return Fraction(0)
-    return min(pts) - 1 if side == "left" else max(pts) + 1
-
-
 def ff_form(layer, width: int, statement: str, eta=1):
-    """``None`` if ``layer`` is an FF of the given width with ``eta`` as stated, else
-    the reason (a string) it is not a Lemma ``statement`` layer."""
+    """``None`` for an FF of this width and ``eta``, else why it is not a Lemma layer."""
     if not hasattr(layer, "eta"):
         return f"Lemma {statement} needs an FF layer"
     if layer.width != width:
@@ -169,13 +135,16 @@ def direction(layer):
 
 
 def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
-    """``None`` if ``G = target`` on ``[lo, hi]`` (exact), else a Witness at an exact
-    token ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
+    """``None`` if ``G = target`` on ``[lo, hi]``, else a Witness at an exact token
+    ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
     from proofcheck.kernel.verdicts import Witness
     bad = prof.first_difference(lo, hi, target)
     if bad is None:
         return None
-    t = bad[0] if not isinstance(bad[0], str) else far_point(prof, bad[0].split()[1], lo, hi)
+    t = bad[0]
+    if isinstance(t, str):  # a slope differs: a point beyond every kink and finite end
+        pts = [x for x in (lo, hi) if x is not None] + prof.kinks()
+        t = Fraction(0) if not pts else min(pts) - 1 if t == "slope left" else max(pts) + 1
     got, exp = prof.value(t), list(target(t))
     c = next(i for i, (a, b) in enumerate(zip(got, exp)) if a != b)
     x = token_at(t)

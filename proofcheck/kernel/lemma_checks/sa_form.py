@@ -1,19 +1,12 @@
-"""Shared steps of the SA lemma re-derivations (4.1, 4.2, 4.3): reading the
-lemma's data (exact rational strings only), the semantics, and the layer's form
-as dense exact matrices.
-
-A failed step raises :class:`Refuted` (caught by the statement's ``check`` and
-turned into ``(REFUTED, lines, witness)``); malformed data raises ``BadInput``
-with its JSON path.  Imports only from ``proofcheck.kernel``.
-"""
-from __future__ import annotations
-
+"""Shared steps of the SA lemma re-derivations (4.1-4.3): semantics and the layer's
+form as dense exact matrices; a failed step raises :class:`Refuted` (:func:`run_check`)."""
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.model import SA, Factored
-from proofcheck.kernel.numbers import parse_number
-from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
+from proofcheck.kernel.limits import charge
+from proofcheck.kernel.low_rank import rank_of as rank  # noqa: F401 (the SA lemma checks' rank)
+from proofcheck.kernel.model import SA
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value  # noqa: F401
 
 
 class Refuted(Exception):
@@ -24,35 +17,8 @@ class Refuted(Exception):
         super().__init__(witness.describe())
 
 
-def field(data, key: str, path: str):
-    """``data[key]``; ``BadInput`` naming ``path.key`` when absent."""
-    if not isinstance(data, dict):
-        raise BadInput("the lemma's data must be an object", path)
-    if key not in data:
-        raise BadInput(f"missing {key!r} in the lemma's data", f"{path}.{key}")
-    return data[key]
-
-
-def number(value, path: str) -> Fraction:
-    """One exact rational given as a string (``"p/q"``, ``"-7"``, ``"0.5"``);
-    JSON numbers, booleans and floats are rejected (``BadInput``)."""
-    if not isinstance(value, str):
-        raise BadInput(f"expected an exact rational string, got {type(value).__name__}", path)
-    return parse_number(value, path)[0]
-
-
-def vector(value, path: str, d: int | None = None) -> tuple[Fraction, ...]:
-    """A non-empty list of exact rational strings (of length ``d`` when given)."""
-    if not isinstance(value, list) or not value:
-        raise BadInput("expected a non-empty list of exact rational strings", path)
-    if d is not None and len(value) != d:
-        raise BadInput(f"expected {d} coordinates, got {len(value)}", path)
-    return tuple(number(x, f"{path}[{i}]") for i, x in enumerate(value))
-
-
 def require_hardmax(statement: str, semantics, path: str) -> None:
-    """The SA lemmas are hardmax statements: ``{"attention": "hardmax"}`` passes;
-    softmax refutes (every softmax weight is positive, so no token attends *only*
+    """Hardmax passes; softmax refutes (every weight positive: no token attends *only*
     to its argmax set); anything else is malformed."""
     att = semantics.get("attention") if isinstance(semantics, dict) else None
     if att == "hardmax":
@@ -66,36 +32,22 @@ def require_hardmax(statement: str, semantics, path: str) -> None:
 
 
 def require_sa(layer, d: int) -> SA:
-    """``layer`` if it is an SA layer whose low-rank factors have the data's
-    dimension ``d``; otherwise :class:`Refuted`."""
+    """``layer`` if it is an SA layer with factors of length ``d``, else :class:`Refuted`."""
     if not isinstance(layer, SA):
         raise Refuted(Witness("the instance's layer is not an SA layer", expected="SA",
-                              got=type(layer).__name__))
-    def exact(x, where):
-        if not isinstance(x, Fraction):
-            raise Refuted(Witness(f"layer form: {where} is not an exact rational",
-                                  expected="a rational", got=repr(x)))
-    exact(layer.rho, "rho")
+                              got=type(layer).__name__, code="form"))
     for name, f in (("A", layer.A), ("V", layer.V)):
-        if not (isinstance(f, Factored) and isinstance(f.left, tuple) and isinstance(f.right, tuple)
-                and all(isinstance(v, tuple) for v in f.left + f.right)):
-            raise Refuted(Witness(f"layer form: {name} is not a factored matrix",
-                                  expected="lam I + sum a b^T", got=repr(f)))
-        exact(f.lam, f"{name}.lam")
-        for v in f.left + f.right:
-            for x in v:
-                exact(x, f"an entry of the factors of {name}")
-            if len(v) != d:
-                raise Refuted(Witness(f"{name} has factors of length {len(v)} but the lemma's "
-                                      f"data is in dimension {d}", expected=d, got=len(v)))
+        bad = next((v for v in f.left + f.right if len(v) != d), None)
+        if bad is not None:
+            raise Refuted(Witness(f"{name} has factors of length {len(bad)} but the instance "
+                                  f"is in dimension {d}", expected=d, got=len(bad), code="form"))
     return layer
 
 
 def dense(f, d: int) -> list[list[Fraction]]:
-    """The ``(d, d)`` matrix of a ``Factored`` by applying it to the basis
-    (column b = M e_b), as the evaluator would."""
-    cols = [f.apply(tuple(Fraction(int(i == b)) for i in range(d))) for b in range(d)]
-    return [[Fraction(cols[b][a]) for b in range(d)] for a in range(d)]
+    """The ``(d, d)`` matrix of a ``Factored``."""
+    charge(d * d * (len(f.left) + 1), "a dense matrix of a lemma check")
+    return [[Fraction(x) for x in row] for row in f.dense(d)]
 
 
 def expect_matrix(name: str, got, want) -> None:
@@ -104,21 +56,18 @@ def expect_matrix(name: str, got, want) -> None:
         for b, (g, w) in enumerate(zip(gr, wr)):
             if g != w:
                 raise Refuted(Witness(f"layer form: {name}[{a}][{b}] differs from the lemma's "
-                                      f"{name}", token=a, coordinate=b, expected=w, got=g))
+                                      f"{name}", token=a, coordinate=b, expected=w, got=g,
+                                      code="form"))
 
 
 def expect_value(name: str, got, want) -> None:
     if got != want:
-        raise Refuted(Witness(f"layer form: {name} differs from the lemma's", expected=want, got=got))
+        raise Refuted(Witness(f"layer form: {name} differs from the lemma's", expected=want,
+                              got=got, code="form"))
 
 
 def identity(d: int, lam=Fraction(1)):
     return [[lam if a == b else Fraction(0) for b in range(d)] for a in range(d)]
-
-
-def rank(m) -> int:
-    from proofcheck.kernel.model import _rank
-    return _rank([list(r) for r in m])
 
 
 def run_check(body):
@@ -130,7 +79,3 @@ def run_check(body):
         lines.append("REFUTED: " + r.witness.describe())
         return Verdict.REFUTED, lines, r.witness
     return Verdict.VERIFIED, lines, None
-
-
-__all__ = ["Refuted", "field", "number", "vector", "require_hardmax", "require_sa", "dense",
-           "expect_matrix", "expect_value", "identity", "rank", "run_check", "fmt_value"]

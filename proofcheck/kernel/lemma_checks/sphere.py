@@ -1,53 +1,25 @@
-"""Kernel re-derivation of Lemma 4.3 (sphere leaders) from a certificate instance
-(SPEC §2; issue "Check what is built", item 4).
-
-Data: ``{"r": "...", "points": [[...], ...]}``: the sphere radius and its points.
-Checked, comparing numbers:
-
-* hypotheses: ``r > 0``; at least one point; every point has ``|s|^2 = r^2``
-  exactly, lies in the open negative orthant, and the points are pairwise
-  distinct; hardmax semantics;
-* form: SA with ``rho = 0``, ``V = I``, ``A = I`` (ranks d);
-* conclusion, per point s: ``<A s, s> > <A s, s'>`` for every other point s';
-  ``A s <= 0`` entrywise and ``<A s, s> > 0``, so every token z of the closed
-  opposite (positive) orthant scores ``<A s, z> <= 0 < <A s, s>``; and
-  ``rho s + V s = s``: each sphere point attends only to itself and is fixed.
-"""
-from __future__ import annotations
-
+"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (SPEC §2), comparing
+numbers.  Hypotheses: ``r > 0``; the points pairwise distinct, on ``|s|^2 = r^2`` exactly, in the
+open negative orthant; hardmax.  Form: ``rho = 0``, ``V = I``, ``A = I``.  Conclusion, per point s:
+``<A s, s> > <A s, s'>`` for every other point, ``A s <= 0`` and ``<A s, s> > 0`` (so every token z
+of the closed positive orthant scores ``<A s, z> <= 0 < <A s, s>``), and ``rho s + V s = s``: each
+sphere point attends only to itself and is fixed."""
 from fractions import Fraction
 
-from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.lemma_checks.sa_form import (
-    Refuted,
-    dense,
-    expect_matrix,
-    expect_value,
-    field,
-    fmt_value,
-    identity,
-    number,
-    rank,
-    require_hardmax,
-    require_sa,
-    run_check,
-    vector,
-)
+from proofcheck.kernel import lemma_checks as D
+from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
+                                                    fmt_value, identity, rank, require_hardmax,
+                                                    require_sa, run_check)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Witness
 
 
-def check(statement: str, data: dict, layer, semantics: dict, path: str):
+def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
     """``(verdict, lines, witness)`` for one Lemma 4.3 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    r = number(field(data, "r", dp), f"{dp}.r")
-    raw = field(data, "points", dp)
-    if not isinstance(raw, list) or not raw:
-        raise BadInput("expected a non-empty list of points", f"{dp}.points")
-    pts = [vector(raw[0], f"{dp}.points[0]")]
-    d = len(pts[0])
-    pts += [vector(p, f"{dp}.points[{k}]", d) for k, p in enumerate(raw[1:], start=1)]
+    r = D.parse_exact(D.get(data, "r", dp), f"{dp}.r")
+    pts = D.points(D.get(data, "points", dp), d, f"{dp}.points")
 
     def body(lines):
         require_hardmax(statement, semantics, path)

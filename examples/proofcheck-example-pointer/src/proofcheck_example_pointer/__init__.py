@@ -40,8 +40,8 @@ def pointer_sa() -> SA:   # rho = 1, A = e2 e2^T (scores p_i p_l), V = e1 e1^T
 
 
 def run_pointer(dataset, seed=0):
-    seq = [(F(random.Random(seed + i).randint(-5, 5)), F(p)) for i, p in enumerate((3, 1, 2, -1))]
-    exp = [(a + seq[0][0], p) if p > 0 else None for a, p in seq]   # silent on p < 0
+    seq = [(F(random.Random(seed + i).randint(-5, 5)), F(p)) for i, p in enumerate((3, 1, 2))]
+    exp = [(a + seq[0][0], p) for a, p in seq]      # every pointer positive: every token stated
     a, b, c = symbols("a", 3, real=True)
     p, P, gap = symbols("p", 3, positive=True)  # p > 0; the top pointer P + gap > P
     return [check_layer("pointer shift, top pointer 3", pointer_sa(), [seq], [exp]),

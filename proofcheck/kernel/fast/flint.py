@@ -23,12 +23,17 @@ no value:
   ``base + offset`` on the rows its support may hold; before anything else the
   offsets are folded into ``X`` (``_materialize``).
 
-Tests cross-check every shortcut against the reference backend.
+Tests cross-check every shortcut against the plain evaluator
+(:mod:`proofcheck.kernel.evaluate`), whose interface this backend shares.  With a
+``trace`` list, :meth:`FlintBackend.ff` also records what the softmax bounds of the
+layer need (:mod:`.softmax`).
 """
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from flint import fmpq, fmpq_mat
@@ -38,8 +43,26 @@ try:
 except ImportError:  # pragma: no cover - installed with hypothesis; plain lists then
     SortedList = None
 
-from proofcheck.kernel.backends import State, spans_of
+from proofcheck.kernel.evaluate import State as PlainState
+from proofcheck.kernel.evaluate import spans_of
+from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
+
+
+@dataclass
+class State(PlainState):
+    """The plain state plus this backend's caches: ``index`` (sorted projections
+    per direction), ``off`` (pending per-sequence offsets: token i of sequence j is
+    ``X[i] + off[j]``; ``None``: ``X`` holds the tokens), ``meta`` (shared by every
+    state derived from one ``load``), ``shift``/``tag`` (how the last SA computed this
+    state, for claim checks), ``ff_after_tag``."""
+
+    index: Any = None
+    off: Any = None
+    meta: Any = None
+    shift: Any = None
+    tag: Any = None
+    ff_after_tag: bool = False
 
 
 def q2f(q: Fraction) -> fmpq:
@@ -202,6 +225,21 @@ class _Index:
                                          len(self.pairs) if b is None else
                                          bisect_right(self.pairs, b)]]
 
+    def nearest_outside(self, lo, hi):
+        """``(distance, row)`` of the nearest projection outside ``[lo, hi]`` (``None``
+        = unbounded), or ``None``."""
+        P, near = self.pairs, []
+        if lo is not None:
+            a = P.bisect_left((lo, -1)) if SortedList is not None else bisect_left(P, (lo, -1))
+            if a > 0:
+                near.append((lo - P[a - 1][0], P[a - 1][1]))
+        if hi is not None:
+            b = (P.bisect_right((hi, self.n)) if SortedList is not None
+                 else bisect_right(P, (hi, self.n)))
+            if b < len(P):
+                near.append((P[b][0] - hi, P[b][1]))
+        return min(near, default=None)
+
     def update(self, i, new_t):
         if SortedList is not None:
             self.pairs.remove((self.t[i], i))
@@ -340,6 +378,9 @@ class _Dir:
         n_seq = len(spans)
         self.top = [None] * n_seq
         self.mn = [None] * n_seq
+        self.mnrow = [None] * n_seq   # a row of the minimum
+        self.mx = [None] * n_seq
+        self.second = [None] * n_seq  # (second largest value, its row); None: one row
         self.mnm, self.mne = np.zeros(n_seq), np.zeros(n_seq, np.int64)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
@@ -351,9 +392,14 @@ class _Dir:
             lo, hi = spans[s]
             ps = pb[lo:hi]
             mx = max(ps)
-            t = lo + ps.index(mx) if ps.count(mx) == 1 else None
-            self.top[s] = t
-            self.mn[s] = min(ps)
+            k = ps.index(mx)
+            t = lo + k if ps.count(mx) == 1 else None
+            self.top[s], self.mx[s] = t, mx
+            if hi - lo > 1:  # the second largest value and its first row
+                v2 = mx if t is None else max(ps[:k] + ps[k + 1:])
+                self.second[s] = (v2, lo + (ps.index(v2, k + 1) if t is None else ps.index(v2)))
+            mn = self.mn[s] = min(ps)
+            self.mnrow[s] = lo + ps.index(mn)
             if t is not None:
                 for c in range(d):
                     self.xt[s, c] = X[t, c]
@@ -500,7 +546,7 @@ class _Offsets:
         self.Cf = Cf
         self.k, self.t, self.yb, self.xb, self.karr = k, t, yb, xb, karr
         self.changed = set()
-        self._F, self._off, self._proj, self._frames = {}, {}, {}, {}
+        self._F, self._off, self._proj, self._frames, self._projs = {}, {}, {}, {}, {}
 
     @classmethod
     def first(cls, a, f, tops, X, d):
@@ -508,8 +554,10 @@ class _Offsets:
         rows with tops ``tops``."""
         xb = [tuple(X[t, c] for c in range(d)) for t in tops]
         fm, fe = _frexp([f])
-        return cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
-                   np.zeros(len(tops), np.int64), ([0.5, float(fm[0])], [1, int(fe[0])]))
+        new = cls(a, [fmpq(1), f], 1, [0] * len(tops), list(tops), xb, list(xb),
+                  np.zeros(len(tops), np.int64), ([0.5, float(fm[0])], [1, int(fe[0])]))
+        new.row_bits = max((_bits(x) for r in xb for x in r), default=0)
+        return new
 
     def F(self, k):
         """``C[n] / C[k]`` (exact)."""
@@ -550,6 +598,16 @@ class _Offsets:
         """Exact ``<w, off_j>``."""
         return self.projector(w)(j)
 
+    def projections(self, w) -> list:
+        """``[<w, off_j>]`` over the sequences (exact, cached per direction)."""
+        key = tuple(w)
+        out = self._projs.get(key)
+        if out is None:
+            _, wy, wx, _, _ = self._dir(w)
+            F = self.F
+            out = self._projs[key] = [F(k) * y - x for k, y, x in zip(self.k, wy, wx)]
+        return out
+
     def projector(self, w):
         """``j -> <w, off_j>`` (exact; one cache look-up for many sequences)."""
         _, wy, wx, _, _ = self._dir(w)
@@ -584,11 +642,14 @@ class _Offsets:
         if a != self.a and tops != self.t:
             rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
         k, yb, xb, karr = list(self.k), list(self.yb), list(self.xb), self.karr.copy()
+        rb = self.row_bits
         for j in rebase:
             o = self.off(j)
             x = tuple(X[tops[j], c] for c in range(d))
             k[j], xb[j], yb[j], karr[j] = n, x, tuple(a + b for a, b in zip(x, o)), n
+            rb = max(rb, max(_bits(v) for v in x + yb[j]))
         new = _Offsets(a, C, n + 1, k, list(tops), yb, xb, karr, (Cm, Ce))
+        new.row_bits = rb
         for key, (fw, wy, wx, (ym, ye), (xm, xe)) in self._proj.items():  # carry them
             wy, wx = list(wy), list(wx)
             for j in rebase:
@@ -606,8 +667,33 @@ class _Offsets:
         return new
 
 
+def _bits(x: fmpq) -> int:
+    return max(x.p.bit_length(), x.q.bit_length())
+
+
+def _nearest(cand_t, inside: set, lo, hi, width):
+    """``(distance, row)`` of the nearest row outside ``[lo, hi]`` among the rows
+    ``cand_t = [(row, exact t)]`` queried over ``[lo - width, hi + width]``; when
+    none is there, ``(width, None)``: every other row is at least that far."""
+    best = None
+    for i, t in cand_t:
+        if i not in inside:
+            dist = lo - t if t < lo else t - hi
+            if best is None or dist < best[0]:
+                best = (dist, i)
+    return best if best is not None else (width, None)
+
+
 class FlintBackend:
     name = "flint"
+
+    def max_bits(self, state: State, rows=None) -> int:
+        """Largest numerator / denominator bit size of the given rows (``None``: all
+        rows) — for pending offsets, an upper bound from the offsets' factors."""
+        X, d, off = state.X, state.d, state.off
+        b = max((_bits(x) for x in (X.entries() if rows is None else
+                                    (X[i, c] for i in rows for c in range(d)))), default=0)
+        return b if off is None else max(b, off.row_bits + _bits(off.C[off.n]) + 1)
 
     # ------------------------------------------------------------ offsets
     @staticmethod
@@ -680,7 +766,7 @@ class FlintBackend:
         new.tag = (list(da.top), sa.V.lam)
         return new
 
-    def _ff_offset(self, state: State, w, kinks, maps, eta):
+    def _ff_offset(self, state: State, w, kinks, maps, eta, trace=None):
         """Bounded-support rank-one FF on ``X[i] + off[j]``, updating ``X`` in place."""
         meta = self._meta(state)
         dw = self._dir(state, w)
@@ -692,19 +778,25 @@ class FlintBackend:
         if "starts" not in meta:
             meta["starts"] = np.array([a for a, _ in state.spans], dtype=np.int64)
             meta["lens"] = np.array([b - a for a, b in state.spans], dtype=np.int64)
-        cand = V.frame(w, dw.pb, state.spans).candidates(V.C[V.n], lo, hi, meta["starts"],
-                                                          meta["lens"])
+        frame = V.frame(w, dw.pb, state.spans)
+        width = hi - lo if trace is not None else 0
+        cand = frame.candidates(V.C[V.n], lo - width, hi + width, meta["starts"], meta["lens"])
         X, d = state.X, state.d
         touched, before = [], {}
         pj = {}  # <w, off_j> of the candidates' sequences
+        near = []
         for i in cand:
             j = seq[i]
             p = pj.get(j)
             if p is None:
                 p = pj[j] = proj(j)
-            ti = dw.pb[i] + p
-            if ti < lo or ti > hi:
-                continue
+            near.append((i, dw.pb[i] + p))
+        inside = [(i, t) for i, t in near if lo <= t <= hi]
+        if trace is not None:
+            trace.append(("rank1", w, kinks, maps, inside,
+                          _nearest(near, {i for i, _ in inside}, lo, hi, width)))
+        for i, ti in inside:
+            j = seq[i]
             mp = maps[bisect_left(kinks, ti)]
             if mp is None:
                 continue
@@ -768,30 +860,47 @@ class FlintBackend:
         return [tuple(e[i * d:(i + 1) * d]) for i in range(state.n)]
 
     # ------------------------------------------------------------------ FF
-    def ff(self, ff: FF, state: State):
+    def ff(self, ff: FF, state: State, trace: list | None = None):
+        """One FF layer (the shortcuts of the module docstring).  With ``trace`` (a
+        list), also appends what the layer's softmax bounds need, on the tokens before
+        the layer: ``("rank1", w, kinks, maps, [(row, t)], D)`` — the rows whose
+        projection ``t = <w, x>`` lies between the outermost kinks (every row when an
+        outer piece is not the identity) and ``D = (distance, row)``, a lower bound of
+        the distance of every other row (``None``: there is none) — or
+        ``("dense", z)``, the ReLU arguments ``z[row]`` of every row."""
         if ff.is_identity:
             return state, [], None
         eta = q2f(ff.eta)
         r1 = _rank_one(ff.U)
         if r1 is None:  # rank 0 or >= 2: dense exact evaluation
-            return self._ff_dense(ff, self._materialize(state)), None, None
+            state = self._materialize(state)
+            if trace is not None:
+                trace.append(("dense", self.relu_args(ff, state)))
+            return self._ff_dense(ff, state), None, None
         w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
         bounded = maps[0] is None and maps[-1] is None
         if bounded and not kinks:  # a single piece, the identity
+            if trace is not None:
+                trace.append(("rank1", w, kinks, maps, [], None))
             return state, [], None
         # a bounded layer without offsets reads only the pieces its rows fall in
         # (none when its support holds no row: then it touches nothing)
         if (not bounded or state.off is not None) and all(m is None for m in maps):
+            if trace is not None:  # the identity map, but boxes may still straddle kinks
+                trace.append(("dense", self.relu_args(ff, self._materialize(state))))
             return state, [], None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
             # in a row folds the offsets in and uses the sorted index below
             if bounded and not state.ff_after_tag:
                 state.ff_after_tag = True
-                return self._ff_offset(state, w, kinks, maps, eta)
+                return self._ff_offset(state, w, kinks, maps, eta, trace)
             state = self._materialize(state)
         support = _support(kinks, maps)
+        if trace is not None and not bounded:  # an outer piece moves rows: every row
+            t_all = (state.X * _col(w)).entries()
+            trace.append(("rank1", w, kinks, maps, list(enumerate(t_all)), None))
         if support == [(None, None)]:  # no identity piece: every row
             X = fmpq_mat(state.X)
             t = (X * _col(w)).entries()
@@ -817,10 +926,21 @@ class FlintBackend:
             ix = state.index[key] = _Index(w, X)
         if isinstance(ix, _Index):
             cand, tt = [i for lo, hi in support for i in ix.between(lo, hi)], ix.t
+            if trace is not None and bounded:
+                inside = ix.between(kinks[0], kinks[-1])
+                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
+                              ix.nearest_outside(kinks[0], kinks[-1])))
         else:
             tt = (X * _col(w)).entries()
             cand = [i for lo, hi in support for i in _in_range(tt, lo, hi)]
             state.index[key] = "seen"
+            if trace is not None and bounded:
+                lo, hi = kinks[0], kinks[-1]
+                inside = _in_range(tt, lo, hi)
+                ins = set(inside)
+                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
+                              min(((lo - t if t < lo else t - hi, i) for i, t in enumerate(tt)
+                                   if i not in ins), default=None)))
         touched, before = [], {}
         for i in cand:
             ti = tt[i]
@@ -838,6 +958,17 @@ class FlintBackend:
                 if isinstance(other, _Index):
                     other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
         return state, touched, before
+
+    @staticmethod
+    def relu_args(ff: FF, state: State) -> list:
+        """``U x + b`` of every row of an offset-free ``state`` (per row, per unit)."""
+        n, w, d = state.n, ff.width, state.d
+        if not w:
+            return [[] for _ in range(n)]
+        Ut = fmpq_mat(d, w, [q2f(ff.U[k][i]) for i in range(d) for k in range(w)])
+        z = (state.X * Ut).entries()
+        b = [q2f(x) for x in ff.b]
+        return [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)]
 
     def _ff_dense(self, ff: FF, state: State) -> State:
         n, d = state.n, state.d
@@ -909,6 +1040,8 @@ class FlintBackend:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
         for lo, hi in state.spans:
             cache = {}
+            if not fast:
+                charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
             if fast:
                 ps = p[lo:hi]
                 top, bot = max(ps), min(ps)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from proofcheck.kernel.model import _check_vector, _reject
+from proofcheck.kernel.model import check_vector, reject
 
 
 @dataclass
@@ -186,11 +186,11 @@ class Collapse:
     def __post_init__(self):
         """Validates at entry (``ParameterError``): ``k`` a vector of scalars,
         ``leader`` a list of row indices (ints), ``axis`` an int."""
-        _check_vector("Collapse", "k", self.k, None)
+        check_vector("Collapse", "k", self.k, None)
         if not isinstance(self.leader, (list, tuple)) or not {int}.issuperset(map(type, self.leader)):
-            raise _reject("Collapse", "leader", "a list of row indices (ints)", self.leader)
+            raise reject("Collapse", "leader", "a list of row indices (ints)", self.leader)
         if type(self.axis) is not int:
-            raise _reject("Collapse", "axis", "an int", self.axis)
+            raise reject("Collapse", "axis", "an int", self.axis)
 
     def bind(self, num):
         self._k = tuple(num(x) for x in self.k)

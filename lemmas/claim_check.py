@@ -1,24 +1,25 @@
-"""The exact checker (trusted kernel, SPEC §1 and §5).
-
-``check_network`` pushes the input sequences through the network with an exact
-backend and (1) compares every sub-layer's output with the construction's claim
-for it, naming the first block / sub-layer / sequence / token / coordinate that
-differs, and (2) checks exact interpolation: for every pair, the set of output
-tokens equals the set of target tokens (both inclusions).  Imports nothing from
-``lemmas``.
+"""The construction's own check (SPEC §1, §5): ``check_network`` pushes the input
+sequences through the network with an exact evaluator of the kernel and (1)
+compares every sub-layer's output with the construction's claim for it (the
+claims of :mod:`lemmas.claims`), naming the first block / sub-layer / sequence /
+token / coordinate that differs, and (2) checks exact interpolation with the
+kernel's :func:`~proofcheck.kernel.evaluate.interpolation_witness`.  The claims are
+diagnostics: the verdict of record is the kernel's ``verify`` of the certificate.
 """
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable
 
 from proofcheck.kernel.attention import HARDMAX
-from proofcheck.kernel.backends import get_backend
+from proofcheck.kernel.errors import ResourceLimit
+from proofcheck.kernel.evaluate import f2q, interpolation_witness
+from proofcheck.kernel.fast import get_backend
+from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import Transformer
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
 
 
 @dataclass
@@ -101,8 +102,7 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
             continue
         c = _first_diff(exp, got)
         if c is not None:
-            from proofcheck.kernel.backends.flint import f2q
-            conv = (lambda x: f2q(x)) if backend.name == "flint" else (lambda x: x)
+            conv = f2q
             j, t = new_state.locate(i)
             return Witness(f"{sub} output differs from the claim ({claim.kind})",
                            block=block, sublayer=sub, sequence=j, token=t, coordinate=c,
@@ -110,38 +110,18 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
     return None
 
 
-def interpolation_witness(outputs: Sequence[Sequence[tuple]], targets: Sequence[Sequence[tuple]]):
-    """Exact set equality per pair, both inclusions (SPEC §1).
-
-    Returns ``(witness_or_None, multiplicities)``; tokens are tuples of Fractions
-    (or ints).  Tokens are compared by the exact key (numerator, denominator) per
-    coordinate — equal keys iff equal rationals, since both are in lowest terms
-    with a positive denominator — which hashes several times faster than a
-    ``Fraction`` (a million tokens).
-    """
-    mults = []
-    for j, (out, tgt) in enumerate(zip(outputs, targets, strict=True)):
-        keys = [_key(x) for x in out]
-        cnt = Counter(keys)
-        tset = [tuple(y) for y in tgt]
-        tkeys = [_key(y) for y in tset]
-        mults.append({y: cnt.get(k, 0) for y, k in zip(tset, tkeys)})
-        tgt_set = set(tkeys)
-        for i, k in enumerate(keys):
-            if k not in tgt_set:
-                return Witness("output token is not a target (inclusion outputs ⊆ targets fails)",
-                               sequence=j, token=i, got=tuple(out[i])), mults
-        for k, (y, ky) in enumerate(zip(tset, tkeys)):
-            if cnt.get(ky, 0) == 0:
-                return Witness(f"target {k} is not hit (inclusion targets ⊆ outputs fails)",
-                               sequence=j, expected=y), mults
-    return None, mults
-
-
-def _key(token) -> tuple:
-    """``(p_0, q_0, p_1, q_1, ...)``: the lowest-terms numerators and denominators of
-    a token's coordinates (``Fraction`` or ``int``)."""
-    return tuple([v for x in token for v in (x.numerator, x.denominator)])
+def _guard(be, old, new, touched, layer, where) -> None:
+    """Resource bounds after one sub-layer (proofcheck.kernel.limits): the values it
+    computed stay below the bit bound, and its work is charged to the budget."""
+    if new is old and touched == []:
+        return
+    rows = [] if getattr(new, "tag", None) is not None else touched
+    bits = be.max_bits(new, rows)
+    check_bits(bits, where)
+    n = new.n if rows is None else len(rows) + len(new.spans)
+    terms = getattr(layer, "width", None)
+    terms = terms if terms is not None else len(layer.A.left) + len(layer.V.left) + 1
+    charge(n * new.d * (terms + 1), where, bits)
 
 
 def check_network(net: Transformer, inputs, targets, claims=None, backend: str = "flint",
@@ -164,6 +144,7 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
             for sub, layer, fn in (("FF", blk.ff, be.ff), ("SA", blk.sa,
                                    lambda l, s: be.sa(l, s, rule))):
                 new, touched, before = fn(layer, state)
+                _guard(be, state, new, touched, layer, f"block {bi} {sub}")
                 if claims is not None:
                     claim = claims[bi - 1][0 if sub == "FF" else 1]
                     w = _compare(be, claim, state, new, touched, before, bi, sub)
@@ -199,7 +180,9 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
             res.verdict = Verdict.VERIFIED
             res.results.append(CheckResult(
                 f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {len(tg)} pairs (both inclusions)",
-                Verdict.VERIFIED))
+                Verdict.VERIFIED, scope=Scope.DATASET))
+    except ResourceLimit:
+        raise  # a resource bound: the caller reports RESOURCE-LIMIT
     except Exception as exc:  # fail closed
         res.verdict = Verdict.ERROR
         res.results.append(CheckResult("evaluation", Verdict.ERROR,

@@ -14,11 +14,13 @@ decided (or the precision ladder is exhausted, then ``None``).  Exact rationals
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Callable
 
 from flint import arb, ctx, fmpq
 
+from proofcheck.kernel.numbers import approx
 from proofcheck.kernel.verdicts import Verdict
 
 PRECISIONS = (64, 256, 1024, 4096)
@@ -157,24 +159,16 @@ def separated(lo_ball, hi_ball, max_digits: int = 40) -> tuple[tuple[Fraction, F
     return A, B
 
 
-def dec(x: Fraction, digits: int = 12) -> str:
-    """Decimal text of an exact rational (exact if it terminates within ``digits``
-    digits, else marked ``~``) — display only, never used to decide."""
-    x = Fraction(x)
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    ip, rest = divmod(x.numerator, x.denominator)
-    s = str(ip)
-    frac = ""
-    for _ in range(digits):
-        if rest == 0:
-            break
-        rest *= 10
-        dgt, rest = divmod(rest, x.denominator)
-        frac += str(dgt)
-    out = sign + s + ("." + frac if frac else "")
-    return out if rest == 0 else out + "~"
+def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
+    """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
+    with ctx.workprec(128):
+        lo = arb(10) ** arb(q(exponent[0]))
+        hi = arb(10) ** arb(q(exponent[1]))
+        places = max(digits - 1 - math.floor(exponent[0]), 0)
+        return outward(lo, places)[0], outward(hi, places)[1]
 
 
 def fmt_interval(iv: tuple[Fraction, Fraction]) -> str:
-    return f"[{dec(iv[0], 40)}, {dec(iv[1], 40)}]"
+    """``[lo, hi]`` with up to 40 significant digits (exact for the short decimals
+    of :func:`outward`), by the one formatter."""
+    return f"[{approx(iv[0], 40)}, {approx(iv[1], 40)}]"
