@@ -43,6 +43,7 @@ Dask is imported only inside :func:`check_distributed` (the optional extra
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import gc
 import io
 import math
@@ -111,8 +112,7 @@ def check_shard(net, claims, j0: int, inputs, targets, backend: str = "flint") -
     nc = check_network(net, inputs, targets, claims, backend=backend)
     w = nc.witness
     if w is not None and w.sequence is not None:
-        w = Witness(w.reason, w.block, w.sublayer, w.sequence + j0, w.token, w.coordinate,
-                    w.expected, w.got)
+        w = dataclasses.replace(w, sequence=w.sequence + j0)  # every field kept, code included
     errors = [d for r in nc.results if r.verdict == Verdict.ERROR for d in r.details]
     return {"j0": j0, "verdict": nc.verdict.value, "witness": w,
             "claims_checked": nc.claims_checked, "multiplicities": nc.multiplicities,
