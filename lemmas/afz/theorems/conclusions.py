@@ -56,7 +56,7 @@ def states(c, inputs, last_block: int, drop_last_sa: bool = False):
     """The tokens after block ``last_block`` of ``c.net`` (its SA left out with
     ``drop_last_sa``), evaluated exactly by the kernel's checker: ``(n_j, d)`` per
     sequence.  ``RuntimeError`` if the evaluation fails."""
-    from lemmas.afz.phases.statements import check_network
+    from lemmas.claim_check import check_network
     blocks = list(c.net.blocks[:last_block])
     if drop_last_sa and blocks:
         blocks[-1] = Block(blocks[-1].ff, identity_sa(), blocks[-1].phase)
@@ -201,7 +201,7 @@ def peel_k_check(c, inputs, targets, d) -> list[CheckResult]:
     """``k`` of the collapse layer: the least (1, c, ...) with distinct kappas on the
     leaders it collapses onto, times the least positive integer s with every
     ``|kappa| > max |y_1|``."""
-    from lemmas.afz.phases.statements import least_k
+    from lemmas.afz.phases.collapse import least_k
     name = "top collapse: k = s (1, c, ..., c^(d-1)), c and s the least that work"
     blk, sa = _top_collapse_layer(c)
     before = [x for s in states(c, inputs, blk, drop_last_sa=True) for x in s]
@@ -335,7 +335,7 @@ def bounded_layout_check(c, inputs, targets, d) -> list[CheckResult]:
     name = "bounded: block 1's layout (integers, contents >= 1, flag 0, signature direction)"
     lay = c.info["layout"]
     net = Transformer(c.net.d, [Block(c.net.blocks[0].ff, identity_sa(), "S")])
-    from lemmas.afz.phases.statements import check_network
+    from lemmas.claim_check import check_network
     pts = [x for s in check_network(net, inputs, None, None).outputs for x in s]
     bad = next((x for x in pts if any(Fraction(v).denominator != 1 for v in x)
                 or min(x[k] for k in lay.content) < 1 or x[lay.F] != 0), None)
