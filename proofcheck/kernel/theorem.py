@@ -202,9 +202,12 @@ def stated_bounds(cert):
             p = f"$.bounds.layers[{k}]"
             hint = {"radius": [_qx(x, f"{p}.radius[{c}]") for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":
-                g = h["min_gap"]
-                hint.update(min_gap=None if g is None else _qx(g, f"{p}.min_gap"),
-                            max_eps=_qx(h["max_eps"], f"{p}.max_eps"))
+                hs = [(x, f"{p}.heads[{k}]") for k, x in enumerate(h["heads"])] \
+                    if "heads" in h else [(h, p)]
+                gaps = [{"min_gap": None if x["min_gap"] is None else _qx(x["min_gap"],
+                         f"{xp}.min_gap"), "max_eps": _qx(x["max_eps"], f"{xp}.max_eps")}
+                        for x, xp in hs]
+                hint.update(gaps[0] if "heads" not in h else {"heads": gaps})
             out.append((h["block"], h["sublayer"], hint, p))
         return F, out
     F = FLOOR_BITS
@@ -233,5 +236,9 @@ def align(stated, traj):
         if (block, sub) != (rec.block, kind):
             raise BadInput(f"this bound is for block {block} {sub}, the sub-layer at its place "
                            f"is block {rec.block} {kind}", p)
+        H = len(rec.heads) if kind == "SA" else 1
+        if kind == "SA" and len(h.get("heads", [h])) != H or (H == 1 and "heads" in h):
+            raise BadInput(f"this bound states {len(h.get('heads', [h]))} head(s) as 'heads', "
+                           f"block {block} SA has {H} (one head: min_gap, max_eps)", p)
         by_rec[id(rec)] = h
     return [by_rec.get(id(r)) for r in traj.records]
