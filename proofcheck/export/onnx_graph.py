@@ -6,13 +6,18 @@ bool (True = real token; padded keys are never attended to); output ``Y``
 ``(B, n, d)``.  Per block, FF then SA, with the same semantics as the PyTorch
 module (:mod:`proofcheck.export.standalone_torch`): hardmax as
 ``Equal(S, ReduceMax(S))`` cast to float and divided by its row sum (exact
-averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  The
+averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  A
+multi-head layer adds one such term per head; a causal mask is the graph's own
+``Trilu`` of an ``(n, n)`` all-ones matrix (from ``Shape(X)``) combined with the key
+mask before the ``Where`` that precedes the max / softmax (SPEC §1 "Extensions").  The
 description and the metadata are stored in ``metadata_props``.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from proofcheck.export.arch import heads_of
 
 OPSET = 17
 
@@ -46,15 +51,45 @@ def build_model(tensors: dict, description: dict, dtype: str = "float64"):
     mask3 = op("Unsqueeze", ["mask", "axis_one"], "mask3")
     inits.append(numpy_helper.from_array(np.array([1], dtype=np.int64), "axis_one"))
 
-    def factored(x, p, nm, rank):
-        lam = const(f"{p}sa.{nm}_lam", tensors[f"{p}sa.{nm}_lam"])
+    def factored(x, p, nm, rank, t):  # p: node names' prefix, t: the head's tensor prefix
+        lam = const(f"{t}{nm}_lam", tensors[f"{t}{nm}_lam"])
         y = op("Mul", [lam, x], f"{p}{nm}lx")
         if rank:
-            rt = const(f"{p}sa.{nm}_right.T", tensors[f"{p}sa.{nm}_right"].T)
-            lf = const(f"{p}sa.{nm}_left", tensors[f"{p}sa.{nm}_left"])
+            rt = const(f"{t}{nm}_right.T", tensors[f"{t}{nm}_right"].T)
+            lf = const(f"{t}{nm}_left", tensors[f"{t}{nm}_left"])
             c = op("MatMul", [x, rt], f"{p}{nm}c")
             y = op("Add", [y, op("MatMul", [c, lf], f"{p}{nm}lr")], f"{p}{nm}x")
         return y
+
+    causal = []  # the (B, n, n) key mask with l <= i, built once when a layer needs it
+
+    def causal_keys():
+        if not causal:  # Trilu of an (n, n) all-ones matrix, from X's own shape
+            n = op("Gather", [op("Shape", ["X"], "shape"), "axis_one"], "n")
+            sq = op("Concat", [n, n], "nn", axis=0)
+            ones = op("ConstantOfShape", [sq], "ones", value=helper.make_tensor(
+                "one", TensorProto.INT64, [1], [1]))
+            low = op("Cast", [op("Trilu", [ones], "tril", upper=0)], "tril_b", to=TensorProto.BOOL)
+            causal.append(op("And", [mask3, low], "causal_mask"))
+        return causal[0]
+
+    def head(x, p, t, b, rA, rV):
+        """``V_h sum_l pi^h_il x_l`` of one head (``p``: node prefix, ``t``: tensor prefix)."""
+        ax = factored(x, p, "A", rA, t)
+        s = op("MatMul", [ax, op("Transpose", [x], p + "xT", perm=[0, 2, 1])], p + "scores")
+        keys = causal_keys() if b["sa"].get("causal") else mask3
+        s = op("Where", [keys, s, neg_inf], p + "scores_masked")
+        m = op("ReduceMax", [s], p + "smax", axes=[-1], keepdims=1)
+        if description["attention"] == "hardmax":
+            c = op("Cast", [op("Equal", [s, m], p + "argmax")], p + "argmax_f", to=elem)
+            pi = op("Div", [c, op("ReduceSum", [c, "axis_last"], p + "ties", keepdims=1)],
+                    p + "pi")
+        else:
+            tau = const(p + "tau", np.array(description["tau_float"]))
+            pi = op("Softmax", [op("Div", [op("Sub", [s, m], p + "sm"), tau], p + "st")],
+                    p + "pi", axis=-1)
+        zc = op("MatMul", [pi, x], p + "attended")
+        return factored(zc, p, "V", rV, t)
 
     x = "X"
     for i, b in enumerate(description["blocks"]):
@@ -77,20 +112,12 @@ def build_model(tensors: dict, description: dict, dtype: str = "float64"):
         if b["sa"]["value_zero"]:
             x = rx
             continue
-        ax = factored(x, p, "A", b["sa"]["rank_A"])
-        s = op("MatMul", [ax, op("Transpose", [x], p + "xT", perm=[0, 2, 1])], p + "scores")
-        s = op("Where", [mask3, s, neg_inf], p + "scores_masked")
-        m = op("ReduceMax", [s], p + "smax", axes=[-1], keepdims=1)
-        if description["attention"] == "hardmax":
-            c = op("Cast", [op("Equal", [s, m], p + "argmax")], p + "argmax_f", to=elem)
-            pi = op("Div", [c, op("ReduceSum", [c, "axis_last"], p + "ties", keepdims=1)],
-                    p + "pi")
-        else:
-            tau = const(p + "tau", np.array(description["tau_float"]))
-            pi = op("Softmax", [op("Div", [op("Sub", [s, m], p + "sm"), tau], p + "st")],
-                    p + "pi", axis=-1)
-        zc = op("MatMul", [pi, x], p + "attended")
-        x = op("Add", [rx, factored(zc, p, "V", b["sa"]["rank_V"])], p + "sa_out")
+        hs = heads_of(b)
+        for k, (hp, rA, rV, zero) in enumerate(hs):
+            q = p if len(hs) == 1 else f"{p}h{k}."  # node names of one head: as before
+            if not zero:
+                rx = op("Add", [rx, head(x, q, p + hp, b, rA, rV)], q + "sa_out")
+        x = rx
     nodes.append(helper.make_node("Identity", [x], ["Y"]))
     graph = helper.make_graph(
         nodes, "proofcheck_transformer",
