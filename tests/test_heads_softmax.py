@@ -9,6 +9,8 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from test_heads import networks
 
 from lemmas.afz.softmax_certifier import certify
 from lemmas.afz.theorems.constructions import get
@@ -165,3 +167,17 @@ def test_mask_flipped_off_is_refuted_with_head_and_token():
     assert out.verdict is Verdict.REFUTED
     w = next(line for line in out.lines if line.startswith("witness: "))
     assert "block 1, sub-layer SA, head 1, sequence" in w
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks())
+def test_fast_and_plain_softmax_records_agree_on_random_networks(case):
+    """Per head: the same gaps at the same places, the same tie stop, the same outputs."""
+    net, seqs = case
+    a, b = fast_trajectory(net, seqs), plain_trajectory(net, seqs)
+
+    def key(t):
+        return ([(r.block, [(h.gap, h.gap_at, h.nmax1, h.S) for h in r.heads])
+                 for r in t.records if hasattr(r, "heads")],
+                None if t.stop is None else (t.stop[0], t.stop[1].to_json()), t.outputs)
+    assert key(a) == key(b)
