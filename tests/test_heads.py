@@ -188,3 +188,9 @@ def test_head_dimensions_must_agree():
         SA.multi(F(0), [(Factored(F(0), (e(1),), (e(1),)), ZERO),
                         (Factored(F(0), (e(1, 2),), (e(1, 2),)), ZERO)])
     assert ex.value.parameter == "A, V"
+
+
+def test_bench_heads_quick_routes_agree(capsys):
+    from bench.heads import main
+    assert main(["--quick"]) == 0
+    assert "outputs equal: True" in capsys.readouterr().out
