@@ -17,8 +17,6 @@ the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radiu
 and the final tokens equal to the targets as sets.  A stated bound that does not
 follow is INCONCLUSIVE with both values; ``hints=None`` derives them (the certifier).
 """
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
@@ -259,7 +257,10 @@ def projections(X, v) -> list:
 def sa_record(sa: SA, X, spans, block: int):
     """``(SARecord, None)`` of ``sa`` on ``X`` (one per head, see ``more``), or ``(None,
     tie witness)``."""
-    recs = []
+    recs, d, e = [], X.ncols(), X.entries()
+    S = [max((max(e[lo * d + c:hi * d:d]) - min(e[lo * d + c:hi * d:d]) for lo, hi in spans
+              if hi > lo), default=ZERO) for c in range(d)]
+    nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
     for h, (A, V) in enumerate(sa.heads, start=1):
         gap = at = None
         for j, (lo, hi) in enumerate(spans):
@@ -269,13 +270,9 @@ def sa_record(sa: SA, X, spans, block: int):
                     return None, tie_witness(block, j, i, *c, h if sa.H > 1 else None)
                 if gap is None or g < gap:
                     gap, at = g, (j, i, c)
-        d, e = X.ncols(), X.entries()
-        S = [max((max(e[lo * d + c:hi * d:d]) - min(e[lo * d + c:hi * d:d]) for lo, hi in spans
-                  if hi > lo), default=ZERO) for c in range(d)]
         Xm = [max(map(abs, e[c::d]), default=ZERO) if A.lam != 0 else ZERO for c in range(d)]
         P = [max(map(abs, projections(X, a)), default=ZERO) for a in A.left]
         Q = [max(map(abs, projections(X, b)), default=ZERO) for b in A.right]
-        nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
         recs.append(SARecord(block, sa if h == 1 else SA(ZERO, A, V), gap, at, nmax1, S, Xm, P, Q))
     recs[0].more = recs[1:]
     return recs[0], None
@@ -355,10 +352,8 @@ def _implied(stated, derived, block, sub, name, at_most=False, **where) -> None:
 
 def _head_step(rec: SARecord, R, tau, F: int, h, res: Result, head) -> tuple:
     """``(gap, eps)`` of one head: the certified gap and the off-argmax mass."""
-    if rec.gap is None:
-        eps = ZERO
-        g = None
-    else:
+    g, eps = None, ZERO
+    if rec.gap is not None:
         E = score_error(rec, R)
         gd = rec.gap - 2 * E
         g = h["min_gap"] if h is not None and h["min_gap"] is not None else (
