@@ -174,3 +174,12 @@ def test_certificates_without_extensions_unchanged_byte_for_byte(key, tmp_path):
     c = json.loads(path.read_text())
     body = {k: v for k, v in c.items() if k not in ("provenance", "digest")}
     assert hashlib.sha256(canonical(body)).hexdigest() == GOLDEN[key]
+
+
+def test_witness_json_names_the_head_only_when_set():
+    from proofcheck.kernel.verdicts import Witness
+    from proofcheck.reporting.run_report import _witness_json
+    assert "head" not in _witness_json(Witness("r", block=1, sublayer="SA"))
+    w = Witness("r", block=1, sublayer="SA", sequence=0, token=2, head=2)
+    assert _witness_json(w)["head"] == 2
+    assert "block 1, sub-layer SA, head 2, sequence 0, token 2" in w.describe()

@@ -28,9 +28,10 @@ def dataset_max_bits(ds) -> int:
 
 
 def _witness_json(w) -> dict | None:
-    """A witness's fields, ``expected``/``got`` as exact text."""
+    """A witness's fields, ``expected``/``got`` as exact text (``head`` only when set)."""
     return None if w is None else {k: (fmt_value(v) if k in ("expected", "got") and v is not None
-                                       else v) for k, v in w.__dict__.items()}
+                                       else v) for k, v in w.__dict__.items()
+                                   if k != "head" or v is not None}
 
 
 def layer_table(net: Transformer) -> list[dict]:
