@@ -94,7 +94,7 @@ def networks(draw, causal=None):
     L = draw(st.integers(1, 3))
     blocks = [Block(draw(ff_layers(d)) if draw(st.booleans()) else FF(F(1)),
                     draw(sa_layers(d, causal))) for _ in range(L)]
-    pool = draw(st.lists(vecs(d), min_size=1, max_size=4))  # repeats: ties
+    pool = draw(st.lists(vecs(d), min_size=1, max_size=4)) + [(F(0),) * d]  # ties, zeros
     seqs = [draw(st.lists(st.sampled_from(pool), min_size=1, max_size=5))
             for _ in range(draw(st.integers(1, 3)))]
     return Transformer(d, blocks), seqs
