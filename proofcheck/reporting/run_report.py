@@ -28,9 +28,10 @@ def dataset_max_bits(ds) -> int:
 
 
 def _witness_json(w) -> dict | None:
-    """A witness's fields, ``expected``/``got`` as exact text."""
+    """A witness's fields, ``expected``/``got`` as exact text (``head`` only when set)."""
     return None if w is None else {k: (fmt_value(v) if k in ("expected", "got") and v is not None
-                                       else v) for k, v in w.__dict__.items()}
+                                       else v) for k, v in w.__dict__.items()
+                                   if k != "head" or v is not None}
 
 
 def layer_table(net: Transformer) -> list[dict]:
@@ -42,11 +43,14 @@ def layer_table(net: Transformer) -> list[dict]:
         if b.sa.is_identity and key in cache:
             ra, rv = cache[key]
         else:
-            ra, rv = rank_of(b.sa.A.dense(net.d)), rank_of(b.sa.V.dense(net.d))
+            ra = max(rank_of(A.dense(net.d)) for A, _ in b.sa.heads)  # largest over heads
+            rv = max(rank_of(V.dense(net.d)) for _, V in b.sa.heads)
             cache[key] = (ra, rv)
+        ext = {**({"heads": b.sa.H} if b.sa.H > 1 else {}),
+               **({"causal": True} if b.sa.causal else {})}  # SPEC §1 "Extensions", when used
         rows.append({"block": i, "phase": b.phase, "ff": b.ff.label, "width": b.ff.width,
                      "rank_U": rank_of([list(u) for u in b.ff.U]) if b.ff.U else 0, "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
-                     "params": b.ff.n_params() + b.sa.n_params()})
+                     "params": b.ff.n_params() + b.sa.n_params(), **ext})
     return rows
 
 
