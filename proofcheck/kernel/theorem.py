@@ -113,6 +113,9 @@ def check(cert, route: str):
     if net.d != ds.d:
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
     lines = [f"dataset {escape(ds.name)}: N = {ds.N}, M = {ds.M}, d = {ds.d}; SHA-256 matches"]
+    if net.causal or any(b.sa.H > 1 for b in net.blocks):
+        lines.append(f"network: {extensions(cert) or 'no causal mask'}, up to {max(b.sa.H for b in net.blocks)} "
+                     "heads per SA layer (SPEC §1 Extensions)")
     bad = check_constants(claim, ds, net, lines)
     if bad:
         return Verdict.REFUTED, lines + bad, "plain"
@@ -129,6 +132,13 @@ def check(cert, route: str):
         return v, lines, label
     v, label = _softmax(cert, net, inputs, targets, route, work, lines)
     return (*_theta(cert, net, v, lines), label)
+
+
+def extensions(cert) -> str:
+    """How many of the certificate's SA layers are masked, in words ('' for none)."""
+    blocks = cert["network"]["blocks"]
+    k = sum(bool(b["sa"].get("causal")) for b in blocks)
+    return f"causal mask on {k} of {len(blocks)} SA layers" if k else ""
 
 
 def _theta(cert, net, v, lines):
