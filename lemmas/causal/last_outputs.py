@@ -208,8 +208,11 @@ def construct(inputs, targets, d: int, progress=None, **_ignored):
     clash = read_prefix_clash(inputs, targets)
     if clash is not None:
         j, k, i = clash
+        why = ("disjoint targets: a prefix conflict, so no causal transformer interpolates in "
+               "this reading" if not set(targets[j]) & set(targets[k]) else
+               "intersecting targets: outside this construction's hypothesis")
         raise Inadmissible(f"construction {NAME}: sequences {j} and {k} have equal prefixes "
-                           f"up to token {i}, read in both (reading {LAST})",
+                           f"up to token {i}, read in both (reading {LAST}; {why})",
                            f"$.pairs[{k}].input[{i}]")
     lo = min(v for X in inputs for x in X for v in x)
     c = tuple(Fraction(1) - lo if lo < 1 else Fraction(0) for _ in range(d))
@@ -249,10 +252,70 @@ def construct(inputs, targets, d: int, progress=None, **_ignored):
         claims.append((Moves(st.move(mv.p, mv.q)), Fixed()))
         if progress:
             progress("I")
-    info = {"R": R, "K": len(chain.layers), "u": st.u, "lambdas": lams, "lifts": lifts,
+    info = {"R": R, "K": len(chain.layers), "u": st.u, "tag_lambdas": lams, "lifts": lifts,
             "detours": chain.detours, "reading": LAST,
+            "report": {"reading": LAST, "u": "(" + ", ".join(map(str, st.u)) + ")",
+                       "tag factors lambda": ", ".join(map(str, lams)),
+                       "lifts H": ", ".join(map(str, lifts)) or "none",
+                       "relocation hats K": len(chain.layers), "detours": chain.detours},
             "round_text": "each round lifts one point above every projection so that two "
                           "read positions with different targets get different prefix "
                           "tops, and tags again (causally)"}
+    info["default_counts"] = default_counts(inputs, targets, d)
     return Construction(Transformer(d, blocks), claims,
                         {"S": (1, R + 1), "I": (R + 2, len(blocks))}, info, {})
+
+
+PARAMS = "(4d + 5) + (8d + 7) R + (6d + 7) K"
+
+
+def param_formula(d: int, R: int, K: int) -> int:
+    """Stored scalars (SPEC §1): translation + tag ``2d + 2 + 2d + 3``; a probe round
+    (hat of width 3 + tag) ``6d + 4 + 2d + 3``; a relocation hat with its identity SA
+    ``6d + 4 + 3``."""
+    return 4 * d + 5 + (8 * d + 7) * R + (6 * d + 7) * K
+
+
+def default_counts(inputs, targets, d: int) -> tuple[int, int] | None:
+    """``(L, P)`` of the default (unmasked) construction on the same data (built
+    only; ``theorem 1.6`` checks it), or None when its hypothesis fails (inputs
+    equal as sets are admissible under the mask only)."""
+    from lemmas.afz.theorems.theorem_1_6 import construct as default
+    if len({frozenset(X) for X in inputs}) < len(inputs):
+        return None
+    net = default(inputs, targets, d).net
+    return net.L, net.n_params()
+
+
+def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
+    """The construction's constants as exact checks: L = R + 1 + K, K <= 2M (the
+    relocation chain's bound), width <= 4, P against :func:`param_formula`, the
+    low-rank form; the default construction's L and P on the same data beside them."""
+    from lemmas.afz.theorems.theorem_1_6 import low_rank_check
+    from proofcheck.kernel.verdicts import CheckResult, Verdict
+
+    def res(name, ok, detail):
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+    R, K, L, P = info["R"], info["K"], net.L, net.n_params()
+    Pf = param_formula(d, R, K)
+    lr_check, lr_consts = low_rank_check(net)
+    counts = info["default_counts"]
+    L_def, P_def = counts or ("n/a", "n/a")
+    consts = {"construction": NAME, "block_formula": BLOCKS, "param_formula_text": PARAMS,
+              "N": N, "M": M, "d": d, "R": R, "K": K, "L": L, "L_construction": R + 1 + K,
+              "L_default": L_def, "P_default": P_def, "L_paper_hardmax": 2 * M + 2 * N + 1,
+              "L_paper_softmax": 2 * M + 3 * N, "max_width": net.max_width, "P": P,
+              "P_formula": Pf, "P_claim": f"{PARAMS} = {Pf}; no bound in d M is claimed",
+              "R_claim": f"<= {MAX_ROUNDS_PER_TARGET} M + 4 (the construction's own bound)",
+              "round_text": info["round_text"],
+              "max_bits": net.max_bits(), **lr_consts}
+    checks = [
+        res("L = R + 1 + K", L == R + 1 + K, f"L = {L}, R + 1 + K = {R + 1 + K}; " + (
+            f"the default construction (unmasked) on the same data: L = {L_def}, P = {P_def}"
+            if counts else "the default construction does not apply (inputs equal as sets)")),
+        res("K <= 2M (relocation hats)", K <= 2 * M, f"K = {K}, 2M = {2 * M}"),
+        res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
+        res(f"P = {PARAMS}", P == Pf, f"P = {P}, formula = {Pf}"),
+        lr_check,
+    ]
+    return checks, consts

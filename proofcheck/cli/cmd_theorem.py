@@ -37,6 +37,11 @@ def register(sub) -> None:
                    "names them with their block counts and theorems; default: default); "
                    "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
                    "printed side by side with the default)")
+    q.add_argument("--attention", default="full", choices=["full", "causal"],
+                   help="theorem 1.6: full attention (default) or a causal mask (SPEC §1 "
+                   "Extensions): a construction for full attention is run under the mask and "
+                   "the first place it leaves its claims is printed; causal-last is built for "
+                   "the mask; e.g. --attention causal --construction causal-last")
     q.add_argument("--no-simulation", action="store_true",
                    help="theorem 1.8: skip the mpmath simulation that locates tau_num (an "
                    "audit: it never changes the verdict)")
@@ -73,6 +78,7 @@ def cmd_theorem(args) -> int:
         raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
     if args.simulation_budget is not None and args.simulation_budget < 0:
         raise BadInput(f"--simulation-budget must be at least 0 (got {args.simulation_budget})")
+    _check_attention(args, st.id)
     if st.id == "1.6":
         _check_dist_options(args)
     elif args.workers is not None or args.scheduler is not None:
@@ -91,8 +97,9 @@ def cmd_theorem(args) -> int:
         return cmd_softmax(args, ds, info)
     from lemmas.afz.theorems.theorem_1_6 import verify
     from proofcheck.reporting.run_report import theorem_report, write_theorem_report
-    header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
-    print(construction_line(args.construction, "1.6"))
+    header("Theorem 1.6 (hardmax exact interpolation)"
+           + (" under a causal mask" if args.attention == "causal" else ""), ds, info)
+    print(construction_line(args.construction, "1.6", args.attention))
     print("constructing the network ...", flush=True)
     bar_holder = {}
 
@@ -108,7 +115,7 @@ def cmd_theorem(args) -> int:
         bar_holder["shards"].update()
     tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
                 scheduler=args.scheduler, shard_progress=shard_progress,
-                construction=args.construction)
+                construction=args.construction, attention=args.attention)
     tc.seconds = {"load dataset": t_load, **tc.seconds}
     if "bar" in bar_holder:
         bar_holder["bar"][1]()
@@ -117,13 +124,15 @@ def cmd_theorem(args) -> int:
     v = print_results(tc.results)
     c = tc.constants
     print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
-    print(r_line(c["R"], c["N"], c.get("round_text")))
+    print(r_line(c["R"], c["N"], c.get("round_text"), c.get("R_claim")))
     print(f"construction {c['construction']}: L = {c['block_formula']}")
     print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
           + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
           + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
-    print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
-          f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
+    print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}"
+          + (f", bound {c['param_constant']}·d·M = {c['P_bound']}" if "P_bound" in c else "")
+          + (f"; the default's P = {c['P_default']}" if "P_default" in c else "")
+          + f"); largest rational {c['max_bits']} bits")
     print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
           f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)")
     from proofcheck.reporting.approx import theta_line
@@ -154,20 +163,34 @@ def cmd_theorem(args) -> int:
 
 
 
-def r_line(R: int, N: int, what: str | None = None) -> str:
+def r_line(R: int, N: int, what: str | None = None, claim: str | None = None) -> str:
     """What R is, in the theorem output (``what``: the construction's own words for a
-    round, its constant ``round_text``, if it has one)."""
+    round, its constant ``round_text``, if it has one; ``claim``: its bound on R, if
+    not the default's ``R <= N - 1``)."""
     what = what or ("each round makes a token shared by several sequences the unique top of "
                     "some of them and tags again")
     return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: {what}; "
-            f"R <= N - 1 = {N - 1})")
+            f"R {claim or f'<= N - 1 = {N - 1}'})")
 
 
-def construction_line(name: str, theorem: str) -> str:
+def _check_attention(args, theorem: str) -> None:
+    """--attention causal: theorem 1.6 only, not sharded, no certificate (exit 2)."""
+    if args.attention == "full":
+        return
+    if theorem != "1.6":
+        raise BadInput("--attention causal applies to theorem 1.6 (hardmax) only")
+    if args.workers is not None or args.scheduler is not None:
+        raise BadInput("--workers / --scheduler do not apply with --attention causal")
+    if args.certificate:
+        raise BadInput("--certificate does not apply with --attention causal: a theorem "
+                       "certificate states the all-outputs reading of the unmasked theorem")
+
+
+def construction_line(name: str, theorem: str, attention: str = "full") -> str:
     """The output line naming the construction that runs (a reconstruction, with
     the seed's block count read as a bound)."""
     from lemmas.afz.theorems.constructions import get
-    spec = get(name, theorem)
+    spec = get(name, theorem, attention)
     seed = "2M + 2N + 1" if theorem == "1.6" else "2M + 3N"
     return (f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
             f"count L = {seed} is read as a bound")
@@ -177,7 +200,7 @@ def _check_construction(args, theorem: str) -> None:
     """--construction names a construction serving ``theorem`` (else exit 2)."""
     from lemmas.afz.theorems.constructions import get
     try:
-        get(args.construction, theorem)
+        get(args.construction, theorem, getattr(args, "attention", "full"))
     except KeyError as exc:
         raise BadInput(exc.args[0]) from None
 

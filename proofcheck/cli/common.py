@@ -46,7 +46,7 @@ def load_data(args):
             raise BadInput("--dataset is empty")
         if args.limit is not None or args.task != "label":
             raise BadInput("--limit and --task apply to --example (or the default sample) only")
-        return load_dataset(args.dataset), {}
+        return load_dataset(args.dataset, ordered=_ordered(args)), {}
     if args.example is not None and not args.example.strip():
         raise BadInput("--example is empty")
     if args.example:
@@ -56,9 +56,14 @@ def load_data(args):
             raise BadInput(f"--limit must be at least 1 (got {args.limit})")
         ds, info = EXAMPLES[args.example](limit=args.limit, task=args.task)
         from proofcheck.kernel.dataset import check_admissible
-        check_admissible(ds)
+        check_admissible(ds, _ordered(args))
         return ds, info
     return None, {}
+
+
+def _ordered(args) -> bool:
+    """Sequences are ordered tuples under a causal mask (SPEC §1 "Extensions")."""
+    return getattr(args, "attention", "full") == "causal"
 
 
 def print_results(results) -> Verdict:

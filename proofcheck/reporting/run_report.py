@@ -103,16 +103,18 @@ def markdown(rep: dict) -> str:
         if r["witness"]:
             w = r["witness"]
             lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in w.items() if v is not None))
+    r_claim = c.get("R_claim", f"<= N - 1 = {c['N'] - 1}")
     lines += ["", "## Constants (claimed vs measured)", "",
               "| quantity | measured | claimed |", "|---|---|---|",
               f"| blocks L | {c['L']} | {c.get('block_formula', '2M + R + 1')} = "
               f"{c['L_construction']} (construction {c.get('construction', 'default')}); "
               f"2M + 2N + 1 = {c['L_paper_hardmax']} (Theorem 1.6) |",
-              f"| separation rounds R | {c['R']} | <= N - 1 = {c['N'] - 1} |",
+              f"| separation rounds R | {c['R']} | {r_claim} |",
               f"| max width | {c['max_width']} | <= 4 |",
               f"| parameters P | {c['P']} | "
-              f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')} = {c['P_formula']}; "
-              f"<= {c['param_constant']} d M = {c['P_bound']} |",
+              + c.get("P_claim", f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')}"
+                      f" = {c['P_formula']}; <= {c.get('param_constant')} d M = {c.get('P_bound')}")
+              + " |",
               f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
               "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
               f"| largest rational in the network | {c['max_bits']} bits | |",

@@ -27,7 +27,8 @@ class ConstructionSpec:
     constants)``, the construction's own exact constant checks (L against its block
     formula and the theorem's budget, width, P); ``notes``: ``(construction,
     certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
-    default's own note).
+    default's own note); ``attention``: the attention its network is built for
+    (``"full"``, or ``"causal"``: every SA layer masked, SPEC §1 "Extensions").
     """
 
     name: str
@@ -37,6 +38,7 @@ class ConstructionSpec:
     build: Callable
     constant_checks: Callable
     notes: Callable | None = None
+    attention: tuple[str, ...] = ("full",)
 
 
 def _default_build(inputs, targets, d, **options):
@@ -84,6 +86,16 @@ def _bounded_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info)
 
 
+def _causal_last_build(inputs, targets, d, **options):
+    from lemmas.causal.last_outputs import construct
+    return construct(inputs, targets, d, **options)
+
+
+def _causal_last_constants(net, d, N, M, info):
+    from lemmas.causal.last_outputs import constant_checks
+    return constant_checks(net, d, N, M, info)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -108,16 +120,27 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
         "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
         _bounded_build, _bounded_constants),
+    "causal-last": ConstructionSpec(
+        "causal-last", ("1.6",), "R + 1 + K (K <= 2M relocation hats)",
+        "proofcheck's own, for a causal mask and the reading 'the last m_j outputs': causal "
+        "prefix tags and lifts until read positions with different targets differ, then one "
+        "relocation hat per read value (hypothesis: no read prefix shared by two sequences)",
+        _causal_last_build, _causal_last_constants, attention=("causal",)),
 }
 
 
-def get(name: str, theorem: str) -> ConstructionSpec:
+def get(name: str, theorem: str, attention: str = "full") -> ConstructionSpec:
     """The construction called ``name`` for ``theorem``.  Raises ``KeyError`` with
-    the known names when there is none (the CLI turns it into exit 2)."""
+    the known names when there is none (the CLI turns it into exit 2), or when it
+    builds a causal network and ``attention`` is not ``"causal"`` (every construction
+    may be run under the mask: that is the check of what breaks)."""
     spec = CONSTRUCTIONS.get(name)
     if spec is None or theorem not in spec.theorems:
         known = ", ".join(n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems)
         raise KeyError(f"no construction {name!r} for Theorem {theorem} (known: {known})")
+    if attention not in spec.attention and attention != "causal":
+        raise KeyError(f"construction {name!r} builds a network for {' / '.join(spec.attention)} "
+                       f"attention; run it with --attention {spec.attention[0]}")
     return spec
 
 

@@ -166,7 +166,8 @@ def low_rank_check(net: Transformer):
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
            workers: int | None = None, scheduler: str | None = None,
-           shard_progress=None, construction: str = "default") -> TheoremCheck:
+           shard_progress=None, construction: str = "default",
+           attention: str = "full") -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
@@ -174,10 +175,15 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     check is sharded by sequence (:mod:`proofcheck.distributed`;
     ``shard_progress(done, total)`` per shard); the outputs are then not gathered.
     ``construction`` names the construction
-    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown."""
+    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown.
+    ``attention="causal"``: the network under the causal mask
+    (:func:`lemmas.causal.under_mask.verify_causal`; not sharded)."""
     from lemmas.afz.theorems.constructions import get
     from lemmas.claim_check import check_network
-    spec = get(construction, ID)
+    spec = get(construction, ID, attention)
+    if attention == "causal":
+        from lemmas.causal.under_mask import verify_causal
+        return verify_causal(dataset, spec, backend=backend, progress=progress, r=r)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()

@@ -1,0 +1,129 @@
+"""``theorem 1.6 --attention causal``: a construction's network run under the causal
+mask (SPEC §1 "Extensions") by the kernel's exact evaluators.
+
+* A construction for unmasked attention (``default``, ``peel``, ``bounded``): its
+  network with every SA layer masked (:meth:`Transformer.with_mask`) is checked
+  against the construction's own claims, which are those of the unmasked semantics;
+  the first block / sub-layer / sequence / token / coordinate where the masked
+  network leaves them is the witness (REFUTED).  Then the masked network is run to
+  the end and exact interpolation is checked in the all-outputs reading (the
+  construction's reading), and the dataset's prefix conflicts are listed
+  (statement ``causal-first-token``: where one exists no causal transformer
+  interpolates in that reading, whatever its construction).
+* ``causal-last`` (:mod:`lemmas.causal.last_outputs`): its network is causal by
+  construction; the check is its claims, every SA layer masked, and exact
+  interpolation in the reading ``last-outputs``.
+"""
+from __future__ import annotations
+
+import time
+
+from lemmas.causal.readings import ALL, LAST, prefix_conflicts, read_outputs
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, fmt_value
+
+#: constructions whose networks are causal by design, with the reading they serve
+CAUSAL_CONSTRUCTIONS = {"causal-last": LAST}
+
+
+def mask_check(net) -> CheckResult:
+    """Every SA layer of ``net`` is masked (exact, from the network)."""
+    bad = [bi for bi, b in enumerate(net.blocks, start=1) if not b.sa.causal]
+    name = f"every SA layer is causal ({net.L} layers)"
+    if bad:
+        return CheckResult(name, Verdict.REFUTED, [f"unmasked SA in block(s) {bad[:10]}"])
+    return CheckResult(name, Verdict.VERIFIED)
+
+
+def interpolation_check(outputs, targets, reading: str) -> CheckResult:
+    """Exact set equality per pair, both inclusions, on the outputs the ``reading``
+    reads; a witness's token is the position in the whole sequence."""
+    from proofcheck.kernel.evaluate import interpolation_witness
+    read, first = read_outputs(outputs, targets, reading)
+    tg = [[tuple(y) for y in ys] for ys in targets]
+    w, _ = interpolation_witness(read, tg)
+    what = ("{T(X_j)_i : all i}" if reading == ALL else
+            "{T(X_j)_i : i > n_j - m_j} (the last m_j outputs)")
+    if w is not None:
+        if w.token is not None:
+            w.token += first[w.sequence]
+        return CheckResult(f"exact interpolation under the causal mask, reading {reading}: "
+                           f"{what} = Y_j", Verdict.REFUTED, witness=w)
+    return CheckResult(f"exact interpolation under the causal mask, reading {reading}: {what} "
+                       f"= Y_j for all {len(tg)} pairs (both inclusions)", Verdict.VERIFIED,
+                       scope=Scope.DATASET)
+
+
+def conflict_check(dataset, reading: str) -> CheckResult | None:
+    """The dataset's prefix conflicts in ``reading`` as a VERIFIED obstruction (None
+    when there is none)."""
+    cs = prefix_conflicts(dataset, reading)
+    if not cs:
+        return None
+    c = cs[0]
+    X = dataset.pairs[c.j].inputs
+    pre = ", ".join(fmt_value(x) for x in X[:c.i + 1])
+    det = [f"sequences {c.j} and {c.k} share the prefix ({pre}) up to token {c.i}, read in "
+           f"both; Y_{c.j} ∩ Y_{c.k} = ∅, so T(X_{c.j})_{c.i} = T(X_{c.k})_{c.i} cannot be a "
+           f"target of both (causal-first-token)",
+           f"{len(cs)} such pair(s) of read positions in '{dataset.name}'"]
+    return CheckResult(f"no causal transformer interpolates '{dataset.name}' in the reading "
+                       f"{reading} (a prefix conflict)", Verdict.VERIFIED, det,
+                       scope=Scope.DATASET)
+
+
+def _run_to_end(net, inputs, backend: str):
+    """``(outputs, [])`` of the masked network by the kernel's evaluator, or
+    ``(None, [ERROR check])`` if the evaluation raises (fail closed)."""
+    from proofcheck.kernel.errors import ResourceLimit
+    from proofcheck.kernel.evaluate import run
+    from proofcheck.kernel.fast import get_backend
+    try:
+        return run(net, inputs, backend=get_backend(backend)), []
+    except ResourceLimit:
+        raise
+    except Exception as exc:  # noqa: BLE001  (fail closed)
+        return None, [CheckResult("evaluation under the causal mask", Verdict.ERROR,
+                                  [f"{type(exc).__name__}: {exc}"])]
+
+
+def verify_causal(dataset, spec, backend: str = "flint", progress=None, **options):
+    """``theorem 1.6 --attention causal`` with construction ``spec``: a
+    :class:`lemmas.afz.theorems.theorem_1_6.TheoremCheck` whose results say where the
+    masked network leaves the claims (or that it keeps them) and whether it
+    interpolates in the construction's reading."""
+    from lemmas.afz.theorems.theorem_1_6 import TheoremCheck
+    from lemmas.claim_check import check_network
+    from proofcheck.kernel.dataset import check_admissible
+    if spec.name not in CAUSAL_CONSTRUCTIONS:
+        check_admissible(dataset)  # the construction's own hypothesis: distinct sets
+    inputs = [list(p.inputs) for p in dataset.pairs]
+    targets = [list(p.outputs) for p in dataset.pairs]
+    t0 = time.perf_counter()
+    c = spec.build(inputs, targets, dataset.d, **options)
+    t_build = time.perf_counter() - t0
+    reading = CAUSAL_CONSTRUCTIONS.get(spec.name)
+    if reading is None:
+        reading = ALL
+        c.net = c.net.with_mask()
+    prog = (lambda b: progress(b, c.net.L)) if progress else None
+    nc = check_network(c.net, inputs, None, c.claims, backend=backend, progress=prog)
+    results = [mask_check(c.net)] + nc.results
+    outputs = nc.outputs
+    if nc.verdict == Verdict.REFUTED:
+        results[-1].details.append("the construction's claims are those of unmasked attention; "
+                                   "under the mask a token sees only the tokens before it")
+        outputs, err = _run_to_end(c.net, inputs, backend)
+        results += err
+    if outputs:
+        results.append(interpolation_check(outputs, targets, reading))
+    obstruction = conflict_check(dataset, reading)
+    if obstruction is not None:
+        results.append(obstruction)
+    t1 = time.perf_counter()
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    consts.setdefault("construction", spec.name)
+    consts.setdefault("block_formula", spec.blocks)
+    consts.update(attention="causal", reading=reading)
+    secs = {"construct total": t_build, "exact check": nc.seconds,
+            "constants": time.perf_counter() - t1}
+    return TheoremCheck(c, nc, results + checks, consts, secs)
