@@ -62,9 +62,9 @@ def conflict_check(dataset, reading: str) -> CheckResult | None:
     c = cs[0]
     X = dataset.pairs[c.j].inputs
     pre = ", ".join(fmt_value(x) for x in X[:c.i + 1])
-    det = [f"sequences {c.j} and {c.k} share the prefix ({pre}) up to token {c.i}, read in "
-           f"both; Y_{c.j} ∩ Y_{c.k} = ∅, so T(X_{c.j})_{c.i} = T(X_{c.k})_{c.i} cannot be a "
-           f"target of both (causal-first-token)",
+    det = [f"sequences {c.j} and {c.k} share the prefix ({pre}) of length {c.i + 1}, and "
+           f"position {c.i + 1} is read in both; Y_{c.j} ∩ Y_{c.k} = ∅, so T(X_{c.j})_{c.i + 1} "
+           f"= T(X_{c.k})_{c.i + 1} cannot be a target of both (causal-first-token)",
            f"{len(cs)} such pair(s) of read positions in '{dataset.name}'"]
     return CheckResult(f"no causal transformer interpolates '{dataset.name}' in the reading "
                        f"{reading} (a prefix conflict)", Verdict.VERIFIED, det,
