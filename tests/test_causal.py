@@ -175,3 +175,17 @@ def test_permuted_duplicate_is_admissible_under_the_mask_only(capsys):
     f = str(CASES / "permuted-duplicate.json")
     assert main(["theorem", "1.6", "--dataset", f, "--no-report"]) == 2
     assert main(["theorem", "1.6", "--attention", "causal", "--dataset", f, "--no-report"]) == 2
+
+
+def test_docs_table_is_the_results_file():
+    """docs/causal.md's L and P columns come from bench/results-causal.json."""
+    import json
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "causal.md").read_text()
+    rows = json.loads((root / "bench" / "results-causal.json").read_text())["rows"]
+    for r in rows:
+        cl = r.get("causal_last", {})
+        if cl.get("verdict") == "VERIFIED" and cl["L_default"] != "n/a":
+            line = next(ln for ln in doc.splitlines() if ln.startswith(f"| {r['dataset']} |"))
+            assert f"| {cl['L']} / {cl['L_default']} | {cl['P']} / {cl['P_default']} |" in line
