@@ -1,12 +1,13 @@
 """Theorem 1.6 under a causal mask, side by side (issue 24 item 2).
 
-For the packaged digits sample (or full digits with ``--full``) and every handed case
+For the packaged digits sample (or full digits with ``--full``), the same with a fresh
+first token per sequence (:func:`fresh_first`), and every handed case
 that is admissible under the mask (sequences compared as tuples): the default
 construction's network under the mask (where it first leaves its claims: block,
 sub-layer, sequence, token, coordinate, exact values; whether the masked network
 still interpolates in the all-outputs reading; the number of prefix conflicts in
-each reading), and the construction ``causal-last`` (verdict in the reading
-``last-outputs`` or the reason it does not apply, L, R, K, P) beside the default
+each reading), and the constructions ``causal-last`` and ``causal-all`` (verdict in
+their reading or the reason they do not apply, L, R, K, P) beside the default
 unmasked construction's L and P.
 
     python -m bench.causal             # writes bench/results-causal.json
@@ -33,14 +34,26 @@ def datasets(full: bool):
     from proofcheck.io.datasets import load_dataset
     from proofcheck.io.examples import EXAMPLES, sample
     from proofcheck.kernel.errors import BadInput
-    out = [("digits" if full else "digits-sample",
-            EXAMPLES["digits"]()[0] if full else sample()[0], "")]
+    digits = EXAMPLES["digits"]()[0] if full else sample()[0]
+    out = [(digits.name, digits, ""), (digits.name + "-fresh-first", fresh_first(digits), "")]
     for f in sorted(CASES.glob("*.json")) if CASES.is_dir() else []:
         try:
             out.append((f.stem, load_dataset(f, ordered=True), ""))
         except BadInput as exc:
             out.append((f.stem, None, str(exc)))
     return out
+
+
+def fresh_first(ds):
+    """``ds`` with a token of its own put first in every sequence, ``(-1 - j) e_1`` for
+    sequence j (no first token is then shared: the all-outputs reading has a prefix
+    map)."""
+    from fractions import Fraction
+
+    from proofcheck.kernel.dataset import Dataset, Pair
+    e = (Fraction(0),) * (ds.d - 1)
+    return Dataset(ds.name + "-fresh-first", ds.d, tuple(
+        Pair(((Fraction(-1 - j),) + e,) + p.inputs, p.outputs) for j, p in enumerate(ds.pairs)))
 
 
 def row(name, ds, err) -> dict:
@@ -69,39 +82,45 @@ def row(name, ds, err) -> dict:
             "L": tc.constants["L"], "P": tc.constants["P"]}
     except BadInput as exc:
         r["default_masked"] = {"verdict": "n/a", "reason": str(exc)}
-    try:
-        tc = verify(ds, construction="causal-last", attention="causal")
-        c = tc.constants
-        r["causal_last"] = {"verdict": combine(x.verdict for x in tc.results).value,
-                            "L": c["L"], "R": c["R"], "K": c["K"], "P": c["P"],
-                            "L_default": c["L_default"], "P_default": c["P_default"]}
-    except BadInput as exc:
-        r["causal_last"] = {"verdict": "n/a", "reason": str(exc)}
+    for key, name in (("causal_last", "causal-last"), ("causal_all", "causal-all")):
+        try:
+            tc = verify(ds, construction=name, attention="causal")
+            c = tc.constants
+            r[key] = {"verdict": combine(x.verdict for x in tc.results).value,
+                      "L": c["L"], "R": c["R"], "K": c["K"], "P": c["P"],
+                      "L_default": c["L_default"], "P_default": c["P_default"]}
+        except BadInput as exc:
+            r[key] = {"verdict": "n/a", "reason": str(exc)}
     r["seconds"] = round(time.perf_counter() - t0, 2)
     return r
 
 
+def _cell(cl) -> tuple[str, str, str]:
+    """(verdict or reason, L / default, P / default) of one construction's entry."""
+    if cl["verdict"] == "n/a":
+        why = "no prefix map" if "no prefix map" in cl["reason"] else cl["reason"][:50]
+        return f"n/a ({why})", "", ""
+    return cl["verdict"], f"{cl['L']} / {cl['L_default']}", f"{cl['P']} / {cl['P_default']}"
+
+
 def table(rows) -> str:
     """The Markdown table of the results rows."""
-    out = ["| dataset | N | M | conflicts all / last | default under the mask: first witness "
-           "(block, sub-layer, sequence, token: expected → got) | masked default interpolates "
-           "(all outputs) | causal-last (last m_j outputs) | L causal-last / default | "
-           "P causal-last / default |", "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| dataset | N | M | prefix conflicts all / last | default under the mask: first "
+           "witness (block, sub-layer, sequence, token: claimed → computed) | causal-last | "
+           "L / default | P / default | causal-all | L / default | P / default |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if not r["admissible"]:
-            out.append(f"| {r['dataset']} | | | | inadmissible: {r['reason'][:70]} | | | | |")
             continue
-        dm, cl = r["default_masked"], r["causal_last"]
+        dm = r["default_masked"]
         w = dm.get("witness")
         wt = (f"{w['block']}, {w['sublayer']}, {w['sequence']}, {w['token']}: {w['expected']} → "
-              f"{w['got']}" if w else dm.get("reason", dm["verdict"])[:60])
-        ok = cl["verdict"] != "n/a"
+              f"{w['got']}" if w else "n/a (inputs equal as sets)")
+        if w and len(wt) > 60:
+            wt = f"{w['block']}, {w['sublayer']}, {w['sequence']}, {w['token']}"
+        cells = [c for key in ("causal_last", "causal_all") for c in _cell(r[key])]
         out.append(f"| {r['dataset']} | {r['N']} | {r['M']} | {r['conflicts_all']} / "
-                   f"{r['conflicts_last']} | {dm['verdict']}: {wt} | "
-                   f"{dm.get('interpolates_all_outputs') or 'n/a'} | "
-                   f"{cl['verdict'] if ok else 'n/a: ' + cl['reason'].split(';')[-1][:50]} | "
-                   + (f"{cl['L']} / {cl['L_default']} | {cl['P']} / {cl['P_default']} |" if ok
-                      else "| |"))
+                   f"{r['conflicts_last']} | {wt} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

@@ -11,8 +11,8 @@ from conftest import CASES, case_table
 
 from lemmas.afz.theorems.theorem_1_6 import verify
 from lemmas.causal import first_token as ft
-from lemmas.causal.last_outputs import construct, param_formula
-from lemmas.causal.readings import ALL, LAST, prefix_conflicts, read_positions
+from lemmas.causal.prefix_construction import construct, param_formula
+from lemmas.causal.readings import ALL, LAST, prefix_conflicts, prefix_map, read_positions
 from lemmas.claim_check import check_network
 from mutate import with_parameter
 from proofcheck.cli import main
@@ -125,7 +125,7 @@ def test_causal_last_verifies_on_the_handed_cases(case, capsys):
 def test_causal_last_refuses_a_prefix_conflict(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
     assert prefix_conflicts(ds, LAST)
-    with pytest.raises(Inadmissible, match="prefix conflict"):
+    with pytest.raises(Inadmissible, match="no prefix map"):
         construct(*_io(ds), ds.d)
     assert main(["theorem", "1.6", "--attention", "causal", "--construction", "causal-last",
                  "--dataset", str(CASES / case), "--no-report"]) == 2
@@ -184,8 +184,45 @@ def test_docs_table_is_the_results_file():
     root = Path(__file__).resolve().parents[1]
     doc = (root / "docs" / "causal.md").read_text()
     rows = json.loads((root / "bench" / "results-causal.json").read_text())["rows"]
+    assert len([r for r in rows if r.get("causal_last", {}).get("verdict") == "VERIFIED"]) >= 6
     for r in rows:
-        cl = r.get("causal_last", {})
-        if cl.get("verdict") == "VERIFIED" and cl["L_default"] != "n/a":
-            line = next(ln for ln in doc.splitlines() if ln.startswith(f"| {r['dataset']} |"))
-            assert f"| {cl['L']} / {cl['L_default']} | {cl['P']} / {cl['P_default']} |" in line
+        for key in ("causal_last", "causal_all"):
+            cl = r.get(key, {})
+            if cl.get("verdict") == "VERIFIED":
+                line = next(ln for ln in doc.splitlines() if ln.startswith(f"| {r['dataset']} |"))
+                assert f"| {cl['L']} / {cl['L_default']} | {cl['P']} / {cl['P_default']} |" in line
+
+
+def _ds(name, pairs):
+    F = Fraction
+    return Dataset(name, 2, tuple(Pair(tuple((F(a), F(b)) for a, b in X),
+                                       tuple((F(a), F(b)) for a, b in Y)) for X, Y in pairs))
+
+
+def test_no_prefix_map_without_a_pairwise_conflict():
+    """Prefix (a) is read in all three sequences (domain {p}), (a, b) in 0 and 2
+    (domain {p}): target q of sequence 0 cannot be hit, yet no two sequences with a
+    common prefix have disjoint targets."""
+    a, b, c, e, p, q = (0, 0), (1, 0), (0, 1), (1, 1), (5, 5), (-5, 5)
+    ds = _ds("no-pairwise", [((a, b), (p, q)), ((a, c), (p,)), ((a, b, e), (p,))])
+    assert prefix_conflicts(ds, ALL) == []
+    sol = prefix_map(*_io(ds), ALL)
+    assert sol.status == "impossible" and sol.where == (0, (Fraction(-5), Fraction(5)))
+    with pytest.raises(Inadmissible, match="no prefix map"):
+        construct(*_io(ds), 2, reading=ALL)
+    from lemmas.causal.under_mask import conflict_check
+    assert conflict_check(ds, ALL).verdict == Verdict.VERIFIED
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_causal_all_verifies_when_a_prefix_map_exists(seed):
+    """Generated data with fresh first tokens (each sequence gets its own first token):
+    a prefix map exists in both readings and both constructions verify."""
+    from proofcheck.io.generate import random_dataset
+    base = random_dataset(seed, d=2, N=4, style="mixed")
+    pairs = tuple(Pair(((Fraction(100 + j), Fraction(-100 - j)),) + p.inputs, p.outputs)
+                  for j, p in enumerate(base.pairs))
+    ds = Dataset(f"fresh-first-{seed}", 2, pairs)
+    for name in ("causal-all", "causal-last"):
+        tc = verify(ds, construction=name, attention="causal")
+        assert _verdict(tc) == Verdict.VERIFIED, [r.lines() for r in tc.results]

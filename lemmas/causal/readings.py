@@ -9,6 +9,14 @@ the prefix ``(x_1, ..., x_i)`` only (statement ``causal-first-token``).  Two rea
 * ``last-outputs``: the set of the last m_j outputs (positions n_j - m_j + 1 .. n_j,
   the *read positions*) equals Y_j; the other outputs are not read.
 
+The outputs at the read positions are a function of their prefixes, so a causal
+transformer interpolates in a reading only if a *prefix map* exists: a choice of a
+target g(P) for every read prefix P with ``g(P) ∈ Y_j`` for every sequence j reading P,
+hitting every target of every Y_j — the token-wise interpolation problem of
+``resnet`` (b) with the read prefixes as tokens (:func:`prefix_map` decides it exactly,
+by :func:`lemmas.resnet.tokenwise.solve`).  The constructions ``causal-last`` and
+``causal-all`` (:mod:`lemmas.causal.prefix_construction`) realise any prefix map.
+
 A *prefix conflict* is two read positions, of sequences j != k, with equal prefixes
 and ``Y_j ∩ Y_k = ∅``: the two outputs are equal (the prefix property), so one of
 them is not a target of its sequence, and no causal transformer interpolates in that
@@ -76,3 +84,35 @@ def prefix_conflicts(ds, reading: str) -> list[PrefixConflict]:
     targets = [frozenset(p.outputs) for p in ds.pairs]
     return [PrefixConflict(j, k, i) for j, k, i in shared_read_prefixes(ds, reading)
             if not targets[j] & targets[k]]
+
+
+def prefix_dataset(inputs, targets, reading: str, name: str = "read prefixes"):
+    """The token-wise problem on read prefixes: pair j's "tokens" are the prefixes
+    ``tuple(X_j[:i + 1])`` of its read positions i (in order), its targets Y_j."""
+    from proofcheck.kernel.dataset import Dataset, Pair
+    pairs = tuple(Pair(tuple(tuple(X[:i + 1]) for i in read_positions(len(X), len(Y), reading)),
+                       tuple(tuple(y) for y in Y)) for X, Y in zip(inputs, targets))
+    d = len(pairs[0].outputs[0]) if pairs and pairs[0].outputs else 0
+    return Dataset(name, d, pairs)
+
+
+def prefix_map(inputs, targets, reading: str, max_nodes: int = 100_000):
+    """Exact decision of the prefix map (module text): a
+    :class:`lemmas.resnet.tokenwise.Solution` whose ``f`` maps each read prefix (a
+    tuple of tokens) to its target when ``status == "possible"``."""
+    from lemmas.resnet.tokenwise import solve
+    return solve(prefix_dataset(inputs, targets, reading), max_nodes)
+
+
+def impossibility(sol) -> str:
+    """Why no prefix map exists, from a ``Solution`` with status ``impossible``."""
+    from proofcheck.kernel.verdicts import fmt_value
+    if sol.where and len(sol.where) == 1:
+        P = sol.where[0]
+        return (f"the prefix ({', '.join(fmt_value(x) for x in P)}) of length {len(P)} is read "
+                "in sequences whose target sets have no common element")
+    if sol.where and len(sol.where) == 2:
+        j, y = sol.where
+        return (f"target {fmt_value(y)} of sequence {j} cannot be hit: every read prefix of "
+                "X_" + str(j) + " is also read in a sequence without that target")
+    return "exhaustive search: no choice of targets for the read prefixes hits every target"

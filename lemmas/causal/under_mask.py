@@ -10,9 +10,9 @@ mask (SPEC §1 "Extensions") by the kernel's exact evaluators.
   construction's reading), and the dataset's prefix conflicts are listed
   (statement ``causal-first-token``: where one exists no causal transformer
   interpolates in that reading, whatever its construction).
-* ``causal-last`` (:mod:`lemmas.causal.last_outputs`): its network is causal by
-  construction; the check is its claims, every SA layer masked, and exact
-  interpolation in the reading ``last-outputs``.
+* ``causal-last`` / ``causal-all`` (:mod:`lemmas.causal.prefix_construction`): the
+  network is causal by construction; the check is its claims, every SA layer masked,
+  and exact interpolation in its reading (``last-outputs`` / ``all-outputs``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from lemmas.causal.readings import ALL, LAST, prefix_conflicts, read_outputs
 from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, fmt_value
 
 #: constructions whose networks are causal by design, with the reading they serve
-CAUSAL_CONSTRUCTIONS = {"causal-last": LAST}
+CAUSAL_CONSTRUCTIONS = {"causal-last": LAST, "causal-all": ALL}
 
 
 def mask_check(net) -> CheckResult:
@@ -54,21 +54,34 @@ def interpolation_check(outputs, targets, reading: str) -> CheckResult:
 
 
 def conflict_check(dataset, reading: str) -> CheckResult | None:
-    """The dataset's prefix conflicts in ``reading`` as a VERIFIED obstruction (None
-    when there is none)."""
+    """An obstruction of ``dataset`` in ``reading`` as a VERIFIED check (no causal
+    transformer interpolates it there): a pairwise prefix conflict with its witness,
+    else the exact search finding no prefix map; None when a prefix map exists
+    (undecided searches: INCONCLUSIVE)."""
+    from lemmas.causal.readings import impossibility, prefix_map
     cs = prefix_conflicts(dataset, reading)
-    if not cs:
+    name = f"no causal transformer interpolates '{dataset.name}' in the reading {reading}"
+    if cs:
+        c = cs[0]
+        pre = ", ".join(fmt_value(x) for x in dataset.pairs[c.j].inputs[:c.i + 1])
+        det = [f"sequences {c.j} and {c.k} share the prefix ({pre}) of length {c.i + 1}, and "
+               f"position {c.i + 1} is read in both; Y_{c.j} ∩ Y_{c.k} = ∅, so "
+               f"T(X_{c.j})_{c.i + 1} = T(X_{c.k})_{c.i + 1} cannot be a target of both "
+               "(causal-first-token)",
+               f"{len(cs)} such pair(s) of read positions in '{dataset.name}'"]
+        return CheckResult(name + " (a prefix conflict)", Verdict.VERIFIED, det,
+                           scope=Scope.DATASET)
+    io = [list(p.inputs) for p in dataset.pairs], [list(p.outputs) for p in dataset.pairs]
+    sol = prefix_map(*io, reading)
+    if sol.status == "possible":
         return None
-    c = cs[0]
-    X = dataset.pairs[c.j].inputs
-    pre = ", ".join(fmt_value(x) for x in X[:c.i + 1])
-    det = [f"sequences {c.j} and {c.k} share the prefix ({pre}) of length {c.i + 1}, and "
-           f"position {c.i + 1} is read in both; Y_{c.j} ∩ Y_{c.k} = ∅, so T(X_{c.j})_{c.i + 1} "
-           f"= T(X_{c.k})_{c.i + 1} cannot be a target of both (causal-first-token)",
-           f"{len(cs)} such pair(s) of read positions in '{dataset.name}'"]
-    return CheckResult(f"no causal transformer interpolates '{dataset.name}' in the reading "
-                       f"{reading} (a prefix conflict)", Verdict.VERIFIED, det,
-                       scope=Scope.DATASET)
+    det = [f"no two sequences with a common read prefix have disjoint targets; exact search "
+           f"for a prefix map ({sol.nodes} node(s))"]
+    if sol.status == "impossible":
+        return CheckResult(name + " (no prefix map)", Verdict.VERIFIED,
+                           det + [impossibility(sol)], scope=Scope.DATASET)
+    return CheckResult(f"prefix map of '{dataset.name}' in the reading {reading}: undecided",
+                       Verdict.INCONCLUSIVE, det + ["search bound reached"])
 
 
 def _run_to_end(net, inputs, backend: str):

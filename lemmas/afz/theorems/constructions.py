@@ -87,12 +87,17 @@ def _bounded_constants(net, d, N, M, info):
 
 
 def _causal_last_build(inputs, targets, d, **options):
-    from lemmas.causal.last_outputs import construct
-    return construct(inputs, targets, d, **options)
+    from lemmas.causal.prefix_construction import LAST, construct
+    return construct(inputs, targets, d, reading=LAST, **options)
 
 
-def _causal_last_constants(net, d, N, M, info):
-    from lemmas.causal.last_outputs import constant_checks
+def _causal_all_build(inputs, targets, d, **options):
+    from lemmas.causal.prefix_construction import ALL, construct
+    return construct(inputs, targets, d, reading=ALL, **options)
+
+
+def _causal_constants(net, d, N, M, info):
+    from lemmas.causal.prefix_construction import constant_checks
     return constant_checks(net, d, N, M, info)
 
 
@@ -121,11 +126,17 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
         _bounded_build, _bounded_constants),
     "causal-last": ConstructionSpec(
-        "causal-last", ("1.6",), "R + 1 + K (K <= 2M relocation hats)",
-        "proofcheck's own, for a causal mask and the reading 'the last m_j outputs': causal "
-        "prefix tags and lifts until read positions with different targets differ, then one "
-        "relocation hat per read value (hypothesis: no read prefix shared by two sequences)",
-        _causal_last_build, _causal_last_constants, attention=("causal",)),
+        "causal-last", ("1.6",), "R + 1 + K (K relocation hats)",
+        "proofcheck's own, for a causal mask and the reading 'the last m_j outputs': a prefix "
+        "map (decided exactly; necessary), causal prefix tags and lifts until read positions "
+        "with different targets differ, then one relocation hat per read value",
+        _causal_last_build, _causal_constants, attention=("causal",)),
+    "causal-all": ConstructionSpec(
+        "causal-all", ("1.6",), "R + 1 + K (K relocation hats)",
+        "proofcheck's own, for a causal mask and the reading 'the set of all outputs': as "
+        "causal-last with every position read (no prefix map, e.g. a first token shared by "
+        "sequences with disjoint targets: no causal transformer interpolates)",
+        _causal_all_build, _causal_constants, attention=("causal",)),
 }
 
 

@@ -1,12 +1,14 @@
-"""Construction ``causal-last`` (proofcheck's own): a causal transformer (every SA
-layer masked) whose last m_j outputs of each sequence are exactly the targets Y_j
-(the reading ``last-outputs`` of :mod:`lemmas.causal.readings`).
+"""Constructions ``causal-last`` and ``causal-all`` (proofcheck's own): a causal
+transformer (every SA layer masked) whose outputs at the read positions of each
+sequence are exactly the targets Y_j — the last m_j outputs (reading
+``last-outputs``) or all of them (``all-outputs``), :mod:`lemmas.causal.readings`.
 
-Hypothesis (checked, else :class:`~proofcheck.kernel.errors.Inadmissible`): no two
-sequences have equal prefixes ending at read positions of both.  Where such a shared
-prefix has disjoint targets the hypothesis is necessary (a prefix conflict: no causal
-transformer interpolates in this reading); where the targets intersect it is this
-construction's restriction.
+Hypothesis (decided exactly; else :class:`~proofcheck.kernel.errors.Inadmissible`): a
+*prefix map* g exists — a target for every read prefix, in the target set of every
+sequence reading it, hitting every target.  The hypothesis is necessary: the read
+outputs of a causal network are a function of their prefixes (statement
+``causal-first-token``), so when no prefix map exists no causal transformer
+interpolates in that reading.  Read position (j, i) is assigned ``g(X_j[:i + 1])``.
 
 Blocks (block order FF then SA; every SA layer causal):
 
@@ -22,23 +24,25 @@ R+2..L     relocation hats (3.2)     identity
 ``top_i`` is the mean of the u-maximal tokens among ``x_1..x_i`` (Lemma 4.1's
 attention set over the keys a causal mask allows; every u-projection is positive).
 A *class* is a set of read positions with equal current value; it is *bad* when its
-read positions have two different targets.  A round takes the first bad class and
-in it the first pair (a, b) of read positions with different targets, and lifts a
-point ``p`` above every u-projection (``p' = p + H u``): a point of one prefix's
-value set but not the other's when the sets differ (then a's and b's tops differ
-after the lift, so the tag separates them), otherwise the value at the first
-position where the two prefixes differ (the lift then reorders the prefix maxima of
-the positions between, and the sets differ at the next round).  ``lam`` is the
-smallest integer >= 1 for which ``(value, top) -> value + lam top`` is injective on
-all positions, so distinct prefixes keep distinct value tuples and classes never
-merge.  Rounds stop when no class is bad (at most ``MAX_ROUNDS_PER_TARGET * M + 4``
-rounds, else the construction gives up: ``RuntimeError``; termination in general is
-not proved).  Then one relocation chain (:func:`lemmas.resnet.chain.relocation_chain`,
-Lemma 3.2 hats) sends every read value to its target and fixes every other current
-point: ``K <= 2 * (distinct read values)`` hats.
+read positions are assigned two different targets (their prefixes then differ).  A
+round takes the first bad class and in it the first pair (a, b) of read positions
+with different targets, and lifts a point ``p`` above every u-projection
+(``p' = p + H u``): a point of one prefix's value set but not the other's when the
+sets differ (then a's and b's tops differ after the lift, so the tag separates them),
+otherwise the value at the first position where the two prefixes differ (the lift
+then reorders the prefix maxima of the positions between, and the sets differ at the
+next round).  ``lam`` is the smallest integer >= 1 for which
+``(value, top) -> value + lam top`` is injective on all positions, so distinct
+prefixes keep distinct value tuples and classes never merge.  Rounds stop when no
+class is bad (at most ``MAX_ROUNDS_PER_READ * (read positions) + 4`` rounds, else the
+construction gives up: :class:`~proofcheck.kernel.errors.ResourceLimit`, nothing
+decided; termination in general is not proved).  Then one relocation chain
+(:func:`lemmas.resnet.chain.relocation_chain`, Lemma 3.2 hats) sends every read value
+to its target and fixes every other current point: ``K <= 2 * (distinct read
+values)`` hats.
 
-``L = R + 1 + K``.  The network is built for this reading only: outputs at the
-other positions are not targets in general.
+``L = R + 1 + K``.  In the reading ``last-outputs`` the other outputs are not targets
+in general.
 """
 from __future__ import annotations
 
@@ -48,31 +52,19 @@ from fractions import Fraction
 from lemmas.afz.layers.clustering import tag_sa
 from lemmas.afz.layers.hat import relocate
 from lemmas.afz.layers.translation import translation_ff
-from lemmas.causal.readings import LAST, read_positions
+from lemmas.causal.readings import ALL, LAST, impossibility, prefix_map, read_positions
 from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.evaluate import spans_of
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 
-NAME = "causal-last"
-BLOCKS = "R + 1 + K (K <= 2M relocation hats)"
-MAX_ROUNDS_PER_TARGET = 4
+NAMES = {LAST: "causal-last", ALL: "causal-all"}
+BLOCKS = "R + 1 + K (K relocation hats)"
+MAX_ROUNDS_PER_READ = 4
 
 
 def causal(sa):
     """``sa`` with the causal mask (SPEC §1 "Extensions")."""
     return replace(sa, causal=True)
-
-
-def read_prefix_clash(inputs, targets):
-    """The first ``(j, k, i)`` (``j < k``) with position i read in both and equal
-    prefixes of length i + 1, or None."""
-    seen: dict[tuple, int] = {}
-    for j, (X, Y) in enumerate(zip(inputs, targets)):
-        for i in read_positions(len(X), len(Y), LAST):
-            k = seen.setdefault(tuple(X[:i + 1]), j)
-            if k != j:
-                return k, j, i
-    return None
 
 
 class _State:
@@ -136,19 +128,36 @@ class _State:
 
 @dataclass
 class _Read:
-    """Read positions ``(j, i)`` and their assigned targets (input order)."""
+    """Read positions ``(j, i)`` and their assigned targets ``g(X_j[:i + 1])``."""
 
     pos: list
     target: list
 
     @classmethod
-    def of(cls, inputs, targets):
+    def of(cls, inputs, targets, reading: str, g: dict):
         pos, tgt = [], []
         for j, (X, Y) in enumerate(zip(inputs, targets)):
-            r = read_positions(len(X), len(Y), LAST)
-            pos += [(j, i) for i in r]
-            tgt += [tuple(y) for y in Y]
+            for i in read_positions(len(X), len(Y), reading):
+                pos.append((j, i))
+                tgt.append(g[tuple(X[:i + 1])])
         return cls(pos, tgt)
+
+
+def assignment(inputs, targets, reading: str, name: str) -> dict:
+    """The prefix map g (read prefix -> target); ``Inadmissible`` when none exists
+    (no causal transformer interpolates in ``reading``), ``ResourceLimit`` when the
+    exact search stops at its bound."""
+    from proofcheck.kernel.errors import Inadmissible, ResourceLimit
+    sol = prefix_map(inputs, targets, reading)
+    if sol.status == "impossible":
+        j = sol.where[0] if sol.where and len(sol.where) == 2 else None
+        raise Inadmissible(f"construction {name}: no prefix map in the reading {reading} ("
+                           f"{impossibility(sol)}), so no causal transformer interpolates "
+                           "this dataset in that reading", f"$.pairs[{j}]" if j is not None
+                           else None)
+    if sol.status != "possible":
+        raise ResourceLimit(f"construction {name}: the prefix-map search reached its bound")
+    return sol.f
 
 
 def _bad_pair(st: _State, rd: _Read):
@@ -196,30 +205,24 @@ def _direction(points):
         k += 1
 
 
-def construct(inputs, targets, d: int, progress=None, **_ignored):
-    """Build the ``causal-last`` network.  ``inputs[j]``: ``(n_j, d)``, ``targets[j]``:
-    ``(m_j, d)`` tuples of Fractions of a dataset meeting the hypothesis (raises
-    :class:`~proofcheck.kernel.errors.Inadmissible` naming the pair and position
-    otherwise; ``RuntimeError`` if the rounds exceed their bound).  Returns a
+def construct(inputs, targets, d: int, reading: str = LAST, progress=None, **_ignored):
+    """Build the ``causal-last`` (``reading = LAST``) or ``causal-all`` network.
+    ``inputs[j]``: ``(n_j, d)``, ``targets[j]``: ``(m_j, d)`` tuples of Fractions.
+    Raises :class:`~proofcheck.kernel.errors.Inadmissible` when no prefix map exists
+    (saying why), :class:`~proofcheck.kernel.errors.ResourceLimit` when a search or
+    the rounds reach their bound.  Returns a
     :class:`lemmas.afz.theorems.theorem_1_6.Construction`."""
     from lemmas.afz.theorems.theorem_1_6 import Construction
     from lemmas.resnet.chain import relocation_chain
-    from proofcheck.kernel.errors import Inadmissible
-    clash = read_prefix_clash(inputs, targets)
-    if clash is not None:
-        j, k, i = clash
-        why = ("disjoint targets: a prefix conflict, so no causal transformer interpolates in "
-               "this reading" if not set(targets[j]) & set(targets[k]) else
-               "intersecting targets: outside this construction's hypothesis")
-        raise Inadmissible(f"construction {NAME}: sequences {j} and {k} have equal prefixes "
-                           f"up to token {i}, read in both (reading {LAST}; {why})",
-                           f"$.pairs[{k}].input[{i}]")
+    from proofcheck.kernel.errors import ResourceLimit
+    name = NAMES[reading]
+    g = assignment(inputs, targets, reading, name)
     lo = min(v for X in inputs for x in X for v in x)
     c = tuple(Fraction(1) - lo if lo < 1 else Fraction(0) for _ in range(d))
     moved = [[tuple(a + b for a, b in zip(x, c)) for x in X] for X in inputs]
     st = _State(moved, None)
     st.u = _direction(st.points())
-    rd = _Read.of(inputs, targets)
+    rd = _Read.of(inputs, targets, reading, g)
     blocks, claims, lams, lifts = [], [], [], []
 
     def tag_block(ff, ff_claim):
@@ -230,10 +233,10 @@ def construct(inputs, targets, d: int, progress=None, **_ignored):
         claims.append((ff_claim, Moves(st.tag(tops, lam))))
     tag_block(translation_ff(c), Moves({r: x for (lo_, _), X in zip(st.spans, moved)
                                         for r, x in enumerate(X, start=lo_)}))
-    limit = MAX_ROUNDS_PER_TARGET * len(rd.pos) + 4
+    limit = MAX_ROUNDS_PER_READ * len(rd.pos) + 4
     while (bad := _bad_pair(st, rd)) is not None:
         if len(lams) > limit:
-            raise RuntimeError(f"construction {NAME}: no separation after {limit} rounds")
+            raise ResourceLimit(f"construction {name}: no separation after {limit} rounds")
         p = _probe_point(st, *bad)
         q, H = _lift(st, p)
         ff = relocate(st.points(), p, q)
@@ -253,8 +256,9 @@ def construct(inputs, targets, d: int, progress=None, **_ignored):
         if progress:
             progress("I")
     info = {"R": R, "K": len(chain.layers), "u": st.u, "tag_lambdas": lams, "lifts": lifts,
-            "detours": chain.detours, "reading": LAST,
-            "report": {"reading": LAST, "u": "(" + ", ".join(map(str, st.u)) + ")",
+            "detours": chain.detours, "reading": reading, "name": name,
+            "read_positions": len(rd.pos),
+            "report": {"reading": reading, "u": "(" + ", ".join(map(str, st.u)) + ")",
                        "tag factors lambda": ", ".join(map(str, lams)),
                        "lifts H": ", ".join(map(str, lifts)) or "none",
                        "relocation hats K": len(chain.layers), "detours": chain.detours},
@@ -288,32 +292,36 @@ def default_counts(inputs, targets, d: int) -> tuple[int, int] | None:
 
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
-    """The construction's constants as exact checks: L = R + 1 + K, K <= 2M (the
-    relocation chain's bound), width <= 4, P against :func:`param_formula`, the
-    low-rank form; the default construction's L and P on the same data beside them."""
+    """The construction's constants as exact checks: L = R + 1 + K, K <= 2 (read
+    positions) (the relocation chain's bound), width <= 4, P against
+    :func:`param_formula`, the low-rank form; the default construction's L and P on
+    the same data beside them."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
     from proofcheck.kernel.verdicts import CheckResult, Verdict
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
     R, K, L, P = info["R"], info["K"], net.L, net.n_params()
+    n_read = info["read_positions"]
     Pf = param_formula(d, R, K)
     lr_check, lr_consts = low_rank_check(net)
     counts = info["default_counts"]
     L_def, P_def = counts or ("n/a", "n/a")
-    consts = {"construction": NAME, "block_formula": BLOCKS, "param_formula_text": PARAMS,
+    consts = {"construction": info["name"], "block_formula": BLOCKS, "param_formula_text": PARAMS,
               "N": N, "M": M, "d": d, "R": R, "K": K, "L": L, "L_construction": R + 1 + K,
               "L_default": L_def, "P_default": P_def, "L_paper_hardmax": 2 * M + 2 * N + 1,
               "L_paper_softmax": 2 * M + 3 * N, "max_width": net.max_width, "P": P,
               "P_formula": Pf, "P_claim": f"{PARAMS} = {Pf}; no bound in d M is claimed",
-              "R_claim": f"<= {MAX_ROUNDS_PER_TARGET} M + 4 (the construction's own bound)",
+              "R_claim": f"<= {MAX_ROUNDS_PER_READ} x {n_read} read positions + 4 (the "
+                         "construction's own bound)", "read_positions": n_read,
               "round_text": info["round_text"],
               "max_bits": net.max_bits(), **lr_consts}
     checks = [
         res("L = R + 1 + K", L == R + 1 + K, f"L = {L}, R + 1 + K = {R + 1 + K}; " + (
             f"the default construction (unmasked) on the same data: L = {L_def}, P = {P_def}"
             if counts else "the default construction does not apply (inputs equal as sets)")),
-        res("K <= 2M (relocation hats)", K <= 2 * M, f"K = {K}, 2M = {2 * M}"),
+        res("K <= 2 x read positions (relocation hats)", K <= 2 * n_read,
+            f"K = {K}, read positions = {n_read} ({info['reading']})"),
         res("width <= 4", net.max_width <= 4, f"max width = {net.max_width}"),
         res(f"P = {PARAMS}", P == Pf, f"P = {P}, formula = {Pf}"),
         lr_check,
