@@ -85,7 +85,9 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
 
 def markdown(rep: dict) -> str:
     ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
-    lines = [f"# Theorem {rep['statement']} on `{ds['name']}` — {rep['verdict']}", "",
+    mask = (f" under a causal mask (reading {c['reading']})" if c.get("attention") == "causal"
+            else "")
+    lines = [f"# Theorem {rep['statement']}{mask} on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
              "## Dataset", "",

@@ -155,6 +155,11 @@ def get(name: str, theorem: str, attention: str = "full") -> ConstructionSpec:
     return spec
 
 
+def names(theorem: str, attention: str = "full") -> list[str]:
+    """The constructions built for ``attention`` that serve ``theorem``, in table order."""
+    return [n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems and attention in s.attention]
+
+
 #: constants a certificate of any construction states: the kernel re-derives each
 #: from the network and the dataset alone.  R, the parameter formula and its
 #: constant are the default construction's (the kernel knows that one only).
