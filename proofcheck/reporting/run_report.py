@@ -141,8 +141,10 @@ def markdown(rep: dict) -> str:
 
 
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
-    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir``."""
-    base = Path(out_dir) / f"theorem-{rep['statement']}-{slug(rep['dataset']['name'])}"
+    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir`` (a run under
+    a causal mask: ``theorem-<id>-causal-<dataset>``)."""
+    masked = "causal-" if rep["constants"].get("attention") == "causal" else ""
+    base = Path(out_dir) / f"theorem-{rep['statement']}-{masked}{slug(rep['dataset']['name'])}"
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
     atomic_write(md, markdown(rep))
