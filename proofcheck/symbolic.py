@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict
+from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
 
 
 def relu(x):
@@ -132,10 +132,62 @@ def prove_positive(name: str, expr, why: str = "") -> CheckResult:
     return CheckResult(name, v, [f"{e} > 0" + (f"  ({why})" if why else "")])
 
 
+#: values tried for a symbol when looking for a point where an identity fails
+_TRIALS = (2, 3, sp.Rational(1, 2), 5, 7, sp.Rational(3, 2))
+
+
+def _admissible(sym, v) -> bool:
+    """``v`` satisfies the sign and integrality assumptions of ``sym``."""
+    a = sym.assumptions0
+    return not ((a.get("positive") and v <= 0) or (a.get("negative") and v >= 0)
+                or (a.get("nonnegative") and v < 0) or (a.get("nonpositive") and v > 0)
+                or (a.get("zero") is False and v == 0) or (a.get("integer") and not v.is_integer))
+
+
+def nonzero_point(expr) -> dict | None:
+    """Exact values of the free symbols of ``expr``, each satisfying its assumptions, at
+    which sympy decides ``expr != 0`` (``None``: none found among a few trials)."""
+    expr = sp.sympify(expr)
+    syms, n = sorted(expr.free_symbols, key=str), len(_TRIALS)
+    for k in range(n):
+        vals = {}
+        for i, s in enumerate(syms):
+            order = _TRIALS[(k + i) % n:] + _TRIALS[:(k + i) % n]
+            signs = (1, -1) if (k + i) % 2 == 0 else (-1, 1)  # both signs across the trials
+            v = next((c for t in order for c in (signs[0] * t, signs[1] * t)
+                      if _admissible(s, sp.sympify(c))), None)
+            if v is None:
+                return None
+            vals[s] = v
+        try:
+            if sp.simplify(expr.subs(vals)).is_zero is False:
+                return vals
+        except Exception:  # noqa: BLE001  (a library failure disproves nothing)
+            return None
+    return None
+
+
 def prove_identity(name: str, lhs, rhs) -> CheckResult:
-    ok = is_zero(lhs - rhs)
-    return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED,
-                       [f"{lhs} == {rhs}" if len(str(lhs)) < 120 else "identity holds"])
+    """VERIFIED iff sympy proves ``lhs == rhs`` for all values of the symbols (scope: for
+    all parameters); REFUTED only with exact values satisfying the symbols' assumptions
+    at which the difference is decided non-zero (the witness); otherwise INCONCLUSIVE:
+    simplification not reaching 0 is a prover failure, never a disproof."""
+    text = f"{lhs} == {rhs}" if len(str(lhs)) < 120 else "the identity"
+    try:
+        if is_zero(lhs - rhs):
+            return CheckResult(name, Verdict.VERIFIED, [text], scope=Scope.ALL_PARAMETERS)
+        at = nonzero_point(lhs - rhs)
+    except Exception as exc:  # noqa: BLE001
+        return CheckResult(name, Verdict.INCONCLUSIVE, [text, f"undecided: sympy raised "
+                                                        f"{type(exc).__name__}"])
+    if at is not None:
+        vals = ", ".join(f"{s} = {v}" for s, v in at.items())
+        return CheckResult(name, Verdict.REFUTED, [text, f"fails at {vals}"], Witness(
+            f"the two sides differ at {vals}", expected=str(sp.simplify(sp.sympify(rhs).subs(at))),
+            got=str(sp.simplify(sp.sympify(lhs).subs(at))), code="identity-fails"))
+    return CheckResult(name, Verdict.INCONCLUSIVE, [text, "undecided: sympy did not reduce the "
+                                                    "difference to 0 and no failing point was "
+                                                    "found (a prover failure, not a disproof)"])
 
 
 class ProofSteps:

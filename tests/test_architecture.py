@@ -57,9 +57,9 @@ def graph():
 
 
 def _verify_roots(graph) -> set[str]:
-    from proofcheck.kernel.lemma_checks import MODULES
+    from proofcheck.kernel.statements import LEMMA_FORMS
     roots = {"proofcheck.kernel.verify", "proofcheck.kernel.lemma_checks"}
-    roots |= {f"proofcheck.kernel.lemma_checks.{m}" for m in MODULES.values()
+    roots |= {f"proofcheck.kernel.lemma_checks.{m}" for *_, m in LEMMA_FORMS.values()
               if f"proofcheck.kernel.lemma_checks.{m}" in graph.modules}
     return roots
 

@@ -49,9 +49,9 @@ def cert_lemma():
 
 
 def test_round_trip(cert16, cert18, cert_lemma):
-    assert verify_certificate(json.loads(json.dumps(cert16)))[0] == Verdict.VERIFIED
-    assert verify_certificate(json.loads(json.dumps(cert18)))[0] == Verdict.VERIFIED_CERTIFIED
-    assert verify_certificate(json.loads(json.dumps(cert_lemma)))[0] == Verdict.VERIFIED
+    assert verify_certificate(json.loads(json.dumps(cert16))).verdict == Verdict.VERIFIED
+    assert verify_certificate(json.loads(json.dumps(cert18))).verdict == Verdict.VERIFIED_CERTIFIED
+    assert verify_certificate(json.loads(json.dumps(cert_lemma))).verdict == Verdict.VERIFIED
 
 
 def _edit(cert, fn, reseal=True):
@@ -179,8 +179,8 @@ def test_committed_certificates_verify_and_tampering_is_caught(path):
     assert v.passed
     forged = copy.deepcopy(cert)
     forged["verdict"] = "REFUTED"
-    assert not verify_certificate(seal(forged))[0].passed
-    assert not verify_certificate(forged)[0].passed  # unsealed: digest mismatch
+    assert not verify_certificate(seal(forged)).verdict.passed
+    assert not verify_certificate(forged).verdict.passed  # unsealed: digest mismatch
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +199,7 @@ def test_a_bound_that_does_not_follow_is_not_verified(cert18_square):
     """A stated gap above the derived one, or an eps or radius below it, is not
     implied by the previous bounds: the re-check is INCONCLUSIVE (so the stated
     VERIFIED-CERTIFIED is REFUTED), naming the block and the bound."""
-    assert verify_certificate(cert18_square)[0] == Verdict.VERIFIED_CERTIFIED
+    assert verify_certificate(cert18_square).verdict == Verdict.VERIFIED_CERTIFIED
     for key, value in (("min_gap", "1000"), ("max_eps", "0")):
         bad = _edit(cert18_square, lambda c: _first_sa(c).update({key: value}))
         v, lines = verify_certificate(bad)
@@ -267,7 +267,7 @@ def test_lemma_certificate_must_be_an_instance_of_its_statement(cert_lemma):
         i = c["instances"][0]
         i["layer"]["W"] = [["0"] * len(w) for w in i["layer"]["W"]]
         i["expected"] = i["inputs"]
-    assert verify_certificate(_edit(cert_lemma, zero_layer))[0] == Verdict.REFUTED
+    assert verify_certificate(_edit(cert_lemma, zero_layer)).verdict == Verdict.REFUTED
     v, _ = verify_certificate(_edit(cert_lemma, lambda c: c["claim"].update(statement="3.3")))
     assert v == Verdict.REFUTED  # a width-3 hat is not a Lemma 3.3 snap
 
@@ -292,7 +292,7 @@ def _identity_sa_block(c):
 def test_inflated_P_is_refuted(cert_square):
     """1000 zero rank-one factors added to an identity SA: the network computes the
     same function, P = 189 + 4000 > 38 d M = 228, the stated P updated and re-sealed."""
-    assert verify_certificate(cert_square)[0] == Verdict.VERIFIED
+    assert verify_certificate(cert_square).verdict == Verdict.VERIFIED
     consts = cert_square["claim"]["constants"]
     assert (consts["P"], consts["P_bound"], consts["R"]) == (189, 228, 1)
 
@@ -305,7 +305,7 @@ def test_inflated_P_is_refuted(cert_square):
             c["claim"]["constants"].pop(k)
     v, lines = verify_certificate(_edit(cert_square, inflate))
     assert v == Verdict.REFUTED
-    assert any("P = 4189" in ln and "38 d M = 228" in ln for ln in lines), lines
+    assert any("P = 4189" in ln and "C d M = 228 (C = 38" in ln for ln in lines), lines
 
 
 def test_inflated_P_with_formula_stated_is_refuted(cert_square):
@@ -323,7 +323,7 @@ def test_inflated_P_with_formula_stated_is_refuted(cert_square):
     ("P_formula", 190, "claimed P_formula = 190"),
     ("R", 0, "claimed R = 0, but L - 2M - 1 = 1"),
     ("R", "1/2", "not an integer"),
-    ("param_constant", 40, "claimed param_constant = 40"),
+    ("param_constant", 40, "claimed P_bound = 228, but 40 d M = 240"),
     ("P_bound", 229, "claimed P_bound = 229"),
     ("L", "11/1", "claimed L = 11"),
     ("theta_sq_norm", "1", "claimed theta_sq_norm = 1"),
@@ -333,6 +333,35 @@ def test_wrong_stated_constant_is_refuted(cert_square, key, value, fragment):
                                         .__setitem__(key, value)))
     assert v == Verdict.REFUTED
     assert any(fragment in ln for ln in lines), lines
+
+
+def test_parameter_bound_uses_the_stated_constructions_constant(cert_square):
+    """P <= C d M with the certificate's own C (param_constant): the check line names C;
+    a C below P / (d M) refutes with it; without one the default construction's 38."""
+    P, d, M = (int(cert_square["claim"]["constants"][k]) for k in ("P", "d", "M"))
+
+    def state(C):
+        def f(c):
+            c["claim"]["constants"].update(param_constant=C, P_bound=C * d * M)
+            for k in ("R", "P_formula"):  # the bound alone decides
+                c["claim"]["constants"].pop(k, None)
+        return f
+    C = -(-P // (d * M))  # the least constant that covers P
+    v, lines = verify_certificate(_edit(cert_square, state(C)))
+    assert v == Verdict.VERIFIED
+    assert any(f"<= C d M = {C * d * M} with C = {C} (the construction's stated constant)" in ln
+               for ln in lines), lines
+    v, lines = verify_certificate(_edit(cert_square, state(C - 1)))
+    assert v == Verdict.REFUTED
+    assert any(f"exceeds the explicit bound C d M = {(C - 1) * d * M} (C = {C - 1}, the "
+               "construction's stated constant" in ln for ln in lines), lines
+    v, lines = verify_certificate(_edit(cert_square, lambda c: [
+        c["claim"]["constants"].pop(k, None) for k in ("param_constant", "P_bound")]))
+    assert v == Verdict.VERIFIED
+    assert any("with C = 38 (none stated: the default construction's constant)" in ln
+               for ln in lines), lines
+    with pytest.raises(BadInput):
+        verify_certificate(_edit(cert_square, state(0)))
 
 
 def test_constants_are_compared_as_numbers(cert_square):
@@ -350,7 +379,7 @@ def test_constants_are_compared_as_numbers(cert_square):
     assert v == Verdict.VERIFIED, lines
     assert any("theta_sq_norm" in ln for ln in lines)
     good = _edit(cert_square, lambda c: c["claim"]["constants"].update(theta_sq_norm=format_q(sq)))
-    assert verify_certificate(good)[0] == Verdict.VERIFIED
+    assert verify_certificate(good).verdict == Verdict.VERIFIED
 
 
 def test_block_budget_and_width_are_checked_by_the_kernel(cert_square):

@@ -58,7 +58,7 @@ def test_named_mutation_is_refuted_on_the_default_instance(monkeypatch, capsys, 
     assert main(["lemma", sid]) == 1
     out = capsys.readouterr().out
     # both the exact probes and the symbolic proof on the returned layer fail
-    assert out.count("[REFUTED]") == 2 and "witness:" in out
+    assert out.count("[REFUTED]") >= 2 and "witness:" in out
     assert "NOT proved: FF(x) = x when" in out
 
 

@@ -8,6 +8,8 @@ from dataclasses import replace
 from fractions import Fraction as F
 
 from conftest import NAMED
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lemmas.afz.theorems import length_independence as li
 from lemmas.afz.theorems import low_rank as lr_statement
@@ -21,11 +23,12 @@ from proofcheck.kernel.verify import verify_certificate
 
 
 def _rank2(net, block: int):
-    """``net`` with block ``block``'s A replaced by e1 e1^T + e2 e2^T (rank 2)."""
+    """``net`` with block ``block``'s A replaced by e2 e1^T - e1 e2^T (a rotation of the
+    (e1, e2) plane: c I + rank <= 1 for no real c)."""
     d = net.d
     e = [tuple(F(int(i == k)) for i in range(d)) for k in range(2)]
     blk = net.blocks[block - 1]
-    sa = replace(blk.sa, A=Factored(F(0), tuple(e), tuple(e)))
+    sa = replace(blk.sa, A=Factored(F(0), (e[1], tuple(-x for x in e[0])), (e[0], e[1])))
     return Transformer(d, [replace(b, sa=sa) if i == block - 1 else b
                            for i, b in enumerate(net.blocks)])
 
@@ -75,10 +78,11 @@ def test_kernel_checks_low_rank_on_theorem_certificates():
     forged = json.loads(json.dumps(cert))
     d = net.d
     e = [["1" if i == k else "0" for i in range(d)] for k in range(2)]
-    forged["network"]["blocks"][0]["sa"]["A"] = {"lam": "0", "left": e, "right": e}
+    rot = [e[1], ["-1" if x == "1" else "0" for x in e[0]]]
+    forged["network"]["blocks"][0]["sa"]["A"] = {"lam": "0", "left": rot, "right": e}
     v, lines = verify_certificate(seal(forged))
     assert v == Verdict.REFUTED
-    assert any(s.startswith("block 1 SA: A - lam I has rank 2") for s in lines)
+    assert any(s.startswith("block 1 SA: A - c I has rank >= 2 > 1") for s in lines)
 
 
 def test_constants_print_the_ranks(capsys):
@@ -113,3 +117,46 @@ def test_length_sweep_fails_when_the_size_moves(monkeypatch):
 
 def test_low_rank_runs_by_id():
     assert main(["lemma", "low-rank"]) == 0
+
+
+def _fac(rows_left, rows_right, lam=0):
+    return Factored(F(lam), tuple(tuple(map(F, r)) for r in rows_left),
+                    tuple(tuple(map(F, r)) for r in rows_right))
+
+
+def test_identity_stored_as_rank_one_terms_has_the_form():
+    """A = I stored as d rank-one terms with lam = 0 is c I + rank 0 (c = 1), not rank d."""
+    for d in (2, 3, 4):
+        e = [[int(i == k) for i in range(d)] for k in range(d)]
+        assert low_rank.low_rank_part(_fac(e, e), d) == 0
+    # diag(1, 1, 5) = I + 4 e3 e3^T: rank 1 with c = 1, whatever lam is stored
+    e = [[1, 0, 0], [0, 1, 0], [0, 0, 5]]
+    assert low_rank.low_rank_part(_fac(e, [[1, 0, 0], [0, 1, 0], [0, 0, 1]], lam=7), 3) == 1
+    # d = 2: real eigenvalues (here +-sqrt 2, irrational) give rank 1; a rotation none
+    assert low_rank.low_rank_part(_fac([[2, 0], [0, 1]], [[0, 1], [1, 0]]), 2) == 1
+    assert low_rank.low_rank_part(_fac([[0, 1], [-1, 0]], [[1, 0], [0, 1]]), 2) == 2
+    # diag(1, 2, 3): no c leaves rank <= 1
+    assert low_rank.low_rank_part(_fac([[1, 0, 0], [0, 2, 0], [0, 0, 3]],
+                                       [[1, 0, 0], [0, 1, 0], [0, 0, 1]]), 3) >= 2
+
+
+def _has_form_sympy(B, d) -> bool:
+    """Independent decision: some real eigenvalue c of B with rank(B - c I) <= 1."""
+    import sympy
+    M = sympy.Matrix(B)
+    return d == 1 or any(ev.is_real and (M - ev * sympy.eye(d)).rank() <= 1
+                         for ev in M.eigenvals())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.data())
+def test_low_rank_part_decides_the_form_exactly(d, data):
+    """low_rank_part <= 1 iff B = c I + rank <= 1 for a real c (sympy's eigenvalues),
+    on random factored matrices: some near the form (c I + u v^T + a small term)."""
+    ints = st.integers(-2, 2)
+    k = data.draw(st.integers(0, 3))
+    left = [data.draw(st.lists(ints, min_size=d, max_size=d)) for _ in range(k)]
+    right = [data.draw(st.lists(ints, min_size=d, max_size=d)) for _ in range(k)]
+    m = _fac(left, right, lam=data.draw(ints))
+    B = [[int(x) for x in row] for row in m.dense(d)]
+    assert (low_rank.low_rank_part(m, d) <= 1) == _has_form_sympy(B, d)

@@ -7,10 +7,8 @@ from hypothesis import strategies as st
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import (
-    bit_size,
     format_q,
     parse_exact,
-    parse_integer,
     parse_number,
 )
 
@@ -96,9 +94,6 @@ def test_format_and_bits():
     assert format_q(Fraction(3)) == "3"
     assert format_q(Fraction(-6, 4)) == "-3/2"
     assert format_q(Fraction(0)) == "0"
-    assert bit_size(Fraction(1, 1024)) == 11
-    assert bit_size(Fraction(-255, 2)) == 8
-    assert bit_size(Fraction(0)) == 1
 
 
 @given(st.fractions())
@@ -138,15 +133,6 @@ def test_parse_exact_rejects_numpy_floats():
     with pytest.raises(BadInput, match="JSON float"):
         parse_exact(np.float64(2.0), "$")
     assert parse_exact(np.int64(2), "$") == 2
-
-
-def test_parse_integer():
-    assert parse_integer("12", "$") == 12 and parse_integer("24/2", "$") == 12
-    assert parse_integer(-3, "$") == -3 and type(parse_integer("1e2", "$")) is int
-    with pytest.raises(BadInput, match="must be an integer"):
-        parse_integer("1/2", "$")
-    with pytest.raises(BadInput, match="JSON float"):
-        parse_integer(3.0, "$")
 
 
 def test_underscores_are_never_numbers():

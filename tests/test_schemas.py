@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from lemmas.afz.layers import hat
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.cli.schema_messages import worded
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
 from proofcheck.io.datasets import dataset_from_json
@@ -181,7 +182,7 @@ def test_malformed_theorem_certificate_is_bad_input_with_path(cert, mutate, path
     with pytest.raises(BadInput) as e:
         verify_certificate(seal(c))
     assert e.value.path is not None and e.value.path.startswith(path), str(e.value)
-    assert fragment in str(e.value), str(e.value)
+    assert fragment in str(worded(e.value)), str(e.value)  # as the command line words it
 
 
 LEMMA_MALFORMED = [

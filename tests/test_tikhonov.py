@@ -258,7 +258,7 @@ def test_certificate_carries_theta_sq_norm_and_verify_rechecks_it():
     net = tc.construction.net
     cert = theorem_certificate("1.6", ds, net, Verdict.VERIFIED, constants=tc.constants)
     assert cert["claim"]["constants"]["theta_sq_norm"] == format_q(net.sq_norm())
-    assert verify_certificate(cert)[0] == Verdict.VERIFIED
+    assert verify_certificate(cert).verdict == Verdict.VERIFIED
     bad = json.loads(json.dumps(cert))
     bad["claim"]["constants"]["theta_sq_norm"] = format_q(net.sq_norm() + F(1, 10**9))
     v, lines = verify_certificate(seal(bad))

@@ -37,3 +37,58 @@ def into_positive_box(seqs):
     translation keeps distinctness inside each sequence."""
     lo = min(v for s in seqs for x in s for v in x)
     return [[tuple(v - lo + 1 for v in x) for x in s] for s in seqs]
+
+
+def lemma_instances(dataset, seed: int) -> list:
+    """``(label, dataset or None, seed)`` instances of a layer lemma: the user's
+    dataset at three seeds; by default the built-in configuration at three seeds,
+    seeded datasets in d = 2..5 and the edge datasets (:mod:`lemmas.afz.edges`)."""
+    if dataset is not None:
+        return [(f"'{dataset.name}' seed {s}", dataset, s) for s in (seed, seed + 1, seed + 2)]
+    from lemmas.afz.edges import edge_datasets
+    from proofcheck.io.generate import random_dataset
+    out = [(f"built-in seed {s}", None, s) for s in (seed, seed + 1, seed + 2)]
+    for k, d in enumerate((2, 3, 4, 5)):
+        ds = random_dataset(seed + k, d=d, N=4, style="mixed")
+        out.append((f"'{ds.name}' (d = {d}) seed {seed + k}", ds, seed + k))
+    return out + [(f"'{ds.name}' (d = {ds.d})", ds, seed) for ds in edge_datasets()]
+
+
+def each_instance(fn, dataset, seed: int) -> list:
+    """``fn(dataset, seed)`` (one CheckResult) on every instance of
+    :func:`lemma_instances`, each named by its instance; a construction raising on
+    an instance (admissible by construction) is REFUTED with that instance as
+    witness."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    out = []
+    for label, ds, s in lemma_instances(dataset, seed):
+        try:
+            r = fn(ds, s)
+        except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
+            r = CheckResult("the construction builds the layer", Verdict.REFUTED,
+                            ["the construction raised on an admissible input"],
+                            Witness(f"construction raised on an admissible input "
+                                    f"({type(exc).__name__}: {str(exc)[:160]})", got=label))
+        r.name = f"{label}: {r.name}"
+        out.append(r)
+    return out
+
+
+def rejections_check(statement: str, cases) -> "CheckResult":
+    """The construction's own hypothesis checks: each ``(label, call, message)``
+    must raise ``ParameterError`` with exactly ``message`` (a violated hypothesis
+    is never a layer), or, with ``message`` None, return without raising."""
+    from proofcheck.kernel.model import ParameterError
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    for label, call, message in cases:
+        try:
+            call()
+            got = None
+        except ParameterError as exc:
+            got = str(exc)
+        if got != message:
+            return CheckResult(f"{statement} hypotheses rejected", Verdict.REFUTED, [], Witness(
+                f"{label}: the construction's hypothesis check", expected=message, got=got))
+    return CheckResult(f"{statement} for these {len(cases)} parameter sets: every violated "
+                       "hypothesis rejected with its message, every valid one accepted",
+                       Verdict.VERIFIED, [])

@@ -99,6 +99,22 @@ def _run_to_end(net, inputs, backend: str):
                                   [f"{type(exc).__name__}: {exc}"])]
 
 
+def _build(spec, dataset, inputs, targets, options):
+    """``spec.build`` on the dataset.  A causal construction's hypothesis failing
+    (``Inadmissible``: no prefix map) and resource bounds propagate (exit 2 / 4); any
+    other exception on the admissible input refutes
+    (:class:`lemmas.afz.theorems.theorem_1_6.ConstructionFailed`)."""
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed, construction_failure
+    from proofcheck.kernel.errors import BadInput, ResourceLimit
+    try:
+        return spec.build(inputs, targets, dataset.d, **options)
+    except (BadInput, ResourceLimit):
+        raise
+    except Exception as exc:  # noqa: BLE001  (a failure on an admissible input refutes)
+        raise ConstructionFailed(construction_failure("Theorem 1.6 (causal mask)", dataset,
+                                                      exc)) from exc
+
+
 def verify_causal(dataset, spec, backend: str = "flint", progress=None, **options):
     """``theorem 1.6 --attention causal`` with construction ``spec``: a
     :class:`lemmas.afz.theorems.theorem_1_6.TheoremCheck` whose results say where the
@@ -112,7 +128,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
-    c = spec.build(inputs, targets, dataset.d, **options)
+    c = _build(spec, dataset, inputs, targets, options)
     t_build = time.perf_counter() - t0
     reading = CAUSAL_CONSTRUCTIONS.get(spec.name)
     if reading is None:
@@ -134,6 +150,8 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
         results.append(obstruction)
     t1 = time.perf_counter()
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    from lemmas.afz.phases.statements import phase_spans_check
+    checks.append(phase_spans_check(c))
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
     consts.update(attention="causal", reading=reading)

@@ -24,6 +24,7 @@ import sys
 import traceback
 
 from proofcheck import __version__
+from proofcheck.cli.schema_messages import worded
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
         sys.stdout.flush()  # surface a write error while the exit code can still change
         return code
     except BadInput as e:
-        _say(str(e))
+        _say(str(worded(e)))
         return EXIT_BAD_INPUT
     except ResourceLimit as e:
         _say(f"ERROR: resource limit: {e}")

@@ -113,9 +113,15 @@ def cmd_theorem(args) -> int:
             from proofcheck.progress import Progress
             bar_holder["shards"] = Progress(total, "exact check (Dask shards)", "shard")
         bar_holder["shards"].update()
-    tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
-                scheduler=args.scheduler, shard_progress=shard_progress,
-                construction=args.construction, attention=args.attention)
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
+    try:
+        tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
+                    scheduler=args.scheduler, shard_progress=shard_progress,
+                    construction=args.construction, attention=args.attention)
+    except ConstructionFailed as e:  # REFUTED on this admissible dataset, with the witness
+        v = print_results([e.result])
+        print(f"\nVERDICT: {v.value}")
+        return v.exit_code
     tc.seconds = {"load dataset": t_load, **tc.seconds}
     if "bar" in bar_holder:
         bar_holder["bar"][1]()

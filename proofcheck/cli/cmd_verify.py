@@ -50,6 +50,8 @@ def cmd_verify(args) -> int:
     args.verdict_exit_code = code
     for ln in out.lines:
         print(_printable(ln))
+    if not any(ln.startswith("route: ") for ln in out.lines):  # lemma instances: always plain
+        print(f"route: {out.route} (lemma instances are evaluated by the plain evaluator)")
     print(f"\n{_printable(out.verdict_line())}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "

@@ -2,8 +2,6 @@
 pairs.  Hardmax is exact: the argmax set ``C`` gets ``1/|C|`` each (ties averaged
 uniformly, the tau -> 0 limit of softmax); softmax weights are irrational and are
 bounded by the certified check (:mod:`proofcheck.kernel.softmax`) instead."""
-from __future__ import annotations
-
 from fractions import Fraction
 
 

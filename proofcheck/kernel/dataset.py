@@ -1,17 +1,14 @@
-"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``,
-tokens tuples of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON
-path); the canonical form and its SHA-256 (without the name).  Files are read by
-:mod:`proofcheck.io.datasets`.
+"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``, tokens tuples
+of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON path); the canonical form and its
+SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`.
 """
-from __future__ import annotations
-
 import hashlib
 import json
 from dataclasses import dataclass
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput, Inadmissible
-from proofcheck.kernel.numbers import bit_size, format_q, parse_exact
+from proofcheck.kernel.numbers import format_q, parse_exact
 
 FORMAT = "proofcheck-dataset/1"
 
@@ -49,14 +46,6 @@ class Dataset:
         """Input tokens, ``sum_j n_j``."""
         return sum(len(p.inputs) for p in self.pairs)
 
-    @property
-    def max_bits(self) -> int:
-        """Largest ``bit_size`` of any coordinate (inputs and outputs); 0 if none."""
-        return max((bit_size(c) for p in self.pairs for seq in (p.inputs, p.outputs)
-                    for tok in seq for c in tok), default=0)
-
-
-# --------------------------------------------------------------------------- JSON
 
 def check_name(name: str, root: str = "$") -> None:
     """Names end up in file names and report titles: printable, UTF-8, <= 120 chars."""
@@ -88,8 +77,6 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
         for j, p in enumerate(obj["pairs"])))
 
 
-# ------------------------------------------------------------------ admissibility
-
 def check_admissible(ds: Dataset, ordered: bool = False) -> None:
     """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order:
     d >= 2; per pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j
@@ -97,7 +84,6 @@ def check_admissible(ds: Dataset, ordered: bool = False) -> None:
     A token of the wrong length is ``BadInput``."""
     if ds.d < 2:
         raise Inadmissible(f"d must be at least 2 (got {ds.d})", "$.d")
-    first_with_set: dict[frozenset, int] = {}
     pending = []
     for j, pair in enumerate(ds.pairs):
         seqs = (("input", pair.inputs), ("output", pair.outputs))
@@ -120,9 +106,9 @@ def check_admissible(ds: Dataset, ordered: bool = False) -> None:
             raise Inadmissible(f"output longer than input in pair {j} (m={m} > n={n})",
                                f"$.pairs[{j}]")
         pending.append(tuple(pair.inputs) if ordered else frozenset(pair.inputs))
+    first: dict = {}
     for j, s in enumerate(pending):
-        k = first_with_set.setdefault(s, j)
-        if k != j:
+        if (k := first.setdefault(s, j)) != j:
             raise Inadmissible(f"input sequences {k} and {j} are equal (as tuples: the "
                                "hypothesis under a causal mask)" if ordered else
                                _equal_sets_message(ds, k, j), f"$.pairs[{j}].input")
@@ -130,11 +116,10 @@ def check_admissible(ds: Dataset, ordered: bool = False) -> None:
 
 def _equal_sets_message(ds: Dataset, k: int, j: int) -> str:
     """Why equal input sets k and j are rejected, with the witness."""
-    a, b = ds.pairs[k].inputs, ds.pairs[j].inputs
-    where = {tok: t for t, tok in enumerate(a)}
-    perm = [where[tok] for tok in b]
+    where = {tok: t for t, tok in enumerate(ds.pairs[k].inputs)}
+    perm = [where[tok] for tok in ds.pairs[j].inputs]
     same_targets = set(ds.pairs[k].outputs) == set(ds.pairs[j].outputs)
-    how = ("identical sequences" if perm == list(range(len(a))) else
+    how = ("identical sequences" if perm == list(range(len(perm))) else
            f"the same tokens in another order: input {j} lists input {k}'s tokens in the "
            f"order {', '.join(map(str, perm[:8]))}{', ...' if len(perm) > 8 else ''}")
     return (f"input sequences {k} and {j} are equal as sets ({how}). proofcheck requires "
@@ -144,8 +129,6 @@ def _equal_sets_message(ds: Dataset, k: int, j: int) -> str:
             + (" (here their targets are equal sets too: a duplicated pair)" if same_targets
                else f" (here outputs {k} and {j} differ as sets)"))
 
-
-# ------------------------------------------------------------------ canonical form
 
 def dataset_to_json(ds: Dataset) -> dict:
     """The ``proofcheck-dataset/1`` object of ``ds`` (numbers as ``format_q`` strings)."""

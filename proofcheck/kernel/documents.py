@@ -1,12 +1,9 @@
-"""Strict JSON reading (UTF-8, BOM accepted; no duplicate keys, integers over
-``MAX_STRING_LENGTH`` digits, files over ``MAX_FILE_BYTES`` or nesting too deep) and
-validation against the published schemas of ``proofcheck/schemas/`` (SPEC §3) with
-``jsonschema`` (Draft 2020-12) BEFORE any arithmetic: ``"integer"`` means a JSON
-integer, the format ``proofcheck-number`` runs the one number parser.  Every
-failure is ``BadInput`` (exit 2) with the file or JSON path.
+"""Strict JSON reading (UTF-8, BOM accepted; no duplicate keys, integers over ``MAX_STRING_LENGTH``
+digits, files over ``MAX_FILE_BYTES`` or nesting too deep) and validation against the published
+schemas of ``proofcheck/schemas/`` (SPEC §3) with ``jsonschema`` (Draft 2020-12) BEFORE any
+arithmetic: ``"integer"`` means a JSON integer, the format ``proofcheck-number`` runs the one
+number parser.  Every failure is ``BadInput`` (exit 2) with the file or JSON path.
 """
-from __future__ import annotations
-
 import json
 from functools import lru_cache
 from importlib import resources
@@ -25,8 +22,6 @@ FORMATS = {
 #: largest JSON document read from a file (bytes)
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
-
-# ------------------------------------------------------------------- reading
 
 def _no_duplicate_keys(pairs):
     seen = set()
@@ -76,8 +71,6 @@ def read_json(path: str | Path, what: str = "file"):
                        str(path)) from None
     return loads_strict(text, str(path))
 
-
-# ---------------------------------------------------------------- validation
 
 def _number_format(value) -> bool:
     if isinstance(value, str):
@@ -133,13 +126,6 @@ def _join(root: str, json_path: str) -> str:
     return root + json_path[1:] if json_path.startswith("$") else root
 
 
-def _kind_of(v) -> str:
-    if isinstance(v, (bool, float)):
-        return f"a boolean ({json.dumps(v)})" if isinstance(v, bool) else f"a JSON float ({v!r})"
-    return {type(None): "null", int: "an integer", str: "a string", list: "a list",
-            dict: "an object"}.get(type(v), type(v).__name__)
-
-
 def _leaf_cause(err):
     """The number parser's ``BadInput`` behind ``err`` or its alternatives, if any."""
     if isinstance(err.cause, BadInput):
@@ -151,35 +137,10 @@ def _leaf_cause(err):
     return None
 
 
-def _describe(err) -> str:
-    cause = _leaf_cause(err)
-    if cause is not None:
-        return cause.message
-    v = err.instance
-    if err.validator in ("anyOf", "oneOf", "type") and not isinstance(v, (list, dict)):
-        want = ("an exact number (a JSON integer or a string such as '3', '-7/2', '0.125')"
-                if err.validator == "anyOf" else f"type {err.validator_value!r}")
-        return f"value is {_kind_of(v)}, expected {want}"
-    if err.validator == "not" and isinstance(v, dict):
-        banned = sorted(_required_keys(err.validator_value) & set(v))
-        if banned:
-            return f"key(s) {', '.join(map(repr, banned))} not allowed here"
-    msg = err.message
-    return msg if len(msg) <= 300 else msg[:300] + "..."
-
-
-def _required_keys(sch) -> set:
-    """Keys named by ``required`` anywhere in a small ``not`` sub-schema."""
-    if isinstance(sch, list):
-        return set().union(*map(_required_keys, sch))
-    if not isinstance(sch, dict):
-        return set()
-    return set(sch.get("required", ())).union(*map(_required_keys, sch.values()))
-
-
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
-    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` at its JSON
-    path (under ``root``), or ``None``."""
+    """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` at its JSON path (under
+    ``root``), or ``None``: the number parser's message if it caused it, else jsonschema's, the
+    error kept as ``.violation`` (worded for people by ``proofcheck.cli.schema_messages``)."""
     from jsonschema.exceptions import best_match
     try:
         err = best_match(validator(name).iter_errors(obj))
@@ -187,8 +148,11 @@ def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
         return BadInput("document is nested too deeply", root)
     if err is None:
         return None
-    _, fmt = FORMATS[name]
-    return BadInput(f"not a valid {fmt} document: {_describe(err)}", _join(root, err.json_path))
+    cause, fmt = _leaf_cause(err), FORMATS[name][1]
+    e = BadInput(f"not a valid {fmt} document: "
+                 f"{cause.message if cause else err.message[:300]}", _join(root, err.json_path))
+    e.violation = None if cause else err
+    return e
 
 
 def validate(obj, name: str, root: str = "$") -> None:

@@ -1,6 +1,5 @@
 """Exceptions that end a run (SPEC §5): ``BadInput``, ``Inadmissible`` (exit 2, with
 the JSON path or file), ``ResourceLimit`` (exit 4)."""
-from __future__ import annotations
 
 
 class BadInput(Exception):

@@ -1,12 +1,9 @@
-"""The plain exact evaluator: SPEC §1's formulas read literally on python-flint
-``fmpq_mat``, no structural shortcut.  FF: ``eta x + W relu(U x + b)`` per token; SA:
-``rho x_i + V sum_l pi_il x_l``, one score row ``s_il = <A x_i, x_l>`` per token and
-``pi`` from the attention rule over the keys it may attend to (:func:`attend`; a
-causal mask is ``0..i``, another head one more ``V_h`` term).  Identity sub-layers
-return their input; every sub-layer charges its work (:mod:`.limits`).
+"""The plain exact evaluator: SPEC §1's formulas read literally on python-flint ``fmpq_mat``, no
+structural shortcut.  FF: ``eta x + W relu(U x + b)`` per token; SA: ``rho x_i + V sum_l pi_il
+x_l``, one score row ``s_il = <A x_i, x_l>`` per token and ``pi`` from the attention rule over the
+keys it may attend to (:func:`attend`; a causal mask is ``0..i``, another head one more ``V_h``
+term).  Identity sub-layers return their input; every sub-layer charges its work (:mod:`.limits`).
 :class:`PlainBackend` has the interface the fast tier shares (compared token by token)."""
-from __future__ import annotations
-
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass

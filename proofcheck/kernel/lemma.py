@@ -1,12 +1,9 @@
-"""Re-checking a lemma certificate (SPEC §2, §3).  Per instance: its dimension d
-(of every token, factor and datum), the layer's form, the stated inputs -> outputs
-by exact evaluation, for a catalogue lemma the conclusion re-derived from its
-``data`` (:mod:`.lemma_checks`), the stated verdict.  A plugin's claim
-(``claim.source``) is checked on its instances only and may not pose as a
-catalogue statement.
+"""Re-checking a lemma certificate (SPEC §2, §3).  Per instance: its dimension d (of every token,
+factor and datum), the layer's form, the stated inputs -> outputs by exact evaluation, for a
+catalogue lemma the conclusion re-derived from its ``data`` (:mod:`.lemma_checks`), the stated
+verdict.  A plugin's claim (``claim.source``) is checked on its instances only and may not pose as
+a catalogue statement.
 """
-from __future__ import annotations
-
 import re
 
 from proofcheck.kernel.errors import BadInput

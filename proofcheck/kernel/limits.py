@@ -1,12 +1,9 @@
-"""Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource
-limit"); exceeding one is RESOURCE-LIMIT (exit 4) naming it: nothing was decided.
-Values: no numerator or denominator over :data:`MAX_VALUE_BITS` bits.  Work: every
-step charges rows x coordinates x terms (attention scores before they are computed)
-to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``.  Lemma instances: d <=
-:data:`MAX_LEMMA_D`.  Outside a check nothing is charged.
+"""Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource limit"); exceeding
+one is RESOURCE-LIMIT (exit 4) naming it: nothing was decided. Values: no numerator or denominator
+over :data:`MAX_VALUE_BITS` bits.  Work: every step charges rows x coordinates x terms (attention
+scores before they are computed) to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``.  Lemma
+instances: d <= :data:`MAX_LEMMA_D`.  Outside a check nothing is charged.
 """
-from __future__ import annotations
-
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -20,27 +17,13 @@ MAX_LEMMA_D = 64
 _BUDGET: ContextVar = ContextVar("proofcheck_budget", default=None)
 
 
-class Budget:
-    """Work units left for one check."""
-
-    def __init__(self, units: int):
-        self.total = self.left = units
-
-    def charge(self, units: int, where: str) -> None:
-        self.left -= units
-        if self.left < 0:
-            raise ResourceLimit(f"the check needs more than its work budget of {self.total} "
-                                f"units (max({MIN_UNITS}, {UNITS_PER_BYTE} x certificate "
-                                f"bytes)); stopped before {where}")
-
-
 @contextmanager
 def budget(size_bytes: int | None):
-    """The budget of a certificate of ``size_bytes`` bytes (``None``: unbounded)."""
-    b = None if size_bytes is None else Budget(max(MIN_UNITS, UNITS_PER_BYTE * size_bytes))
-    token = _BUDGET.set(b)
+    """The work budget of a certificate of ``size_bytes`` bytes (``None``: unbounded)."""
+    units = None if size_bytes is None else max(MIN_UNITS, UNITS_PER_BYTE * size_bytes)
+    token = _BUDGET.set(None if units is None else [units, units])  # [left, total]
     try:
-        yield b
+        yield
     finally:
         _BUDGET.reset(token)
 
@@ -49,7 +32,11 @@ def charge(units: int, where: str, bits: int = 0) -> None:
     """Charge ``units * (1 + bits // 1024)`` to the running check's budget."""
     b = _BUDGET.get()
     if b is not None:
-        b.charge(units * (1 + bits // 1024), where)
+        b[0] -= units * (1 + bits // 1024)
+        if b[0] < 0:
+            raise ResourceLimit(f"the check needs more than its work budget of {b[1]} units "
+                                f"(max({MIN_UNITS}, {UNITS_PER_BYTE} x certificate bytes)); "
+                                f"stopped before {where}")
 
 
 def check_bits(bits: int, where: str) -> None:

@@ -1,45 +1,67 @@
-"""Low-rank attention matrices (statement ``low-rank``; seed 000 §3.3: "A is a
-rank-one matrix plus a multiple of the identity").
-
-Every SA layer stores ``A`` and ``V`` factored as ``lam I + sum_r a_r b_r^T``
-(:class:`proofcheck.kernel.model.Factored`).  The check: for every SA layer of a
-network, ``A - lam_A I`` and ``V - lam_V I`` (with the stored ``lam``) have exact
-rank <= 1.  One stored term has rank <= 1 by construction (rank 0 iff a factor is
-zero); two or more terms are summed into the dense matrix and its rank is computed
-exactly (Gaussian elimination on rationals).  Used by the kernel on every theorem
-certificate (:func:`check`) and by the statement.
+"""Low-rank attention (statement ``low-rank``; seed 000 §3.3: "A is a rank-one matrix plus a
+multiple of the identity"): is ``m = c I + (rank <= 1)`` for some real ``c``, decided exactly, for
+m = A and V of every SA layer (stored ``lam I + sum_r a_r b_r^T``)? :func:`low_rank_part` is
+``min_c rank(m - c I)`` when that is <= 1, else a rank >= 2. One nonzero stored term: 1 (none: 0),
+no matrix formed.  Else, B = m dense: d = 1: 0; d = 2: 0 if B is a multiple of I, 1 if its
+characteristic polynomial has a real root (discriminant >= 0), else 2; d >= 3: with ``B_jk != 0``
+(j != k) the 2x2 minor on rows {i, j}, columns {i, k} (i apart) must vanish, ``(B_ii - c) B_jk =
+B_ik B_ji``: one ``c``; a diagonal B needs c equal to all diagonal entries but one (one taken twice
+among the first three); exact ranks (``fmpq_mat.rank``) at that c and the stored lam.  Used on
+every theorem certificate (:func:`check`) and by the statement.
 """
-from __future__ import annotations
+from flint import fmpq_mat
 
-from fractions import Fraction
-
-from proofcheck.kernel.model import Factored, Transformer, rank_of
+from proofcheck.kernel.evaluate import q
+from proofcheck.kernel.model import Factored, Transformer
 
 BOUND = 1
 
 
+def rank_of(rows) -> int:
+    """Exact rank of a matrix of rationals given by its rows."""
+    return fmpq_mat([[q(x) for x in r] for r in rows]).rank() if rows and rows[0] else 0
+
+
+def _candidate(B: list, d: int):
+    """The only ``c`` other than the stored ``lam`` with ``rank(B - c I) <= 1`` (d >= 3)."""
+    off = next(((j, k) for j in range(d) for k in range(d) if j != k and B[j][k] != 0), None)
+    if off is None:
+        a, b, c = B[0][0], B[1][1], B[2][2]
+        return a if a in (b, c) else b
+    j, k = off
+    i = next(i for i in range(d) if i not in off)
+    return B[i][i] - B[i][k] * B[j][i] / B[j][k]
+
+
 def low_rank_part(m: Factored, d: int) -> int:
-    """Exact rank of ``m - lam I`` for the stored ``lam`` (a ``(d, d)`` matrix)."""
+    """``min_c rank(m - c I)`` over real ``c`` when it is <= 1, else a rank >= 2 (module text)."""
     terms = [(a, b) for a, b in zip(m.left, m.right)
              if any(x != 0 for x in a) and any(x != 0 for x in b)]
-    if len(terms) <= 1:
+    if len(terms) <= 1 and d >= 2:
         return len(terms)
-    return rank_of(Factored(Fraction(0), tuple(a for a, _ in terms),
-                            tuple(b for _, b in terms)).dense(d))
+    B = m.dense(d)
+    if d <= 2:
+        if d == 1 or (B[0][1] == B[1][0] == 0 and B[0][0] == B[1][1]):
+            return 0
+        tr, det = B[0][0] + B[1][1], B[0][0] * B[1][1] - B[0][1] * B[1][0]
+        return 1 if tr * tr - 4 * det >= 0 else 2
+    c = _candidate(B, d)
+    return min(rank_of([[x - (lam if i == j else 0) for j, x in enumerate(row)]
+                        for i, row in enumerate(B)]) for lam in (m.lam, c))
 
 
 def ranks(net: Transformer) -> list[tuple[int, int, int]]:
-    """``[(block, rank of A - lam_A I, rank of V - lam_V I)]`` over the SA layers
-    (blocks 1-based; the largest over the layer's heads)."""
+    """``[(block, low_rank_part(A), low_rank_part(V))]`` over the SA layers (1-based; the
+    largest over the layer's heads)."""
     return [(b, max(low_rank_part(A, net.d) for A, _ in blk.sa.heads),
              max(low_rank_part(V, net.d) for _, V in blk.sa.heads))
             for b, blk in enumerate(net.blocks, start=1)]
 
 
 def failures(net: Transformer, bound: int = BOUND) -> list[str]:
-    """One reason per head whose A or V is not ``lam I + rank <= bound``."""
-    return [f"block {b} SA{f' head {h}' if blk.sa.H > 1 else ''}: {name} - lam I has rank "
-            f"{r} > {bound} (the seed's low-rank form lam I + rank one)"
+    """One reason per head whose A or V is ``c I + rank <= bound`` for no real c."""
+    return [f"block {b} SA{f' head {h}' if blk.sa.H > 1 else ''}: {name} - c I has rank >= "
+            f"{r} > {bound} for every real c (the seed's low-rank form c I + rank one fails)"
             for b, blk in enumerate(net.blocks, start=1)
             for h, (A, V) in enumerate(blk.sa.heads, start=1)
             for name, r in (("A", low_rank_part(A, net.d)), ("V", low_rank_part(V, net.d)))
@@ -48,7 +70,7 @@ def failures(net: Transformer, bound: int = BOUND) -> list[str]:
 
 def summary(net: Transformer) -> dict:
     """``{"sa_layers", "max_rank_A", "max_rank_V", "V_multiple_of_identity"}``: the
-    largest low-rank parts and how many layers' V are nonzero multiples of I alone."""
+    largest low-rank parts, and how many layers' V are nonzero multiples of I alone."""
     rs = ranks(net)
     scaled = sum(1 for blk in net.blocks if all(V.lam != 0 and low_rank_part(V, net.d) == 0
                                                 for _, V in blk.sa.heads))
@@ -57,11 +79,11 @@ def summary(net: Transformer) -> dict:
 
 
 def check(net: Transformer, lines: list) -> list[str]:
-    """The kernel's check on a theorem certificate: the failures (empty when every SA
-    layer has the low-rank form; then one summary line is appended to ``lines``)."""
+    """The failures on a theorem certificate (none: one summary line in ``lines``)."""
     bad = failures(net)
     if not bad:
         s = summary(net)
-        lines.append(f"low-rank: all {s['sa_layers']} SA layers have A, V = lam I + rank <= "
-                     f"{BOUND} (largest: A {s['max_rank_A']}, V {s['max_rank_V']})")
+        lines.append(f"low-rank: all {s['sa_layers']} SA layers have A, V = c I + rank <= "
+                     f"{BOUND} for some real c, decided exactly (largest: A {s['max_rank_A']}, "
+                     f"V {s['max_rank_V']})")
     return bad

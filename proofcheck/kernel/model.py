@@ -4,10 +4,9 @@ token is a tuple of ``d`` of them; ``U`` is ``(width, d)``, ``b`` ``(width,)``, 
 stored as ``width`` columns of length ``d``; ``A`` and ``V`` are stored factored as
 ``lam I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.  Every
 class validates its arguments at entry (:class:`ParameterError`)."""
-from __future__ import annotations
-
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cache
 from typing import Sequence
 
 Vec = tuple[Fraction, ...]
@@ -22,28 +21,21 @@ class ParameterError(ValueError, TypeError):
         self.routine, self.parameter = routine, parameter
 
 
-def _short(x) -> str:
-    r = repr(x)
-    return r if len(r) <= 80 else r[:77] + "..."
-
-
 def reject(routine: str, parameter: str, expected: str, got) -> ParameterError:
-    return ParameterError(f"{routine}: {parameter} must be {expected}, got {_short(got)}",
-                          routine, parameter)
+    r = repr(got)
+    return ParameterError(f"{routine}: {parameter} must be {expected}, got "
+                          f"{r if len(r) <= 80 else r[:77] + '...'}", routine, parameter)
 
 
 # A scalar type has arithmetic and is not None, a bool, a string or a container
 # (Fraction, int, sympy expressions, fmpq, ...); decided once per type.
 _NOT_SCALAR = (type(None), bool, str, bytes, tuple, list, dict, set, frozenset)
-_SCALAR_TYPE: dict[type, bool] = {}
 
 
+@cache
 def _scalar_type(t: type) -> bool:
-    ok = _SCALAR_TYPE.get(t)
-    if ok is None:
-        ok = _SCALAR_TYPE[t] = (not issubclass(t, _NOT_SCALAR) and hasattr(t, "__add__")
-                                and hasattr(t, "__mul__") and not hasattr(t, "__iter__"))
-    return ok
+    return (not issubclass(t, _NOT_SCALAR) and hasattr(t, "__add__") and hasattr(t, "__mul__")
+            and not hasattr(t, "__iter__"))
 
 
 def _check_scalar(routine: str, parameter: str, x) -> None:
@@ -88,19 +80,12 @@ def vec(xs) -> Vec:
 def dot(x: Sequence, y: Sequence):
     """``sum_i x_i y_i`` (generic scalars); :class:`ParameterError` unless ``x`` and
     ``y`` are iterables of the same length."""
-    s = 0
     try:
-        pairs = zip(x, y, strict=True)
-    except TypeError:
-        raise reject("dot", "x, y", "two vectors", (x, y)) from None
-    try:
-        for a, b in pairs:
-            s += a * b
-    except ValueError as e:
-        if "zip()" not in str(e):
-            raise
-        raise reject("dot", "x, y", "two vectors of the same length", (x, y)) from None
-    return s
+        pairs = list(zip(x, y, strict=True))
+    except (TypeError, ValueError) as e:
+        raise reject("dot", "x, y", "two vectors" + " of the same length" * isinstance(
+            e, ValueError), (x, y)) from None
+    return sum((a * b for a, b in pairs), 0)
 
 
 @dataclass(frozen=True)
@@ -138,23 +123,6 @@ class Factored:
     def n_params(self) -> int:
         """Stored scalars: ``1 + 2 d r``."""
         return 1 + sum(len(a) + len(b) for a, b in zip(self.left, self.right))
-
-
-def rank_of(rows: list[list[Fraction]]) -> int:
-    """Exact rank of a matrix given by its rows (Gaussian elimination)."""
-    m = [list(r) for r in rows]
-    rank, ncols = 0, len(m[0]) if m else 0
-    for c in range(ncols):
-        piv = next((i for i in range(rank, len(m)) if m[i][c] != 0), None)
-        if piv is None:
-            continue
-        m[rank], m[piv] = m[piv], m[rank]
-        for i in range(len(m)):
-            if i != rank and m[i][c] != 0:
-                f = m[i][c] / m[rank][c]
-                m[i] = [x - f * y for x, y in zip(m[i], m[rank])]
-        rank += 1
-    return rank
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,15 @@
-"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number``
-format calls it) and the ONE display form of a number (:func:`fmt_num`).  Accepted:
-JSON integers (any size), strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"``
-(ASCII white space around them and ``/``), JSON floats as their exact binary value
-(flagged), Fractions.  ``BadInput`` with the JSON path: booleans, null, containers,
-NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents above 10000, strings
-over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar (tested to
-match); integers beyond Python's 4300-digit limit are converted piecewise.
+"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
+and the ONE display form of a number (:func:`fmt_num`).  Accepted: JSON integers (any size),
+strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (ASCII white space around them and
+``/``), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
+path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
+above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
+(tested to match); integers beyond Python's 4300-digit limit are converted piecewise.
 """
-from __future__ import annotations
-
 import math
 import numbers
 import re
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
@@ -29,48 +27,31 @@ _WS = r"[ \t\n\r\f\v]*"  # ASCII white space only, in the pattern and in the par
 NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
                   r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)" + _WS + "$")
 
-_CHUNK = 4000  # below CPython's default int<->str limit of 4300 digits
-
 
 def digits_to_int(s: str) -> int:
-    """``int(s)`` for a string of ASCII digits with optional sign, without the 4300-digit limit."""
-    sign = 1
-    if s[:1] in "+-":
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    if len(s) <= _CHUNK:
-        return sign * int(s)
-    k = len(s) // 2
-    return sign * (digits_to_int(s[:-k]) * 10 ** k + digits_to_int(s[-k:]))
+    """``int(s)`` for ASCII digits with an optional sign, without CPython's 4300-digit
+    limit (``decimal`` converts exactly)."""
+    return int(Decimal(s))
 
 
 def _int_to_digits(n: int) -> str:
     """``str(n)`` without the 4300-digit limit."""
-    if n < 0:
-        return "-" + _int_to_digits(-n)
-    if n.bit_length() <= 3 * _CHUNK:  # < 3700 decimal digits
-        return str(n)
-    k = int(n.bit_length() * 0.30102999566398) // 2  # about half the digit count
-    hi, lo = divmod(n, 10 ** k)
-    return _int_to_digits(hi) + _int_to_digits(lo).rjust(k, "0")
-
-
-def _short(s: str, limit: int = 40) -> str:
-    return repr(s if len(s) <= limit else s[:limit] + "...")
+    return str(Decimal(n))
 
 
 def _parse_string(raw: str, path: str, what: str) -> Fraction:
+    short = repr(raw if len(raw) <= 40 else raw[:40] + "...")
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
     s = raw.strip(" \t\n\r\f\v")
     if _NONFINITE.fullmatch(s):
-        raise BadInput(f"{what} is not a finite number ({_short(raw)})", path)
+        raise BadInput(f"{what} is not a finite number ({short})", path)
     m = _RATIONAL.fullmatch(s)
     if m:
         den = digits_to_int(m.group(2))
         if den == 0:
-            raise BadInput(f"{what} has a zero denominator ({_short(raw)})", path)
+            raise BadInput(f"{what} has a zero denominator ({short})", path)
         return Fraction(digits_to_int(m.group(1)), den)
     m = _DECIMAL.fullmatch(s)
     if m and (m.group(2) or m.group(3)):
@@ -80,14 +61,14 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
             digits = exp.lstrip("+-").lstrip("0")
             if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
                 raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
-                               f"in absolute value ({_short(raw)})", path)
+                               f"in absolute value ({short})", path)
             e = int(exp)
         mant = digits_to_int((ipart + fpart) or "0")
         if sign == "-":
             mant = -mant
         scale = e - len(fpart)
         return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
-    raise BadInput(f"{what} is not a number ({_short(raw)}); expected an integer, "
+    raise BadInput(f"{what} is not a number ({short}); expected an integer, "
                    f"'p/q' or a decimal such as '0.125' or '1e-3'", path)
 
 
@@ -108,14 +89,10 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
             raise BadInput(f"{what} is not a finite number ({value!r})", path)
         p, q = value.as_integer_ratio()
         return Fraction(int(p), int(q)), True
-    if value is None:
-        raise BadInput(f"{what} is null, expected a number", path)
-    if isinstance(value, (list, tuple)):
-        raise BadInput(f"{what} is a list, expected a number", path)
-    if isinstance(value, dict):
-        raise BadInput(f"{what} is an object, expected a number", path)
-    raise BadInput(f"{what} has unsupported type {type(value).__name__}, expected a number",
-                   path)
+    kind = ("is null" if value is None else "is a list" if isinstance(value, (list, tuple)) else
+            "is an object" if isinstance(value, dict) else
+            f"has unsupported type {type(value).__name__}")
+    raise BadInput(f"{what} {kind}, expected a number", path)
 
 
 def parse_exact(value, path: str, what: str = "value") -> Fraction:
@@ -130,26 +107,12 @@ def parse_exact(value, path: str, what: str = "value") -> Fraction:
     return q
 
 
-def parse_integer(value, path: str, what: str = "value") -> int:
-    """Parse an exact value (see :func:`parse_exact`) that must be an integer."""
-    q = parse_exact(value, path, what)
-    if q.denominator != 1:
-        raise BadInput(f"{what} must be an integer (got {format_q(q)[:40]})", path)
-    return q.numerator
-
-
 def format_q(q: Fraction) -> str:
     """Exact text ``"p"`` or ``"p/q"`` (``q > 0``); inverse of ``parse_number``."""
     q = Fraction(q)
     if q.denominator == 1:
         return _int_to_digits(q.numerator)
     return f"{_int_to_digits(q.numerator)}/{_int_to_digits(q.denominator)}"
-
-
-def bit_size(q: Fraction) -> int:
-    """``max(numerator.bit_length(), denominator.bit_length())``."""
-    q = Fraction(q)
-    return max(q.numerator.bit_length(), q.denominator.bit_length())
 
 
 # ------------------------------------------------------------------ display
@@ -159,30 +122,21 @@ SHORT = 24
 
 def approx(q, sig: int = 6) -> str:
     """``q`` rounded to ``sig`` significant digits, half away from zero, written like
-    ``%g`` (``1.23457e+45``, ``61.2345``): integer arithmetic only, so no overflow."""
+    ``%g`` (``1.23457e+45``, ``61.2345``): an exactly rounded ``decimal`` quotient, so
+    no overflow and no float."""
     if sig < 1:
         raise ValueError(f"sig must be at least 1 (got {sig})")
     q = Fraction(q)
     if q == 0:
         return "0"
-    sign, a, b = "-" if q < 0 else "", abs(q.numerator), q.denominator
-    e = (a.bit_length() - b.bit_length()) * 30103 // 100000  # 10^e <= |q| < 10^(e+1), fixed:
-    while (a * 10 ** -e if e < 0 else a) < (b if e < 0 else b * 10 ** e):
-        e -= 1
-    while (a * 10 ** -(e + 1) if e + 1 < 0 else a) >= (b if e + 1 < 0 else b * 10 ** (e + 1)):
-        e += 1
-    k = sig - 1 - e  # m = round(|q| 10^k)
-    num, den = (a * 10 ** k, b) if k >= 0 else (a, b * 10 ** -k)
-    m = (2 * num + den) // (2 * den)
-    if m == 10 ** sig:
-        m, e = m // 10, e + 1
-    ds = str(m)
+    ctx = Context(prec=sig, rounding=ROUND_HALF_UP, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    _, dg, exp = ctx.divide(Decimal(abs(q.numerator)), Decimal(q.denominator)).as_tuple()
+    ds, e, sign = "".join(map(str, dg)).rstrip("0") or "0", len(dg) + exp - 1, "-" * (q < 0)
     if -4 <= e < sig:
-        whole, frac = (ds[:e + 1], ds[e + 1:]) if e >= 0 else ("0", "0" * (-e - 1) + ds)
-        frac = frac.rstrip("0")
+        whole, frac = (ds[:e + 1].ljust(e + 1, "0"), ds[e + 1:]) if e >= 0 else \
+            ("0", "0" * (-e - 1) + ds)
         return sign + whole + ("." + frac if frac else "")
-    frac = ds[1:].rstrip("0")
-    return f"{sign}{ds[0]}{'.' + frac if frac else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+    return f"{sign}{ds[0]}{'.' + ds[1:] if ds[1:] else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
 
 
 def _exact(v) -> Fraction:

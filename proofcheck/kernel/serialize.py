@@ -4,8 +4,6 @@
 "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact numbers only,
 every vector of length ``d`` (else ``BadInput`` with the JSON path).
 """
-from __future__ import annotations
-
 import hashlib
 import json
 

@@ -17,8 +17,6 @@ the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radiu
 and the final tokens equal to the targets as sets.  A stated bound that does not
 follow is INCONCLUSIVE with both values; ``hints=None`` derives them (the certifier).
 """
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat

@@ -3,8 +3,6 @@ the kernel: catalogue ids and aliases, each lemma's instance form and re-derivin
 module, the constants of Theorems 1.6 / 1.8.  The project's registry is tested to
 agree.  A plugin id may not pose as one of these (:func:`poses_as`).
 """
-from __future__ import annotations
-
 import re
 import unicodedata
 
@@ -30,12 +28,9 @@ LEMMA_FORMS = {"3.1": ("FF", 1, "translation"), "3.2": ("FF", 3, "hat"),
 #: P <= (26d + 24)M <= 38 d M; SPEC §4 "Budget")
 PARAM_CONSTANT = 38
 
-#: the block budget of each theorem (SPEC §2) as a function of (N, M)
-BUDGETS = {"1.6": ("2M + 2N + 1", lambda N, M: 2 * M + 2 * N + 1),
-           "1.8": ("2M + 3N", lambda N, M: 2 * M + 3 * N)}
-
-#: the attention rule each theorem is about
-THEOREM_SEMANTICS = {"1.6": "hardmax", "1.8": "softmax"}
+#: each theorem's block budget (SPEC §2) as a function of (N, M), and its attention rule
+BUDGETS = {"1.6": ("2M + 2N + 1", lambda N, M: 2 * M + 2 * N + 1, "hardmax"),
+           "1.8": ("2M + 3N", lambda N, M: 2 * M + 3 * N, "softmax")}
 
 
 def param_formula(d: int, M: int, R: int) -> int:

@@ -1,27 +1,50 @@
-"""Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset
-(SHA-256, admissibility, d), the block budget, width <= 4, P <= 38 d M, the low-rank
-form and every stated constant, then the exact hardmax evaluation with set equality
-(1.6) or the softmax certificate at its stated tau, floor and bounds (1.8), then
-``||theta*||^2`` when stated.  Malformed content raises ``BadInput``.
+"""Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset (SHA-256,
+admissibility, d), the block budget, width <= 4, P <= C d M, the low-rank form and every stated
+constant, then the exact hardmax evaluation with set equality (1.6) or the softmax certificate at
+its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated.  Malformed content
+raises ``BadInput``.  The route: the plain evaluator or a fast one the fast tier
+(``proofcheck.kernel.fast``, never imported here) registers (:func:`register`, :func:`choose`).
 """
-from __future__ import annotations
-
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.evaluate import interpolation_witness, q, run
+from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q, run
 from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact
-from proofcheck.kernel.routes import AUTO_FAST_WORK, FAST, choose
 from proofcheck.kernel.serialize import network_from_json
 from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Undecided,
                                        check_bounds, plain_trajectory)
-from proofcheck.kernel.statements import BUDGETS, PARAM_CONSTANT, THEOREM_SEMANTICS, param_formula
+from proofcheck.kernel.statements import BUDGETS, PARAM_CONSTANT, param_formula
 from proofcheck.kernel.verdicts import Verdict, escape
 
+#: tokens x non-identity sub-layers above which ``auto`` takes the fast route
+AUTO_FAST_WORK = 200_000
+ROUTES = ("auto", "plain", "fast")
 
-def derived_constants(ds, net, R=None) -> dict:
+#: name -> (backend class, modules it runs); filled by proofcheck.kernel.fast
+FAST: dict[str, tuple] = {}
+
+
+def register(name: str, backend, modules: tuple[str, ...]) -> None:
+    """For the fast tier: ``backend()`` has PlainBackend's interface and values."""
+    FAST[name] = (backend, tuple(modules))
+
+
+def choose(route: str, work: int):
+    """``(backend, label)``: ``"plain"``, ``"fast"`` (``BadInput`` if none is loaded), or
+    ``"auto"``: fast when registered and ``work`` is above :data:`AUTO_FAST_WORK`."""
+    if route not in ROUTES:
+        raise BadInput(f"unknown route {route!r} (use one of {', '.join(ROUTES)})", "--route")
+    fast = FAST.get("flint")
+    if route == "fast" and fast is None:
+        raise BadInput("--route fast: no fast tier is loaded", "--route")
+    if route == "fast" or (route == "auto" and fast is not None and work > AUTO_FAST_WORK):
+        return fast[0](), f"fast ({', '.join(fast[1])})"
+    return PlainBackend(), "plain"
+
+
+def derived_constants(ds, net, R=None, C=PARAM_CONSTANT) -> dict:
     """``{key: (value function, how derived)}`` of every constant a certificate may
-    state; ``R`` (probe rounds) defaults to ``L - 2M - 1``."""
+    state; ``R`` (probe rounds) defaults to ``L - 2M - 1``, ``C`` is the stated constant."""
     N, M, d, L = ds.N, ds.M, ds.d, net.L
     R = L - 2 * M - 1 if R is None else R
     return {"N": (lambda: N, "pairs of the dataset"), "M": (lambda: M, "target tokens"),
@@ -34,33 +57,39 @@ def derived_constants(ds, net, R=None) -> dict:
             "L_paper_hardmax": (lambda: 2 * M + 2 * N + 1, "2M + 2N + 1"),
             "L_paper_softmax": (lambda: 2 * M + 3 * N, "2M + 3N"),
             "P_formula": (lambda: param_formula(d, M, R), "(16d+16)M + (10d+8)R + 6d + 5"),
-            "param_constant": (lambda: PARAM_CONSTANT, "the kernel's constant"),
-            "P_bound": (lambda: PARAM_CONSTANT * d * M, f"{PARAM_CONSTANT} d M"),
+            "param_constant": (lambda: C, "the stated constant"),
+            "P_bound": (lambda: C * d * M, f"{C} d M"),
             "theta_sq_norm": (net.sq_norm, "sum of squares of every stored scalar")}
 
 
 def check_constants(claim, ds, net, lines) -> list[str]:
-    """The failures (REFUTED) of the statement's bounds and stated constants
-    (``theta_sq_norm`` later)."""
+    """The failures (REFUTED) of the statement's bounds and stated constants (``theta_sq_norm``
+    later).  ``P <= C d M`` with the construction's constant C as stated (``param_constant``, a
+    positive integer; none: the default construction's :data:`PARAM_CONSTANT`)."""
     st, N, M, d = claim["statement"], ds.N, ds.M, ds.d
     stated = {k: parse_exact(v, f"$.claim.constants.{k}", k)
               for k, v in claim.get("constants", {}).items() if k != "theta_sq_norm"}
-    R = stated.get("R")
+    R, C = stated.get("R"), stated.get("param_constant", PARAM_CONSTANT)
+    if C.denominator != 1 or C < 1:
+        raise BadInput(f"param_constant must be a positive integer (got {format_q(C)})",
+                       "$.claim.constants.param_constant")
     if R is not None and R.denominator != 1:
         return [f"claimed R = {format_q(R)} is not an integer"]
-    derived = derived_constants(ds, net, None if R is None else R.numerator)
+    derived = derived_constants(ds, net, None if R is None else R.numerator, C.numerator)
     bad = [f"claimed {k} = {format_q(v)}, but {derived[k][1]} = {derived[k][0]()}"
            for k, v in stated.items() if v != derived[k][0]()]
-    L, width, P = net.L, net.max_width, net.n_params()
+    L, width, P, C = net.L, net.max_width, net.n_params(), C.numerator
     name, budget = BUDGETS[st][0], BUDGETS[st][1](N, M)
     if L > budget:
         bad.append(f"L = {L} blocks exceeds the budget {name} = {budget} of Theorem {st}")
     if width > 4:
         bad.append(f"max FF width {width} > 4 violates Theorem {st}")
     bad += low_rank.check(net, lines)
-    if P > PARAM_CONSTANT * d * M:
-        bad.append(f"P = {P} parameters exceeds the explicit bound {PARAM_CONSTANT} d M = "
-                   f"{PARAM_CONSTANT * d * M} (d = {d}, M = {M})")
+    whose = ("the construction's stated constant" if "param_constant" in stated else
+             "none stated: the default construction's constant")
+    if P > C * d * M:
+        bad.append(f"P = {P} parameters exceeds the explicit bound C d M = {C * d * M} (C = "
+                   f"{C}, {whose}; d = {d}, M = {M})")
     formula = ""
     if "R" in stated or "P_formula" in stated:  # the parameter formula is stated
         R = L - 2 * M - 1 if R is None else R.numerator
@@ -72,8 +101,8 @@ def check_constants(claim, ds, net, lines) -> list[str]:
             bad.append(f"P = {P} but (16d+16)M + (10d+8)R + 6d + 5 = {param_formula(d, M, R)}")
         formula = f", P = (16d+16)M + (10d+8)R + 6d + 5 with R = {R}"
     if not bad:
-        lines.append(f"L = {L} <= {name} = {budget}, width {width} <= 4, P = {P} <= "
-                     f"{PARAM_CONSTANT} d M = {PARAM_CONSTANT * d * M}{formula}")
+        lines.append(f"L = {L} <= {name} = {budget}, width {width} <= 4, P = {P} <= C d M = "
+                     f"{C * d * M} with C = {C} ({whose}){formula}")
         if stated:
             lines.append(f"stated constants re-derived and equal: {', '.join(sorted(stated))}")
     return bad
@@ -100,15 +129,14 @@ def check(cert, route: str):
     """``(verdict, lines, route label)`` of a theorem certificate."""
     claim, sem = cert["claim"], cert["semantics"]
     st = claim["statement"]
-    if sem["attention"] != THEOREM_SEMANTICS[st]:
-        raise BadInput(f"Theorem {st} is about {THEOREM_SEMANTICS[st]} attention, the "
+    if sem["attention"] != BUDGETS[st][2]:
+        raise BadInput(f"Theorem {st} is about {BUDGETS[st][2]} attention, the "
                        f"certificate's semantics are {sem['attention']}", "$.semantics.attention")
     if sem["attention"] == "hardmax" and cert.get("bounds"):
         raise BadInput("per-layer softmax bounds in a hardmax certificate", "$.bounds")
     ds = _dataset(cert)
     if digest(ds) != claim["dataset"]["sha256"]:
-        return Verdict.ERROR, ["dataset SHA-256 differs from the claim: the dataset was changed"], \
-            "plain"
+        return Verdict.ERROR, ["the dataset's SHA-256 differs from the claim: it was changed"], "plain"
     net = network_from_json(cert["network"])
     if net.d != ds.d:
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
@@ -185,10 +213,6 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
     return res.verdict, label
 
 
-def _qx(v, path):
-    return q(parse_exact(v, path))
-
-
 def stated_bounds(cert):
     """``(F, [(block, sublayer, hint, path)])``.  /2: ``{"exp_floor_bits", "layers"}``,
     one per non-identity sub-layer.  /1: the SA layers' ``min_gap``, ``max_eps`` (radii
@@ -200,20 +224,21 @@ def stated_bounds(cert):
             raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
         for k, h in enumerate(b["layers"]):
             p = f"$.bounds.layers[{k}]"
-            hint = {"radius": [_qx(x, f"{p}.radius[{c}]") for c, x in enumerate(h["radius"])]}
+            hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
+                               for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":
                 g = h["min_gap"]
-                hint.update(min_gap=None if g is None else _qx(g, f"{p}.min_gap"),
-                            max_eps=_qx(h["max_eps"], f"{p}.max_eps"))
+                hint.update(min_gap=None if g is None else q(parse_exact(g, f"{p}.min_gap")),
+                            max_eps=q(parse_exact(h["max_eps"], f"{p}.max_eps")))
             out.append((h["block"], h["sublayer"], hint, p))
         return F, out
     F = FLOOR_BITS
     for k, h in enumerate(b):
         p, g = f"$.bounds[{k}]", h["min_gap"]
-        e = _qx(h["max_eps"], f"{p}.max_eps")
+        e = q(parse_exact(h["max_eps"], f"{p}.max_eps"))
         F = max(F, e.denominator.bit_length() + 8)
         out.append((h["block"], h["sublayer"], {"min_gap": None if g is None else
-                    _qx(g, f"{p}.min_gap"), "max_eps": e, "radius": None}, p))
+                    q(parse_exact(g, f"{p}.min_gap")), "max_eps": e, "radius": None}, p))
     return min(F, MAX_FLOOR_BITS), out
 
 

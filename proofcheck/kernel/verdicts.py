@@ -1,10 +1,6 @@
-"""Typed verdicts, witnesses and exit codes (SPEC §5).
-
-A verdict is never derived from a floating-point comparison.  ``VERIFIED`` means
-an exact check passed; ``REFUTED`` always carries a replayable witness.
-"""
-from __future__ import annotations
-
+"""Typed verdicts, witnesses and exit codes (SPEC §5).  A verdict is never derived from a
+floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED`` always carries
+a replayable witness."""
 import enum
 import unicodedata
 from dataclasses import dataclass, field
@@ -105,10 +101,6 @@ class Witness:
         if self.expected is not None or self.got is not None:
             s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"
         return s
-
-    def to_json(self) -> dict:
-        return {k: (fmt_value(v) if k in ("expected", "got") and v is not None else v)
-                for k, v in self.__dict__.items() if k != "head" or v is not None}
 
 
 @dataclass

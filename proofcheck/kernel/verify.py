@@ -1,12 +1,9 @@
-"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search:
-its format's JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2),
-the digest (ERROR on mismatch), the claim re-derived (:mod:`.theorem`,
-:mod:`.lemma`), the stated verdict against the re-derived one (REFUTED if they
-differ).  Under the bounds of :mod:`.limits` (RESOURCE-LIMIT, exit 4); an exception
-inside the kernel is ERROR, never a weaker check.
+"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: its format's
+JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on
+mismatch), the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the
+re-derived one (REFUTED if they differ).  Under the bounds of :mod:`.limits` (RESOURCE-LIMIT, exit
+4); an exception inside the kernel is ERROR, never a weaker check.
 """
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem
@@ -17,7 +14,6 @@ from proofcheck.kernel.limits import budget
 from proofcheck.kernel.serialize import canonical, sha256
 from proofcheck.kernel.verdicts import Scope, Verdict, escape
 
-FORMAT = "proofcheck-certificate/2"
 #: the formats this kernel reads -> their schema (proofcheck.kernel.documents.FORMATS)
 READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": "certificate-2"}
 
@@ -25,10 +21,9 @@ READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": 
 @dataclass
 class Outcome:
     """What :func:`verify_certificate` established: ``verdict``, ``lines``, ``scope`` and
-    ``detail`` (what a pass established), ``route``; ``verdict_line()`` is the VERDICT
-    line every command prints, ``exit_code(require_conclusion)`` its exit code (3 for
-    a pass whose conclusion was not re-derived, when required).  Unpacks as
-    ``verdict, lines``."""
+    ``detail`` (what a pass established), ``route``; ``verdict_line()`` is the VERDICT line every
+    command prints, ``exit_code(require_conclusion)`` its exit code (3 for a pass whose conclusion
+    was not re-derived, when required).  Unpacks as ``verdict, lines``."""
 
     verdict: Verdict
     lines: list[str] = field(default_factory=list)
@@ -38,9 +33,6 @@ class Outcome:
 
     def __iter__(self):
         return iter((self.verdict, self.lines))
-
-    def __getitem__(self, k):
-        return (self.verdict, self.lines)[k]
 
     @property
     def conclusion_rederived(self) -> bool:
@@ -69,8 +61,8 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     or ``"fast"``.  Malformed content (schema, numbers, dimensions, another dataset, a
     plugin posing as a catalogue statement) raises ``BadInput`` with the JSON path."""
     if not isinstance(cert, dict):
-        raise BadInput(f"not a {FORMAT} certificate: the top-level JSON value is not an "
-                       "object", "$")
+        raise BadInput("not a proofcheck-certificate/2 certificate: the top-level JSON value is "
+                       "not an object", "$")
     if cert.get("format") not in READS:
         raise BadInput(f"not a proofcheck certificate (format is {escape(cert.get('format'), 60)!r}"
                        f"; this kernel reads {', '.join(READS)})", "$.format")
@@ -84,7 +76,10 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
         return Outcome(Verdict.ERROR, ["digest mismatch: the certificate was altered after sealing"])
     try:
         with budget(len(raw)):
-            got, lines = _check(cert, route, where)
+            if cert["kind"] == "theorem":
+                got, lines, where["route"] = theorem.check(cert, route)
+            else:
+                got, lines = lemma.check(cert)
     except (BadInput, KeyboardInterrupt):
         raise
     except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided
@@ -99,13 +94,6 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
                                                  f"re-check gives {got.value}"],
                        route=where["route"])
     return Outcome(got, lines, *_scope(cert), route=where["route"])
-
-
-def _check(cert, route, where):
-    if cert["kind"] == "theorem":
-        v, lines, where["route"] = theorem.check(cert, route)
-        return v, lines
-    return lemma.check(cert)
 
 
 def _scope(cert) -> tuple[Scope, str]:

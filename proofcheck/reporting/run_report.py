@@ -15,9 +15,23 @@ from pathlib import Path
 from proofcheck.io.files import atomic_write, slug
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
-from proofcheck.kernel.model import Transformer, rank_of
+from proofcheck.kernel.low_rank import rank_of
+from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
 from proofcheck.reporting.approx import theta_json, theta_markdown
+
+
+def dataset_max_bits(ds) -> int:
+    """Largest bit size of any coordinate of ``ds`` (inputs and outputs); 0 if none."""
+    return max((max(c.numerator.bit_length(), c.denominator.bit_length()) for p in ds.pairs
+                for seq in (p.inputs, p.outputs) for tok in seq for c in tok), default=0)
+
+
+def _witness_json(w) -> dict | None:
+    """A witness's fields, ``expected``/``got`` as exact text."""
+    return None if w is None else {k: (fmt_value(v) if k in ("expected", "got") and v is not None
+                                       else v) for k, v in w.__dict__.items()
+                                   if k != "head" or v is not None}
 
 
 def layer_table(net: Transformer) -> list[dict]:
@@ -60,9 +74,9 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
         "provenance": provenance(),
         "dataset": {"name": dataset.name, "sha256": digest(dataset), "N": dataset.N,
                     "M": dataset.M, "d": dataset.d, "tokens": dataset.n_tokens,
-                    "max_bits": dataset.max_bits, "notes": list(dataset.notes), **(extra or {})},
+                    "max_bits": dataset_max_bits(dataset), "notes": list(dataset.notes), **(extra or {})},
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
-                    "witness": r.witness.to_json() if r.witness else None} for r in tc.results],
+                    "witness": _witness_json(r.witness)} for r in tc.results],
         "constants": tc.constants,
         "theta_sq_norm": theta_json(tc.construction.net),
         "construction": {"name": tc.constants.get("construction", "default"),
@@ -162,7 +176,7 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "provenance": provenance(),
         "dataset": {"name": dataset.name, "sha256": digest(dataset), "N": dataset.N,
                     "M": dataset.M, "d": dataset.d, "tokens": dataset.n_tokens,
-                    "max_bits": dataset.max_bits, "notes": list(dataset.notes), **(extra or {})},
+                    "max_bits": dataset_max_bits(dataset), "notes": list(dataset.notes), **(extra or {})},
         "tau_given": f(tau_given),
         "tau_cert": f(sc.tau_cert), "tau_free": sc.tau_free, "search_note": sc.search_note,
         "floor_note": sc.floor_note,
@@ -178,7 +192,7 @@ def softmax_report(dataset, sc, verdict, extra: dict | None = None, tau_given=No
         "trials": [[fmt_value(t), v.value] for t, v in sc.trials],
         "simulation": [[fmt_value(t), str(e)] for t, e in sc.sim_curve],
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
-                    "witness": r.witness.to_json() if r.witness else None} for r in sc.results],
+                    "witness": _witness_json(r.witness)} for r in sc.results],
         "constants": sc.constants,
         "theta_sq_norm": theta_json(sc.construction.net),
         "bounds": [b.to_json() for b in cert.bounds if b.sublayer == "SA" and b.max_eps is not None],

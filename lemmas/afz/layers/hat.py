@@ -176,8 +176,19 @@ def _exact(statement, S, p, q, ff, w, table, data, claim):
 
 
 def run(dataset=None, seed: int = 0):
-    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q;
-    exact check on S and on probes of every piece, plus the symbolic proof."""
+    """Lemma 3.2: relocate a seeded point p of the dataset's points S to a target q
+    (on every instance of :func:`lemmas.afz.instances.lemma_instances`); exact
+    check on S and on probes of every piece, the direction search at its bound,
+    plus the symbolic proof."""
+    from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
+    d = dataset.d if dataset is not None else 2
+    return (each_instance(_hat_instance, dataset, seed) + direction_search_check()
+            + [rejections_check("3.2")]
+            + guarded("3.2 symbolic", lambda: symbolic(d=max(2, min(d, 3)))[0]))
+
+
+def _hat_instance(dataset, seed):
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q)
     w = separating_direction(S, p)
@@ -186,15 +197,23 @@ def run(dataset=None, seed: int = 0):
     shift = tuple(b - a for a, b in zip(p, q))
     zero = (Fraction(0),) * d
     table = [(tp - delta, zero), (tp, shift), (tp + delta, zero)]
-    return [_exact("3.2", S, p, q, ff, w, table, {"S": list(S), "p": p, "q": q},
-                   f"hat of half-width delta = {delta} along w"),
-            symbolic(d=max(2, min(d, 3)))[0]]
+    return _exact("3.2", S, p, q, ff, w, table, {"S": list(S), "p": p, "q": q},
+                  f"hat of half-width delta = {delta} along w")
 
 
 def run_plateau(dataset=None, seed: int = 0):
     """Lemma 3.2p (``relocate(..., plateau=True)``): every token with
     ``|<w,x> - t_p| <= delta1`` moves by ``q - p``, every token with
-    ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes, plus the symbolic proof."""
+    ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes (every instance
+    of :func:`lemmas.afz.instances.lemma_instances`), plus the symbolic proof."""
+    from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
+    d = dataset.d if dataset is not None else 2
+    return (each_instance(_plateau_instance, dataset, seed) + [rejections_check("3.2p")]
+            + guarded("3.2p symbolic", lambda: symbolic(d=max(2, min(d, 3)))[1]))
+
+
+def _plateau_instance(dataset, seed):
     S, p, q, d = _instance(dataset, seed)
     ff = relocate(S, p, q, plateau=True)
     w = separating_direction(S, p)
@@ -205,6 +224,79 @@ def run_plateau(dataset=None, seed: int = 0):
     zero = (Fraction(0),) * d
     table = [(tp - d2, zero), (tp - d1, shift), (tp + d1, shift), (tp + d2, zero)]
     data = {"S": list(S), "p": p, "q": q, "delta1": d1, "delta2": d2}
-    return [_exact("3.2p", S, p, q, ff, w, table, data,
-                   f"plateau delta1 = {d1}, delta2 = {d2} along w"),
-            symbolic(d=max(2, min(d, 3)))[1]]
+    return _exact("3.2p", S, p, q, ff, w, table, data,
+                  f"plateau delta1 = {d1}, delta2 = {d2} along w")
+
+
+def tight_direction_sets(d: int, n: int, first: int = 1):
+    """``(S, p, k)``: p = 0 and n other points in Q^d whose polynomials
+    ``sum_i x_i k^i`` have the d - 1 roots each of ``first, ..., first + (d-1) n - 1``,
+    so those directions ``(1, k, ..., k^(d-1))`` fail to separate p; k is the
+    answer: the last candidate (d - 1) n + 1 when ``first = 1``, k = 1 when
+    ``first = 2`` (every later candidate fails)."""
+    p = (Fraction(0),) * d
+    roots = list(range(first, first + (d - 1) * n))
+    S = [p]
+    for i in range(n):
+        poly = [Fraction(1)]  # coefficients of prod (k - r), lowest degree first
+        for r in roots[i * (d - 1):(i + 1) * (d - 1)]:
+            poly = [(poly[j - 1] if j else 0) - r * (poly[j] if j < len(poly) else 0)
+                    for j in range(len(poly) + 1)]
+        S.append(tuple(-c for c in poly))
+    return S, p, (d - 1) * n + 1 if first == 1 else 1
+
+
+def last_fails_sets(d: int):
+    """``(S, p, k)``: p = 0 and one other point x = -(r^(d-1) - ..., 1) whose
+    polynomial has the root r = d (the last candidate of the search, whose bound
+    is d for one other point), so every k < d separates p and the least is 1."""
+    p = (Fraction(0),) * d
+    x = tuple(-Fraction(d) ** (d - 1) if i == 0 else Fraction(int(i == d - 1)) for i in range(d))
+    return [p, x], p, 1
+
+
+def direction_search_check():
+    """``separating_direction`` on point sets where every candidate but the last
+    fails (d = 2, 3, 4; it must return the last, which separates p), where only
+    the first works, and where only the last fails (it must return k = 1)."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    cases = [tight_direction_sets(d, n, first) for d, n in ((2, 3), (3, 2), (4, 2))
+             for first in (1, 2)]
+    for S, p, k in cases + [last_fails_sets(2), last_fails_sets(3)]:
+        d, n = len(p), len(S) - 1
+        w = separating_direction(S, p)
+        want = tuple(Fraction(k) ** i for i in range(d))
+        if w != want or any(dot(w, x) == dot(w, p) for x in S if x != p):
+            return [CheckResult("3.2 direction search at its bound", Verdict.REFUTED, [],
+                                Witness(f"the search did not return its last candidate k = {k} "
+                                        f"(d = {d}, {n} other points)", expected=want, got=w))]
+    return [CheckResult(f"3.2 direction search on these {len(cases) + 2} instances (d = 2, 3, 4): "
+                        "every candidate but the last fails / only the first works / only the last "
+                        "fails: the least separating k is returned",
+                        Verdict.VERIFIED, [])]
+
+
+def rejections_check(statement: str):
+    """``hat_ff`` / ``plateau_ff`` reject ``delta <= 0`` / ``not 0 < delta1 < delta2``
+    (also undecided symbolic signs) with their messages, and accept the boundary
+    cases just inside (integer and string spellings included)."""
+    import sympy as sp
+
+    from lemmas.afz.instances import rejections_check as check
+    x = sp.Symbol("x", real=True)
+    H, P = "hat: delta must be positive", "plateau hat: need 0 < delta1 < delta2"
+    w, s = (1, 0), (1, 1)
+    if statement == "3.2":
+        cases = [("delta = 0", lambda: hat_ff(w, 0, 0, s), H),
+                 ("delta = -1", lambda: hat_ff(w, 0, -1, s), H),
+                 ("delta symbolic, sign undecided", lambda: hat_ff(w, 0, x, s),
+                  H + " (not decided by the symbols' assumptions)"),
+                 ("delta = 1/1000", lambda: hat_ff(w, "-1/2", Fraction(1, 1000), s), None)]
+    else:
+        cases = [("delta1 = 0", lambda: plateau_ff(w, 0, 0, 1, s), P),
+                 ("delta1 = -1", lambda: plateau_ff(w, 0, -1, 1, s), P),
+                 ("delta1 = delta2", lambda: plateau_ff(w, 0, 1, 1, s), P),
+                 ("delta1 > delta2", lambda: plateau_ff(w, 0, 2, 1, s), P),
+                 ("0 < delta1 < delta2 tight", lambda: plateau_ff(w, -3, Fraction(999, 1000), 1, s),
+                  None)]
+    return check(statement, cases)

@@ -86,10 +86,37 @@ def _symbolic(d: int = 3, axis: int = 0):
 
 
 def run(dataset=None, seed: int = 0):
-    """Lemma 3.3 on the line ``Q e_1``: the interval around a seeded kappa (one of the
-    dataset's first coordinates) snaps to a target y; exact check on the dataset's
-    first coordinates (on the line), on the dataset's points off the line outside
-    the support, and on probes generated from the layer, plus the symbolic proof."""
+    """Lemma 3.3 on the lines ``Q e_a`` (the axis a = seed mod d, so every axis is
+    used across the instances of :func:`lemmas.afz.instances.lemma_instances`):
+    the interval around a seeded kappa (one of the dataset's a-th coordinates)
+    snaps to a target y; exact check on the line, on the dataset's points off the
+    line outside the support, and on probes generated from the layer, plus the
+    symbolic proof."""
+    from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
+    d = dataset.d if dataset is not None else 2
+    return (each_instance(_instance, dataset, seed) + [rejections_check()]
+            + guarded("3.3 symbolic", symbolic, max(2, min(d, 3))))
+
+
+def rejections_check():
+    """``snap_ff`` rejects ``delta <= 0``, an axis outside ``0..d-1`` and a target
+    of the wrong length with its messages, and accepts every axis of d = 2..5
+    and the tightest delta."""
+    from lemmas.afz.instances import rejections_check as check
+    A, SD = "snap: need 0 <= axis < d and y of length d", "snap: need delta > 0"
+    cases = [("delta = 0", lambda: snap_ff(0, 2, 0, 0, (1, 1)), SD),
+             ("delta = -1", lambda: snap_ff(0, 2, 0, -1, (1, 1)), SD),
+             ("axis = d", lambda: snap_ff(2, 2, 0, 1, (1, 1)), A),
+             ("axis = -1", lambda: snap_ff(-1, 2, 0, 1, (1, 1)), A),
+             ("y of length d + 1", lambda: snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
+             ("y of length d - 1", lambda: snap_ff(1, 3, 0, 1, (1, 1)), A)]
+    cases += [(f"axis {a}, d = {d}", lambda a=a, d=d: snap_ff(a, d, -2, Fraction(1, 999), (0,) * d),
+               None) for d in (2, 3, 4, 5) for a in range(d)]
+    return check("3.3", cases)
+
+
+def _instance(dataset, seed):
     import random
 
     from lemmas.afz.instances import distinct_points, input_sequences, targets
@@ -98,29 +125,31 @@ def run(dataset=None, seed: int = 0):
     from proofcheck.kernel.lemma_checks.profile import NotAlong
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
     seqs, d = input_sequences(dataset)
+    a = seed % d
     pts = distinct_points(seqs)
-    ts = sorted({x[0] for x in pts})
+    ts = sorted({x[a] for x in pts})
     rng = random.Random(seed)
     kappa = ts[rng.randrange(len(ts))]
     others = [abs(t - kappa) for t in ts if t != kappa]
     delta = (min(others) if others else Fraction(1)) / 4
     y = targets(dataset)[rng.randrange(len(targets(dataset)))]
-    ff = snap_ff(0, d, kappa, delta, y)
-    z = (Fraction(0),) * (d - 1)
-    e = (Fraction(1),) + z
-    line = [(t,) + z for t in ts]
-    off_line = [x for x in pts if abs(x[0] - kappa) >= 2 * delta]
-    exp = [tuple(y) if abs(x[0] - kappa) <= delta else x for x in line] + off_line
-    table = [(kappa - 2 * delta, (Fraction(0),) * d),
+    ff = snap_ff(a, d, kappa, delta, y)
+    e = _axis(a, d)
+    zero = (Fraction(0),) * d
+    line = [tuple(t * v for v in e) for t in ts]
+    off_line = [x for x in pts if abs(x[a] - kappa) >= 2 * delta]
+    exp = [tuple(y) if abs(x[a] - kappa) <= delta else x for x in line] + off_line
+    table = [(kappa - 2 * delta, zero),
              (kappa - delta, tuple(yi - (kappa - delta) * ei for yi, ei in zip(y, e))),
              (kappa + delta, tuple(yi - (kappa + delta) * ei for yi, ei in zip(y, e))),
-             (kappa + 2 * delta, (Fraction(0),) * d)]
-    name = (f"3.3 exact, on this instance: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} snaps to "
-            f"{fmt_value(y)}, outside +-2delta fixed")
+             (kappa + 2 * delta, zero)]
+    name = (f"3.3 exact, on this instance: |t - {fmt_value(kappa)}| <= {fmt_value(delta)} on the "
+            f"line Q e_{a + 1} snaps to {fmt_value(y)}, outside +-2delta fixed")
     try:
-        ptoks, pexp = probes(ff, e, (Fraction(0),) * d, table)
+        ptoks, pexp = probes(ff, e, zero, table)
     except NotAlong as exc:
-        res = CheckResult(name, Verdict.REFUTED, [], Witness(f"the layer does not act along e_1: {exc}"))
+        res = CheckResult(name, Verdict.REFUTED, [], Witness(f"the layer does not act along "
+                                                             f"e_{a + 1}: {exc}"))
     else:
         res = check_layer(name, ff, [line + off_line + ptoks], [exp + pexp],
                           details=[f"{len(line)} tokens on the line, {len(off_line)} off it, "
@@ -128,4 +157,4 @@ def run(dataset=None, seed: int = 0):
                                    "every linear piece, two on each tail, on and off the line), "
                                    f"width {ff.width}"])
     res.data = {"line": e, "kappa": kappa, "delta": delta, "target": y}
-    return [res, symbolic(d=max(2, min(d, 3)))]
+    return res

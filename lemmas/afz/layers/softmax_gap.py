@@ -30,7 +30,8 @@ ID = "softmax-gap"
 def symbolic():
     import sympy as sp
 
-    from proofcheck.symbolic import is_zero, prove_positive
+    from proofcheck.kernel.verdicts import combine
+    from proofcheck.symbolic import prove_identity, prove_positive
     tau, dl = sp.symbols("tau Delta", positive=True)
     r1 = prove_positive("monotone in tau", sp.diff(sp.exp(-dl / tau), tau), "d/dtau exp(-Delta/tau)")
     # identity for n = 5, C = {0, 1}: weights p_C equal, p2..p4 free, sum 1
@@ -41,10 +42,10 @@ def symbolic():
     xbar = (x[0] + x[1]) / 2
     lhs = sum(wi * xi for wi, xi in zip(w, x)) - xbar
     rhs = sum(wi * (xi - xbar) for wi, xi in zip(w[2:], x[2:]))
-    ok = is_zero(lhs - rhs)
-    r2 = CheckResult("identity", Verdict.VERIFIED if ok else Verdict.REFUTED,
-                     ["sum_l pi_l x_l - xbar_C = sum_{l not in C} pi_l (x_l - xbar_C) (n = 5, |C| = 2)"])
-    v = Verdict.VERIFIED if r1.verdict == r2.verdict == Verdict.VERIFIED else Verdict.REFUTED
+    r2 = prove_identity("identity", lhs, rhs)
+    r2.details = ["sum_l pi_l x_l - xbar_C = sum_{l not in C} pi_l (x_l - xbar_C) (n = 5, "
+                  "|C| = 2)"] + r2.details[1:]
+    v = combine([r1.verdict, r2.verdict])  # a prover failure stays INCONCLUSIVE
     return CheckResult("softmax-gap for all parameters (symbolic): monotonicity in tau for every "
                        "gap; the error identity for n = 5, |C| = 2 (all weights and tokens)", v,
                        r2.details + r1.details)

@@ -38,8 +38,35 @@ def symbolic(d: int = 3):
 
 
 def run(dataset=None, seed: int = 0):
-    """Check Lemma 3.1 on the dataset's input tokens (or a built-in set) with a
-    seeded translation vector.  Returns a list of CheckResult."""
+    """Check Lemma 3.1 on the dataset's input tokens (or the built-in instances of
+    :func:`lemmas.afz.instances.lemma_instances`) with seeded translation vectors
+    (integers at odd seeds: every rational spelling).  Returns a list of CheckResult."""
+    from lemmas.afz.instances import each_instance
+    from proofcheck.symbolic_sa import guarded
+    d = dataset.d if dataset is not None else 2
+    return (each_instance(_instance, dataset, seed) + [rejections_check()]
+            + guarded("3.1 symbolic", symbolic, max(2, min(d, 3))))
+
+
+def rejections_check():
+    """The exact scalars of the FF constructions (:mod:`lemmas.afz.scalars`):
+    ``translation_ff`` accepts integers, Fractions and numeric strings, and rejects
+    None, floats, booleans and non-vectors with the helpers' messages."""
+    from lemmas.afz.instances import rejections_check as check
+    R = "scalar: x must be a rational number or a sympy expression, got "
+    V = "scalars: xs must be a vector (list or tuple of scalars), got "
+    cases = [("c = (1, -2)", lambda: translation_ff((1, -2)), None),
+             ("c = ('7/3', 1/2)", lambda: translation_ff(["7/3", Fraction(1, 2)]), None),
+             ("c = (None, 1)", lambda: translation_ff((None, 1)), R + "None"),
+             ("c = (0.5, 1)", lambda: translation_ff((0.5, 1)), R + "0.5"),
+             ("c = (True, 1)", lambda: translation_ff((True, 1)), R + "True"),
+             ("c = ('x', 1)", lambda: translation_ff(("x", 1)), R + "'x'"),
+             ("c = None", lambda: translation_ff(None), V + "None"),
+             ("c = '12'", lambda: translation_ff("12"), V + "'12'")]
+    return check("3.1", cases)
+
+
+def _instance(dataset, seed):
     import random
 
     from lemmas.afz.instances import input_sequences
@@ -47,12 +74,12 @@ def run(dataset=None, seed: int = 0):
     seqs, d = input_sequences(dataset)
     rng = random.Random(seed)
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))
-    ff = translation_ff(c)
+    ff = translation_ff([int(x) if x.denominator == 1 and seed % 2 else x for x in c])
     expected = [[tuple(a + b for a, b in zip(x, c)) for x in s] for s in seqs]
     res = check_layer(f"3.1 exact, on this instance: FF(x) = x + c on every token, c = {_fmt(c)}", ff, seqs,
                       expected, details=[f"width {ff.width}"])
     res.data = {"c": c}
-    return [res, symbolic(d=max(2, min(d, 3)))]
+    return res
 
 
 def _fmt(v):

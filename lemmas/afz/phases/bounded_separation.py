@@ -497,8 +497,11 @@ def _rounds(sep: BoundedSeparation, progress=None) -> None:
     used = set(sep.members)
     free = 0
     queue = deque(sorted(sep.members))
+    budget = len(sep.seq_pts)  # each round splits a class of >= 2 sequences: < N rounds
     while queue:
         s = queue.popleft()
+        if len(sep.stats["rounds"]) >= budget:
+            raise RuntimeError(f"bounded separation: more than {budget} rounds")
         seqs = sep.members[s]
         p, _ = _split_point(seqs, sets)
         if p is None:

@@ -125,6 +125,7 @@ def run(dataset=None, seed: int = 0):
         out += guarded(f"collapse instance (d = {d})", _instance, d, random_instances(rng, d), seed)
     return (out + guarded("collapse k search at its bound", search_bound_check)
             + guarded("collapse k search rejections", rejection_check)
+            + guarded("collapse k search sweep", search_sweep_check, seed)
             + guarded("collapse symbolic (d = 2)", symbolic, 2)
             + guarded("collapse symbolic (d = 3)", symbolic, 3))
 
@@ -224,3 +225,50 @@ def rejection_check():
                                        expected=want, got=got))
     return CheckResult("collapse k search rejects unsolvable inputs (coinciding leaders; a "
                        "leader f e_1 with f forbidden) and takes the least c otherwise", Verdict.VERIFIED, [])
+
+
+def search_instances(seed: int = 0):
+    """``(leaders, forbidden, d)`` for the k search: leaders needing the last
+    candidate (one leader ``(0, 1)`` with forbidden ``{1, .., n}``: c = n + 1 is
+    the bound), leaders whose kappas collide for c = 1 .. n (``(0, 1)`` and
+    ``(-i, 2)`` meet at c = i), leaders on the e_1 axis next to a forbidden value,
+    negative coordinates, and seeded small instances in d = 2..5."""
+    import random
+    F = Fraction
+    out = [([(F(0), F(1))], {F(i) for i in range(1, n + 1)}, 2) for n in (1, 3, 6)]
+    out += [([(F(0), F(1))] + [(F(-i), F(2)) for i in range(1, n + 1)], set(), 2) for n in (2, 4)]
+    out += [([(F(0), F(0), F(1)), (F(-2), F(-3), F(2))], {F(1), F(4), F(9)}, 3),
+            ([(F(3), F(0)), (F(5), F(1)), (F(-1), F(-1))], {F(5), F(3, 2)}, 2)]
+    rng = random.Random(seed)
+    for d in (2, 3, 4, 5):
+        for _ in range(3):
+            pts = list(dict.fromkeys(tuple(F(rng.randint(-4, 4), rng.choice([1, 2]))
+                                           for _ in range(d)) for _ in range(rng.randint(1, 5))))
+            forb = {F(rng.randint(-6, 6), rng.choice([1, 2])) for _ in range(rng.randint(0, 4))}
+            if not any(all(v == 0 for v in x[1:]) and x[0] in forb for x in pts):
+                out.append((pts, forb, d))
+    return out
+
+
+def search_sweep_check(seed: int = 0):
+    """``choose_k`` on :func:`search_instances` against the plain search of
+    :func:`lemmas.afz.phases.statements.least_k` (the least c within the stated
+    bound): same k and kappas on every instance (each solvable)."""
+    from lemmas.afz.phases.statements import least_k
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    cases = search_instances(seed)
+    for n, (pts, forb, d) in enumerate(cases):
+        want, bound = least_k(pts, forb, d)
+        try:
+            k, kappas = choose_k(pts, forb, d)
+        except Exception as exc:  # noqa: BLE001  (the search must succeed on a solvable instance)
+            return CheckResult("collapse k search sweep", Verdict.REFUTED, [], Witness(
+                f"choose_k failed on a solvable instance: {type(exc).__name__}: {exc}",
+                token=n, expected=want, got=f"leaders {pts}, forbidden {sorted(forb)}, d = {d}"))
+        if tuple(k) != want or list(kappas) != [dot(want, x) for x in pts]:
+            return CheckResult("collapse k search sweep", Verdict.REFUTED, [], Witness(
+                f"choose_k did not return the least k within the bound {bound} (leaders {pts}, "
+                f"forbidden {sorted(forb)}, d = {d})", token=n, expected=want, got=tuple(k)))
+    return CheckResult(f"collapse k search on these {len(cases)} instances (d = 2..5; the bound "
+                       "reached, collisions for c = 1..n, negative coordinates): the least k "
+                       "within the stated bound", Verdict.VERIFIED, [])

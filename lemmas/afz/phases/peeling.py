@@ -33,7 +33,9 @@ def peels(kappas, targets, attending, d: int, progress=None):
     e1 = tuple(Fraction(int(i == 0)) for i in range(d))
     ffs, claims = [], []
     p = q = 0
-    while p < len(pos) or q < len(neg):
+    for _ in range(len(kappas)):  # at most one layer per kappa (each takes one or more)
+        if not (p < len(pos) or q < len(neg)):
+            break
         a = min(4, len(pos) - p)
         b = min(4 - a, len(neg) - q)
         take_top, take_bot = pos[p:p + a], neg[q:q + b]
@@ -49,6 +51,9 @@ def peels(kappas, targets, attending, d: int, progress=None):
                              for r in attending[l]}))
         if progress:
             progress()
+    if p < len(pos) or q < len(neg):
+        raise RuntimeError(f"peeling: {len(pos) - p + len(neg) - q} kappas left after "
+                           f"{len(kappas)} layers")
     return ffs, claims
 
 

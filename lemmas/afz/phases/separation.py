@@ -550,7 +550,9 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     blocks = [Block(translation_ff(st.c), tag_sa(st.u, lam), phase="S")]
     claims = [(Translate(st.c), claim)]
     lambdas = [lam]
-    while st.queue:
+    for _ in inputs:  # each round splits a class of >= 2 sequences: at most N - 1 rounds
+        if not st.queue:
+            break
         ff, shift_claim = st.probe(st.queue.popleft())
         lam, claim = st.tag()
         blocks.append(Block(ff, tag_sa(st.u, lam), phase="S"))
@@ -558,5 +560,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
         lambdas.append(lam)
         if progress:
             progress()
+    if st.queue:
+        raise RuntimeError(f"separation: classes left to split after {len(inputs)} rounds")
     return Separation(blocks, claims, st.u, len(blocks) - 1, lambdas, len(st.classes),
                       st.rows())

@@ -1,7 +1,31 @@
 """The four phase propositions of the Theorem 1.6 construction (SPEC §2, §4):
 separation, leaders, collapse, interpolation.  Each runs the construction on an
-instance, checks every claim of its blocks exactly, then checks the phase's
-post-condition on the exact state."""
+instance, checks every claim of its blocks exactly, then checks the phase's own
+conclusion on the network it built (the outputs of its last block, and the
+layers it returned):
+
+* separation: the sequences' token sets pairwise disjoint, every coordinate
+  >= 1, ``<u, .>`` injective on all tokens, so each sequence has a unique top and
+  the tops of different sequences differ; R <= N - 1;
+* leaders: each leader where the construction says (region P at ``t_j 1`` above
+  every coordinate of its sequence, sphere leaders on ``|s| = r`` in the open
+  negative orthant, non-leaders positive), and the hypotheses of Lemmas 4.2 and
+  4.3 hold: with ``A = I`` every non-leader's unique argmax is its region-P
+  leader, every leader's is itself;
+* collapse: every row exactly at ``kappa_l e_1`` of its own leader l, kappas
+  pairwise distinct and off the targets' first coordinates, ``k`` the least
+  ``(1, c, ..., c^(d-1))`` that does it within the stated bound (searched again
+  here); plus the collapse module's symbolic proof and search checks;
+* interpolation: every snap's plateau (read from its layer) holds its kappa and
+  its support no other kappa or target first coordinate; outputs = targets.
+
+A construction that raises on an admissible instance is REFUTED with that
+instance as witness (the constructive claim fails there).
+
+Entry points (one per statement id, :data:`ENTRY_POINTS`): ``run_separation``,
+``run_leaders``, ``run_collapse``, ``run_interpolation``; each ``(dataset=None,
+seed=0) -> list[CheckResult]``.
+"""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -12,9 +36,12 @@ from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
 from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
 
-
-# built-in instances: (seed offset, dimension) of seeded generated datasets
+# built-in instances of `lemma 1.6` / `lemma 1.8`: (seed offset, dimension)
 DEFAULT_INSTANCES = ((0, 2), (1, 3), (2, 4))
+# the phase statements' seeded instances: (seed offset, dimension, N, style)
+PHASE_INSTANCES = ((0, 2, 5, "mixed"), (1, 3, 5, "mixed"), (2, 4, 5, "mixed"),
+                   (3, 5, 4, "mixed"), (4, 2, 6, "nested"), (5, 3, 6, "overlap"),
+                   (6, 4, 5, "union"))
 
 
 def _instance(ds):
@@ -31,12 +58,23 @@ def instances(dataset, seed: int, also=()) -> list:
                          for k, d in DEFAULT_INSTANCES]
 
 
-def scoped(name: str, check, dataset, seed: int, also=()) -> list[CheckResult]:
+def phase_instances(seed: int) -> list:
+    """The phase statements' built-in instances: seeded datasets in d = 2..5 of
+    every generator style (:data:`PHASE_INSTANCES`) and the edge datasets of
+    :mod:`lemmas.afz.edges` (ties, equal neighbours on both sides, negative
+    coordinates, tightest margins, every separation round)."""
+    from lemmas.afz.edges import edge_datasets
+    from proofcheck.io.generate import random_dataset
+    return [random_dataset(seed + k, d=d, N=n, style=st) for k, d, n, st in PHASE_INSTANCES] \
+        + edge_datasets()
+
+
+def scoped(name: str, check, dataset, seed: int, also=(), sets=None) -> list[CheckResult]:
     """Run ``check(ds)`` on every instance; each check line names its instance and
     says "on this instance", and a first line states the scope of the whole run
     ("on these N instances": the statement is checked there, not proved for all
     datasets)."""
-    sets = instances(dataset, seed, also)
+    sets = sets if sets is not None else instances(dataset, seed, also)
     out = []
     for ds in sets:
         for r in check(ds):
@@ -48,6 +86,22 @@ def scoped(name: str, check, dataset, seed: int, also=()) -> list[CheckResult]:
     return [head] + out
 
 
+def _phase_scoped(name, check, dataset, seed):
+    sets = [dataset] if dataset is not None else phase_instances(seed)
+    return scoped(name, check, dataset, seed, sets=sets)
+
+
+def built(name, ds):
+    """``(construction, None)``, or ``(None, REFUTED result)`` when the
+    construction raises on this admissible instance."""
+    from lemmas.afz.theorems.theorem_1_6 import construction_failure
+    ds, inputs, targets = _instance(ds)
+    try:
+        return construct(inputs, targets, ds.d), None
+    except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
+        return None, construction_failure(name, ds, exc)
+
+
 def _prefix(c, last_block, drop_last_sa=False):
     blocks = list(c.net.blocks[:last_block])
     claims = list(c.claims[:last_block])
@@ -57,111 +111,267 @@ def _prefix(c, last_block, drop_last_sa=False):
     return Transformer(c.net.d, blocks), claims
 
 
+def phase_spans_check(c) -> CheckResult:
+    """The construction's stated phase spans (``c.phases``, name -> (first, last)
+    block; a name ``"L, C, I"`` spans several phases) against the blocks it
+    built: every block's phase label (``"L+C"``: in both L and C) lies in a span
+    of each name it carries, every span holds only blocks carrying one of its
+    names, and the spans cover blocks 1..L."""
+    ph, L = c.phases, c.net.L
+
+    def parts(text):  # "L+C" and a span named "L, C, I" carry several phase names
+        return {x.strip() for x in text.replace("+", ",").split(",") if x.strip()}
+    names = [parts(blk.phase) for blk in c.net.blocks]
+    spans = {}
+    for key, (lo, hi) in ph.items():
+        for n in parts(key):
+            spans.setdefault(n, []).append((lo, hi))
+    bad = next((b for b, ns in enumerate(names, start=1)
+                if any(not any(lo <= b <= hi for lo, hi in spans.get(n, ())) for n in ns)), None)
+    if bad is None:
+        bad = next((b for key, (lo, hi) in ph.items() for b in range(lo, hi + 1)
+                    if not 1 <= b <= L or not parts(key) & names[b - 1]), None)
+    covered = {b for lo, hi in ph.values() for b in range(lo, hi + 1)}
+    ok = bad is None and covered == set(range(1, L + 1))
+    stated = ", ".join(f"{n} = {tuple(v)}" for n, v in ph.items())
+    return CheckResult("phase spans: every block in the span of its phase, the spans cover the "
+                       "blocks", Verdict.VERIFIED if ok else Verdict.REFUTED,
+                       [f"{stated}; L = {L} blocks"],
+                       None if ok else Witness("phase span or block label out of place", block=bad,
+                                               expected=f"blocks 1..{L}, each in its phase's span",
+                                               got=stated))
+
+
 def _run_prefix(name, ds, upto, drop_last_sa, post):
+    c, failed = built(name, ds)
+    if failed:
+        return [failed]
     ds, inputs, targets = _instance(ds)
-    c = construct(inputs, targets, ds.d)
-    last = upto(c)
-    net, claims = _prefix(c, last, drop_last_sa)
+    net, claims = _prefix(c, upto(c), drop_last_sa)
     nc = check_network(net, inputs, None, claims)
-    out = [r for r in nc.results]
+    out = [r for r in nc.results] + [phase_spans_check(c)]
     if nc.verdict != Verdict.VERIFIED:
         return out or [CheckResult(name, nc.verdict, witness=nc.witness)]
-    out.append(post(c, nc.outputs, ds))
-    return out
+    res = post(c, nc.outputs, ds)
+    return out + (res if isinstance(res, list) else [res])
+
+
+def _refuted(name, text, **where):
+    return CheckResult(name, Verdict.REFUTED, witness=Witness(text, **where))
+
+
+# --------------------------------------------------------------------------- separation
+
+def separation_conclusion(c, outs, ds) -> CheckResult:
+    """u a positive integer direction, disjoint token sets, coordinates >= 1,
+    ``<u, .>`` injective on all tokens (unique tops, distinct across sequences),
+    R <= N - 1; on ``outs``."""
+    name = "separation: sequences pairwise disjoint, <u, .> injective, unique distinct tops"
+    u, R = c.info["u"], c.info["R"]
+    if not all(Fraction(x).denominator == 1 and x > 0 for x in u):
+        return _refuted(name, "u is not a positive integer direction", expected="u > 0, integer",
+                        got=tuple(str(x) for x in u))
+    seen, proj = {}, {}
+    for j, s in enumerate(outs):
+        for i, x in enumerate(s):
+            if x in seen and seen[x][0] != j:
+                return _refuted(name, f"shares a point with sequence {seen[x][0]}", sequence=j,
+                                token=i, got=x)
+            seen.setdefault(x, (j, i))
+            if min(x) < 1:
+                return _refuted(name, "coordinate below 1", sequence=j, token=i, got=x)
+            p = dot(u, x)
+            if p in proj and proj[p] != x:
+                return _refuted(name, f"<u, x> ties with the token {proj[p]}", sequence=j,
+                                token=i, expected="distinct projections", got=p)
+            proj[p] = x
+    tops = [max(s, key=lambda x: dot(u, x)) for s in outs]
+    dup = next((j for j, t in enumerate(tops) if tops.index(t) != j), None)
+    if dup is not None:
+        return _refuted(name, f"top shared with sequence {tops.index(tops[dup])}", sequence=dup,
+                        got=tops[dup])
+    if R > ds.N - 1:
+        return _refuted(name, "more separation rounds than N - 1", expected=ds.N - 1, got=R)
+    return CheckResult(name + ", R <= N - 1", Verdict.VERIFIED,
+                       [f"N = {ds.N}, R = {R} probe rounds, "
+                        f"{c.info['classes_after_first_tag']} classes after the first tag",
+                        f"u = {tuple(str(x) for x in u)}",
+                        f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
 
 
 def run_separation(dataset=None, seed: int = 0):
-    """After blocks 1..R+1 the sequences are pairwise disjoint, R <= N - 1, every
-    coordinate is >= 1."""
-    def post(c, outs, ds):
-        R = c.info["R"]
-        seen = {}
-        for j, s in enumerate(outs):
-            for i, x in enumerate(s):
-                if x in seen and seen[x][0] != j:
-                    return CheckResult("separation: sequences pairwise disjoint", Verdict.REFUTED,
-                                       witness=Witness(f"shares a point with sequence {seen[x][0]}",
-                                                       sequence=j, token=i, got=x))
-                seen.setdefault(x, (j, i))
-                if min(x) < 1:
-                    return CheckResult("separation: coordinates >= 1", Verdict.REFUTED,
-                                       witness=Witness("coordinate below 1", sequence=j, token=i,
-                                                       got=x))
-        ok = R <= ds.N - 1
-        return CheckResult("separation: sequences pairwise disjoint after R + 1 blocks, R <= N - 1",
-                           Verdict.VERIFIED if ok else Verdict.REFUTED,
-                           [f"N = {ds.N}, R = {R} probe rounds, "
-                            f"{c.info['classes_after_first_tag']} classes after the first tag",
-                            f"u = {tuple(str(x) for x in c.info['u'])}",
-                            f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
-    return scoped("separation", lambda ds: _run_prefix(
-        "separation", ds, lambda c: c.phases["S"][1], False, post), dataset, seed)
+    """``lemma separation``: blocks 1..R+1 and :func:`separation_conclusion`."""
+    return _phase_scoped("separation", lambda ds: _run_prefix(
+        "separation", ds, lambda c: c.phases["S"][1], False, separation_conclusion), dataset, seed)
+
+
+# --------------------------------------------------------------------------- leaders
+
+def _argmax(x, s):
+    """Indices of the tokens z of ``s`` maximising ``<x, z>`` (hardmax with A = I)."""
+    sc = [dot(x, z) for z in s]
+    top = max(sc)
+    return [i for i, v in enumerate(sc) if v == top]
+
+
+def leaders_conclusion(c, outs, ds) -> CheckResult:
+    """Leaders where the construction says and the hypotheses of Lemmas 4.2/4.3
+    on ``outs`` (the tokens after the leader moves)."""
+    name = "leaders: region P at t_j 1, sphere leaders, non-leaders positive; 4.2/4.3 hypotheses"
+    r2, t, beta, d = c.info["r"] ** 2, c.info["t"], c.info["beta"], ds.d
+    row = 0
+    for j, s in enumerate(outs):
+        lr = [i - row for i in c.info["leader_rows"][j]]
+        row += len(s)
+        if len(lr) != len(ds.pairs[j].outputs):
+            return _refuted(name, "number of leaders differs from m_j", sequence=j,
+                            expected=len(ds.pairs[j].outputs), got=len(lr))
+        P = s[lr[0]]
+        if P != (t[j],) * d or not t[j] > beta or \
+                any(max(x) >= t[j] for i, x in enumerate(s) if i != lr[0]):
+            return _refuted(name, "region-P leader is not t_j 1 above every coordinate (t_j > beta)",
+                            sequence=j, token=lr[0], expected=f"t_j = {t[j]} > beta = {beta}", got=P)
+        for i, x in enumerate(s):
+            sphere, leader = i in lr[1:], i in lr
+            if sphere and (sum(v * v for v in x) != r2 or max(x) >= 0):
+                return _refuted(name, "sphere leader not on |s| = r in the open negative orthant",
+                                sequence=j, token=i, got=x)
+            if not leader and min(x) <= 0:
+                return _refuted(name, "non-leader not in the positive orthant", sequence=j,
+                                token=i, got=x)
+            want = [i] if leader else [lr[0]]
+            got = _argmax(x, s)
+            if got != want:
+                return _refuted(name, "with A = I the token does not attend uniquely to "
+                                + ("itself (Lemma 4.3)" if leader else "its region-P leader (Lemma 4.2)"),
+                                sequence=j, token=i, expected=want, got=got)
+    return CheckResult(name, Verdict.VERIFIED, [f"M = {ds.M} leaders, r = {c.info['r']}, "
+                                                f"beta = {beta}, t_j from {t[0]}"])
 
 
 def run_leaders(dataset=None, seed: int = 0):
-    """After the leader FFs: leader 1 of sequence j at ``t_j 1`` above every other
-    coordinate of the sequence, the others on the sphere ``|s| = r`` in the open
-    negative orthant, non-leaders in the positive orthant."""
+    """``lemma leaders``: the leader FFs (without the collapse SA) and
+    :func:`leaders_conclusion`."""
+    return _phase_scoped("leaders", lambda ds: _run_prefix(
+        "leaders", ds, lambda c: c.phases["L"][1], True, leaders_conclusion), dataset, seed)
+
+
+# --------------------------------------------------------------------------- collapse
+
+def least_k(points, forbidden, d: int):
+    """The least c = 1, 2, ... (within the bound stated by ``choose_k``,
+    ``(d - 1)(M(M-1)/2 + M|F|) + 1``) whose ``k = (1, c, ..., c^(d-1))`` gives
+    pairwise distinct kappas off ``forbidden``: ``(k, bound)``, k None if none.
+    Written here again, plainly, to check the search of the construction."""
+    M = len(points)
+    bound = (d - 1) * (M * (M - 1) // 2 + M * len(forbidden)) + 1
+    for c in range(1, bound + 1):
+        k = tuple(Fraction(c) ** i for i in range(d))
+        kap = [dot(k, x) for x in points]
+        if len(set(kap)) == M and not set(kap) & set(forbidden):
+            return k, bound
+    return None, bound
+
+
+def collapse_conclusion(c, outs, ds, positions) -> CheckResult:
+    """Every row at ``kappa_l e_1`` of its own leader; kappas ``<k, leader>``,
+    distinct, off the targets' first coordinates; ``k`` the least one."""
+    name = "collapse: every row -> kappa of its own leader, kappas distinct and free, k least"
+    d, k, kappas = ds.d, tuple(c.info["k"]), list(c.info["kappas"])
+    order = [r for lr in c.info["leader_rows"] for r in lr]
+    forbidden = {y[0] for p in ds.pairs for y in p.outputs}
+    pts = [positions[r] for r in order]
+    want_k, bound = least_k(pts, forbidden, d)
+    if want_k != k:
+        return _refuted(name, f"k is not the least (1, c, ...) within the bound {bound}",
+                        expected=want_k, got=k)
+    kap_of = {r: dot(k, positions[r]) for r in order}
+    if [kap_of[r] for r in order] != kappas or len(set(kappas)) != len(kappas) \
+            or set(kappas) & forbidden:
+        return _refuted(name, "kappas are not <k, leader>, distinct and off the targets' first "
+                        "coordinates", expected=[str(kap_of[r]) for r in order],
+                        got=[str(x) for x in kappas])
+    row = 0
+    zero = (Fraction(0),) * (d - 1)
+    for j, s in enumerate(outs):
+        lr = c.info["leader_rows"][j]
+        for i, x in enumerate(s):
+            g = row + i
+            want = (kap_of[g if g in lr else lr[0]],) + zero
+            if x != want:
+                return _refuted(name, "row is not at its leader's kappa e_1", sequence=j, token=i,
+                                expected=want, got=x)
+        row += len(s)
+    return CheckResult(name, Verdict.VERIFIED,
+                       [f"k = {tuple(str(x) for x in k)} (least within the bound {bound}), "
+                        f"{ds.M} distinct kappas"])
+
+
+def _collapse_check(ds):
     def post(c, outs, ds):
-        r2 = c.info["r"] ** 2
-        lrows = c.info["leader_rows"]
-        row = 0
-        for j, s in enumerate(outs):
-            lr = [i - row for i in lrows[j]]
-            P = s[lr[0]]
-            others = [x for i, x in enumerate(s) if i not in lr]
-            bad = None
-            if len(set(P)) != 1 or any(max(x) >= P[0] for x in others):
-                bad = (lr[0], "region-P leader is not t 1 above every coordinate")
-            for i in lr[1:]:
-                x = s[i]
-                if sum(v * v for v in x) != r2 or max(x) >= 0:
-                    bad = (i, "sphere leader not on |s| = r in the open negative orthant")
-            for i, x in enumerate(s):
-                if i not in lr and min(x) <= 0:
-                    bad = (i, "non-leader not in the positive orthant")
-            if bad:
-                return CheckResult("leaders placed", Verdict.REFUTED,
-                                   witness=Witness(bad[1], sequence=j, token=bad[0], got=s[bad[0]]))
-            row += len(s)
-        return CheckResult("leaders: region P (t_j 1) and sphere leaders placed, non-leaders positive",
-                           Verdict.VERIFIED, [f"M = {ds.M} leaders, r = {c.info['r']}, "
-                                              f"beta = {c.info['beta']}, t_j from {c.info['t'][0]}"])
-    return scoped("leaders", lambda ds: _run_prefix(
-        "leaders", ds, lambda c: c.phases["L"][1], True, post), dataset, seed)
+        ds_, inputs, _ = _instance(ds)
+        net, claims = _prefix(c, c.phases["L"][1], True)
+        before = check_network(net, inputs, None, claims).outputs
+        flat = [x for s in before for x in s]
+        positions = {r: flat[r] for lr in c.info["leader_rows"] for r in lr}
+        return collapse_conclusion(c, outs, ds, positions)
+    return _run_prefix("collapse", ds, lambda c: c.phases["C"][1], False, post)
 
 
 def run_collapse(dataset=None, seed: int = 0):
-    """After the collapse SA sequence j is exactly ``{kappa_l e_1 : l in leaders(j)}``,
-    ``m_j`` distinct points, kappas distinct across all sequences."""
-    def post(c, outs, ds):
-        kap = iter(c.info["kappas"])
-        d = ds.d
-        for j, s in enumerate(outs):
-            want = {(next(kap),) + (Fraction(0),) * (d - 1) for _ in range(len(ds.pairs[j].outputs))}
-            if set(s) != want:
-                bad = next((i for i, x in enumerate(s) if x not in want), None)
-                return CheckResult("collapse", Verdict.REFUTED, witness=Witness(
-                    "sequence is not its leaders' images on the line", sequence=j, token=bad,
-                    got=s[bad] if bad is not None else None))
-        ok = len(set(c.info["kappas"])) == ds.M
-        return CheckResult("collapse: every sequence = {kappa_l e_1}, m_j distinct points",
-                           Verdict.VERIFIED if ok else Verdict.REFUTED,
-                           [f"k = {tuple(str(x) for x in c.info['k'])}, {ds.M} distinct kappas"])
-    return scoped("collapse", lambda ds: _run_prefix(
-        "collapse", ds, lambda c: c.phases["C"][1], False, post), dataset, seed)
+    """``lemma collapse``: on the phase instances, the network up to the collapse
+    and :func:`collapse_conclusion`; then the collapse module's own checks
+    (:func:`lemmas.afz.phases.collapse.run`: symbolic proof, layer instances, the
+    k search at its bound, its rejections and a sweep against :func:`least_k`)."""
+    from lemmas.afz.phases import collapse
+    own = collapse.run(None, seed)
+    for r in own:  # checked here; the kernel has no certificate form for these layer instances
+        r.instance = None
+    return _phase_scoped("collapse", _collapse_check, dataset, seed) + own
+
+
+# --------------------------------------------------------------------------- interpolation
+
+def snap_plateaus_check(c, ds) -> CheckResult:
+    """Every snap's plateau, read from its layer (kinks along e_1), holds its
+    kappa, and its support holds no other kappa or target first coordinate."""
+    from proofcheck.kernel.lemma_checks.profile import Profile
+    name = "interpolation: every snap's plateau holds exactly its kappa"
+    kappas = list(c.info["kappas"])
+    values = set(kappas) | {y[0] for p in ds.pairs for y in p.outputs}
+    e1 = tuple(Fraction(int(i == 0)) for i in range(ds.d))
+    first = c.phases["I"][0]
+    for l, kap in enumerate(kappas):
+        blk = first + l
+        kinks = sorted(Profile.along(c.net.blocks[blk - 1].ff, e1).kinks())
+        if len(kinks) != 4 or not kinks[1] <= kap <= kinks[2]:
+            return _refuted(name, "the snap's plateau does not hold its kappa", block=blk,
+                            sublayer="FF", expected=kap, got=kinks)
+        other = next((v for v in sorted(values) if v != kap and kinks[0] < v < kinks[3]), None)
+        if other is not None:
+            return _refuted(name, "another kappa or target coordinate inside the snap's support",
+                            block=blk, sublayer="FF", expected=f"outside ({kinks[0]}, {kinks[3]})",
+                            got=other)
+    return CheckResult(name, Verdict.VERIFIED, [f"{len(kappas)} snaps, smallest half-width delta = "
+                                                f"{min(c.info['snap_deltas'])}"])
 
 
 def run_interpolation(dataset=None, seed: int = 0):
-    """After the M snaps every output set equals its target set."""
+    """``lemma interpolation``: the whole network (every output set equals its
+    target set) and :func:`snap_plateaus_check`."""
     def check(ds):
+        c, failed = built("interpolation", ds)
+        if failed:
+            return [failed]
         ds, inputs, targets = _instance(ds)
-        c = construct(inputs, targets, ds.d)
         nc = check_network(c.net, inputs, targets, c.claims)
-        nc.results[-1].details.append(f"{ds.M} snaps, smallest half-width delta = "
-                                      f"{min(c.info['snap_deltas'])}")
-        return nc.results
-    return scoped("interpolation", check, dataset, seed)
+        return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds)]
+    return _phase_scoped("interpolation", check, dataset, seed)
 
 
-__all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "dot"]
+# one entry point per statement id (the statement registry calls these)
+ENTRY_POINTS = {"separation": run_separation, "leaders": run_leaders, "collapse": run_collapse,
+                "interpolation": run_interpolation}
+
+__all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "ENTRY_POINTS",
+           "dot"]

@@ -61,12 +61,21 @@ def choose_mu(proj, spans, tops, beta, u) -> Fraction:
     if not gaps:
         return Fraction(1)
     bound = Fraction(sum(u)) * min(gaps) / (2 * len(u) * Fraction(beta) ** 2)
+    if not bound > 0:  # unique tops give positive gaps
+        raise ValueError(f"top collapse: the bound on mu must be positive, got {bound}")
     e = max(0, bound.denominator.bit_length() - bound.numerator.bit_length())
     mu = Fraction(1, 2 ** e)
-    while mu > bound:
+    steps = range(bound.denominator.bit_length() + 64)  # 2^-e is within a few halvings
+    for _ in steps:
+        if not mu > bound:
+            break
         mu /= 2
-    while mu * 2 <= bound and mu < 1:
+    for _ in steps:
+        if not (mu * 2 <= bound and mu < 1):
+            break
         mu *= 2
+    if not 0 < mu <= bound:
+        raise RuntimeError(f"top collapse: the search for mu ended outside (0, {bound}]")
     return mu
 
 
@@ -97,14 +106,17 @@ def ellipsoid_points(u, mu):
         t = -2 * eps * c / (qw + eps * eps * c)
         return tuple(a + t * (wi + eps * a) for a, wi in zip(s0, w))
     eps0 = Fraction(1)
-    while any(x >= Fraction(-1, 2) for x in point(eps0)):
+    for _ in range(256):  # point(eps) -> s0 = -1 as eps -> 0: a few halvings suffice
+        if not any(x >= Fraction(-1, 2) for x in point(eps0)):
+            break
         eps0 /= 2
-    n = 1
-    while True:
+    else:
+        raise RuntimeError("ellipsoid points: no eps = 2^-k, k < 256, puts the point below -1/2")
+    for n in range(1, 1 << 20):  # points near s0 = -1 for every small eps: all but a few qualify
         s = point(eps0 / n)
-        n += 1
         if all(x < 0 for x in s):
             yield s
+    raise RuntimeError("ellipsoid points: 2^20 candidates tried")
 
 
 def scaled_k(leader_points, targets, d: int):

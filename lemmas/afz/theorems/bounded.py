@@ -228,10 +228,11 @@ def constant_checks(net, d: int, N: int, M: int, info):
     R <= N - 1 <= M - 1, M' <= M and D' <= M: ``P <= (28d + 24) M + 2d <= 42 d M``
     for d >= 2."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
     def res(name, ok, detail):
-        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
+                           None if ok else Witness(f"{name} fails: {detail}"))
     L, P, R = net.L, net.n_params(), info["R"]
     Lf = block_formula(info, M)
     B = magnitude_bound(info)

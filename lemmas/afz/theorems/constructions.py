@@ -161,9 +161,10 @@ def names(theorem: str, attention: str = "full") -> list[str]:
 
 
 #: constants a certificate of any construction states: the kernel re-derives each
-#: from the network and the dataset alone.  R, the parameter formula and its
-#: constant are the default construction's (the kernel knows that one only).
-PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P")
+#: from the network and the dataset alone, and checks P <= C d M with the stated
+#: construction's constant C (``param_constant``).  R and the parameter formula are
+#: the default construction's (the kernel knows that one only).
+PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P", "param_constant", "P_bound")
 
 
 def certified_constants(consts: dict) -> dict:

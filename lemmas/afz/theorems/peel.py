@@ -192,10 +192,11 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
     """The construction's constants as exact checks: L against its block formula,
     fewer blocks than the default's ``2M + R + 1``, the theorem's budget
     ``2M + 2N + 1``, width <= 4, P against its exact formula and ``17 d M``."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
     def res(name, ok, detail):
-        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
+                           None if ok else Witness(f"{name} fails: {detail}"))
     R, L, P = info["R"], net.L, net.n_params()
     Lf, Pf = block_formula(N, M, R), param_formula(d, N, M, R)
     lr_check, lr_consts = low_rank_check(net)

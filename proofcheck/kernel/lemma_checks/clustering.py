@@ -1,16 +1,13 @@
-"""Lemma 4.1 (hyperplane clustering) and its tag variant from an instance's data
-``{"u"}`` (4.1: ``A = u u^T``, ``V = I``, ``rho = 0``) or ``{"u", "lambda"}`` (tag:
-``V = lambda I``, ``rho = 1``; SPEC §2), comparing numbers.  Hypotheses: ``u != 0``,
-hardmax.  Form: rho and V as stated, ``A = u u^T`` entry by entry.  Conclusion: by
-bilinearity ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))`` with ``p = <u, .>``
-for all tokens, so ``p > 0`` attends to the p-maximal tokens, ``p < 0`` to the
-p-minimal ones, ``p = 0`` to all; the output is the attended mean (4.1: at most 3
-images per sequence) or ``x + lambda`` times it (tag)."""
-from __future__ import annotations
-
+"""Lemma 4.1 (hyperplane clustering) and its tag variant from an instance's data ``{"u"}`` (4.1:
+``A = u u^T``, ``V = I``, ``rho = 0``) or ``{"u", "lambda"}`` (tag: ``V = lambda I``, ``rho = 1``;
+SPEC §2), comparing numbers.  Hypotheses: ``u != 0``, hardmax.  Form: rho and V as stated, ``A = u
+u^T`` entry by entry.  Conclusion: by bilinearity ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))``
+with ``p = <u, .>`` for all tokens, so ``p > 0`` attends to the p-maximal tokens, ``p < 0`` to the
+p-minimal ones, ``p = 0`` to all; the output is the attended mean (4.1: at most 3 images per
+sequence) or ``x + lambda`` times it (tag)."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
                                                     fmt_value, identity, rank, require_hardmax,
                                                     require_sa, run_check)
@@ -23,7 +20,7 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
     dp = f"{path}.data"
     u = D.vector(D.get(data, "u", dp), d, f"{dp}.u")
     tag = isinstance(data, dict) and "lambda" in data
-    lam = D.number(data["lambda"], f"{dp}.lambda") if tag else None
+    lam = D.parse_exact(data["lambda"], f"{dp}.lambda") if tag else None
 
     def body(lines):
         require_hardmax(statement, semantics, path)

@@ -1,15 +1,12 @@
-"""Lemma 4.2 (corner collapse) from an instance's data ``{"box": {"lower",
-"upper"}, "t"}`` (SPEC §2), comparing numbers.  Hypotheses: ``lower = 0``, every
-``upper_c > 0``, ``t >= upper_c`` (so ``t 1 - x' >= 0`` for every box token x', 0 only
-at ``x' = t 1``); hardmax.  Form: ``rho = 0``, ``V = I``, ``A = I``.  Conclusion: every
-row of A is nonnegative and nonzero — exactly "``<A x, y> > 0`` for all ``x > 0``,
-``y >= 0, y != 0``", so ``t 1`` is the unique argmax of every box query — and
+"""Lemma 4.2 (corner collapse) from an instance's data ``{"box": {"lower", "upper"}, "t"}`` (SPEC
+§2), comparing numbers.  Hypotheses: ``lower = 0``, every ``upper_c > 0``, ``t >= upper_c`` (so ``t
+1 - x' >= 0`` for every box token x', 0 only at ``x' = t 1``); hardmax.  Form: ``rho = 0``, ``V =
+I``, ``A = I``.  Conclusion: every row of A is nonnegative and nonzero — exactly "``<A x, y> > 0``
+for all ``x > 0``, ``y >= 0, y != 0``", so ``t 1`` is the unique argmax of every box query — and
 ``V (t 1) = t 1``: every token of the box maps to ``t 1``."""
-from __future__ import annotations
-
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
                                                     fmt_value, identity, rank, require_hardmax,
                                                     require_sa, run_check)
@@ -23,7 +20,7 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
     box = D.get(data, "box", dp)
     lower = D.vector(D.get(box, "lower", f"{dp}.box"), d, f"{dp}.box.lower")
     upper = D.vector(D.get(box, "upper", f"{dp}.box"), d, f"{dp}.box.upper")
-    t = D.number(D.get(data, "t", dp), f"{dp}.t")
+    t = D.parse_exact(D.get(data, "t", dp), f"{dp}.t")
 
     def body(lines):
         require_hardmax(statement, semantics, path)

@@ -1,16 +1,13 @@
-"""Lemmas 3.2 (relocation, hat) and 3.2p (plateau) from an instance's data
-``{"S", "p", "q"}`` (3.2p: also ``"delta1", "delta2"``; SPEC §2), comparing numbers.
-Hypotheses: S pairwise distinct, p in S, q != p; 3.2p: ``0 < delta1 < delta2``.
-Form: FF of width 3 (3.2) or 4 (3.2p), ``eta = 1``, every row of U along ``w`` (the
-first non-zero row), so ``FF(x) = x + G(<w,x>)`` for EVERY x (:mod:`.profile`).
-Conclusion: 3.2: ``FF(p) = q``, ``FF(x) = x`` on ``S - {p}``, ``G = 0`` beyond the
-outermost kinks; 3.2p: ``FF(x) = x + (q - p)`` wherever ``|<w,x> - <w,p>| <= delta1``,
-``FF(x) = x`` wherever it is ``>= delta2`` and on ``S - {p}``."""
-from __future__ import annotations
-
+"""Lemmas 3.2 (relocation, hat) and 3.2p (plateau) from an instance's data ``{"S", "p", "q"}``
+(3.2p: also ``"delta1", "delta2"``; SPEC §2), comparing numbers. Hypotheses: S pairwise distinct, p
+in S, q != p; 3.2p: ``0 < delta1 < delta2``. Form: FF of width 3 (3.2) or 4 (3.2p), ``eta = 1``,
+every row of U along ``w`` (the first non-zero row), so ``FF(x) = x + G(<w,x>)`` for EVERY x
+(:mod:`.profile`). Conclusion: 3.2: ``FF(p) = q``, ``FF(x) = x`` on ``S - {p}``, ``G = 0`` beyond
+the outermost kinks; 3.2p: ``FF(x) = x + (q - p)`` wherever ``|<w,x> - <w,p>| <= delta1``, ``FF(x)
+= x`` wherever it is ``>= delta2`` and on ``S - {p}``."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.profile import (EXACT, NotAlong, Profile, direction, ff_form,
                                                     profile_failure)
 from proofcheck.kernel.model import dot
@@ -40,8 +37,8 @@ def check(statement, data, layer, semantics, path, d):
     if q == p:
         return Verdict.REFUTED, lines, Witness("not an instance of a relocation: q = p")
     if statement == "3.2p":
-        d1 = D.number(D.get(data, "delta1", dp), f"{dp}.delta1")
-        d2 = D.number(D.get(data, "delta2", dp), f"{dp}.delta2")
+        d1 = D.parse_exact(D.get(data, "delta1", dp), f"{dp}.delta1")
+        d2 = D.parse_exact(D.get(data, "delta2", dp), f"{dp}.delta2")
         if not 0 < d1 < d2:
             return Verdict.REFUTED, lines, Witness(
                 f"hypothesis fails: need 0 < delta1 < delta2, got delta1 = {d1}, delta2 = {d2}")

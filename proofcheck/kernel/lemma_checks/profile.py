@@ -10,8 +10,7 @@ have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
 in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
 a sympy field (an undecided sign raises :class:`Undecided`, never a pass).
 """
-from __future__ import annotations
-
+from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -29,20 +28,12 @@ class NotAlong(Exception):
         super().__init__(f"row {row} of U is not a multiple of the direction")
 
 
-@dataclass(frozen=True)
-class Field:
-    """``sign(x)`` in {-1, 0, 1} (or :class:`Undecided`); ``is_zero(x)``: identically 0."""
-
-    sign: Callable
-    is_zero: Callable
+#: ``sign(x)`` in {-1, 0, 1} (or :class:`Undecided`); ``is_zero(x)``: identically 0
+Field = namedtuple("Field", "sign is_zero")
 
 
-def _exact_sign(x) -> int:
-    x = Fraction(x)
-    return (x > 0) - (x < 0)
-
-
-EXACT = Field(_exact_sign, lambda x: x == 0)
+#: the field of exact rationals
+EXACT = Field(lambda x: (Fraction(x) > 0) - (Fraction(x) < 0), lambda x: x == 0)
 
 
 def _alpha(u, w, f: Field, row: int):
@@ -83,9 +74,6 @@ class Profile:
         alphas = [_alpha(u, w, field, k) for k, u in enumerate(ff.U)]
         return cls(ff.eta, alphas, list(ff.b), [list(c) for c in ff.W], len(w), field)
 
-    def _sign(self, x) -> int:
-        return self.field.sign(x)
-
     def kinks(self) -> list:
         """The points ``-b_k / alpha_k`` (``alpha_k != 0``), in row order."""
         return [-b / a for a, b in zip(self.alphas, self.betas) if not self.field.is_zero(a)]
@@ -95,7 +83,7 @@ class Profile:
         out = [0] * self.d
         for a, b, col in zip(self.alphas, self.betas, self.cols):
             arg = a * t + b
-            if self._sign(arg) > 0:
+            if self.field.sign(arg) > 0:
                 out = [o + c * arg for o, c in zip(out, col)]
         return out
 
@@ -103,7 +91,7 @@ class Profile:
         """Slope of G left of every kink (``side="left"``) or right of every kink."""
         out = [0] * self.d
         for a, col in zip(self.alphas, self.cols):
-            s = self._sign(a)
+            s = self.field.sign(a)
             if (s > 0 and side == "right") or (s < 0 and side == "left"):
                 out = [o + c * a for o, c in zip(out, col)]
         return out
@@ -113,7 +101,7 @@ class Profile:
         (``None``: infinite end), else ``(t or "slope left"/"slope right", got, expected)``."""
         pts = [x for x in (lo, hi) if x is not None]
         for k in self.kinks():
-            if (lo is None or self._sign(k - lo) > 0) and (hi is None or self._sign(k - hi) < 0):
+            if (lo is None or self.field.sign(k - lo) > 0) and (hi is None or self.field.sign(k - hi) < 0):
                 pts.append(k)
         if not pts:
             pts = [0]
@@ -128,14 +116,6 @@ class Profile:
                 if not all(self.field.is_zero(g - e) for g, e in zip(got, t_slope)):
                     return f"slope {side}", got, t_slope
         return None
-
-
-def far_point(prof: Profile, side: str, lo, hi):
-    """An exact point beyond every kink and every finite end on ``side`` (rationals)."""
-    pts = [x for x in (lo, hi) if x is not None] + prof.kinks()
-    if not pts:
-        return Fraction(0)
-    return min(pts) - 1 if side == "left" else max(pts) + 1
 
 
 def ff_form(layer, width: int, statement: str, eta=1):
@@ -161,7 +141,10 @@ def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
     bad = prof.first_difference(lo, hi, target)
     if bad is None:
         return None
-    t = bad[0] if not isinstance(bad[0], str) else far_point(prof, bad[0].split()[1], lo, hi)
+    t = bad[0]
+    if isinstance(t, str):  # a slope differs: a point beyond every kink and finite end
+        pts = [x for x in (lo, hi) if x is not None] + prof.kinks()
+        t = Fraction(0) if not pts else min(pts) - 1 if t == "slope left" else max(pts) + 1
     got, exp = prof.value(t), list(target(t))
     c = next(i for i, (a, b) in enumerate(zip(got, exp)) if a != b)
     x = token_at(t)

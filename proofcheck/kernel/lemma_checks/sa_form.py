@@ -1,13 +1,12 @@
 """Shared steps of the SA lemma re-derivations (4.1-4.3): semantics and the layer's
 form as dense exact matrices; a failed step raises :class:`Refuted` (:func:`run_check`)."""
-from __future__ import annotations
-
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.limits import charge
-from proofcheck.kernel.model import SA, rank_of
-from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
+from proofcheck.kernel.low_rank import rank_of as rank  # noqa: F401 (the SA lemma checks' rank)
+from proofcheck.kernel.model import SA
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value  # noqa: F401
 
 
 class Refuted(Exception):
@@ -74,10 +73,6 @@ def identity(d: int, lam=Fraction(1)):
     return [[lam if a == b else Fraction(0) for b in range(d)] for a in range(d)]
 
 
-def rank(m) -> int:
-    return rank_of([list(r) for r in m])
-
-
 def run_check(body):
     """Call ``body() -> lines``; ``Refuted`` becomes ``(REFUTED, lines, witness)``."""
     lines: list[str] = []
@@ -87,7 +82,3 @@ def run_check(body):
         lines.append("REFUTED: " + r.witness.describe())
         return Verdict.REFUTED, lines, r.witness
     return Verdict.VERIFIED, lines, None
-
-
-__all__ = ["Refuted", "require_hardmax", "require_sa", "dense",
-           "expect_matrix", "expect_value", "identity", "rank", "run_check", "fmt_value"]

@@ -1,14 +1,11 @@
-"""Lemma 3.3 (interval-to-point snap) from an instance's data ``{"line": e_a,
-"kappa", "delta", "target": y}`` (SPEC §2), comparing numbers.  Hypotheses:
-``delta > 0``, e a coordinate axis.  Form: FF of width 4, ``eta = 1``, every row of
-U along e, so ``FF(x) = x + G(x_a)`` for EVERY x.  Conclusion: ``FF(t e) = y`` for
-``|t - kappa| <= delta`` and ``FF(x) = x`` for ``x_a`` outside ``(kappa - 2 delta,
-kappa + 2 delta)``, decided on the exact profile G (:mod:`.profile`)."""
-from __future__ import annotations
-
+"""Lemma 3.3 (interval-to-point snap) from an instance's data ``{"line": e_a, "kappa", "delta",
+"target": y}`` (SPEC §2), comparing numbers.  Hypotheses: ``delta > 0``, e a coordinate axis.
+Form: FF of width 4, ``eta = 1``, every row of U along e, so ``FF(x) = x + G(x_a)`` for EVERY x.
+Conclusion: ``FF(t e) = y`` for ``|t - kappa| <= delta`` and ``FF(x) = x`` for ``x_a`` outside
+``(kappa - 2 delta, kappa + 2 delta)``, decided on the exact profile G (:mod:`.profile`)."""
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, ff_form, profile_failure
 from proofcheck.kernel.verdicts import Verdict, Witness
 
@@ -20,8 +17,8 @@ def check(statement, data, layer, semantics, path, d):
         return Verdict.REFUTED, [bad], Witness(bad)
     dp = f"{path}.data"
     e = D.vector(D.get(data, "line", dp), d, f"{dp}.line")
-    kappa = D.number(D.get(data, "kappa", dp), f"{dp}.kappa")
-    delta = D.number(D.get(data, "delta", dp), f"{dp}.delta")
+    kappa = D.parse_exact(D.get(data, "kappa", dp), f"{dp}.kappa")
+    delta = D.parse_exact(D.get(data, "delta", dp), f"{dp}.delta")
     y = D.vector(D.get(data, "target", dp), d, f"{dp}.target")
     lines = [f"form: FF of width 4, eta = 1 (attention rule {semantics['attention']}: "
              "irrelevant to an FF layer)"]

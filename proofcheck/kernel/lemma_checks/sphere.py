@@ -1,15 +1,12 @@
-"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (SPEC
-§2), comparing numbers.  Hypotheses: ``r > 0``; the points pairwise distinct, on
-``|s|^2 = r^2`` exactly, in the open negative orthant; hardmax.  Form: ``rho = 0``,
-``V = I``, ``A = I``.  Conclusion, per point s: ``<A s, s> > <A s, s'>`` for every
-other point, ``A s <= 0`` and ``<A s, s> > 0`` (so every token z of the closed
-positive orthant scores ``<A s, z> <= 0 < <A s, s>``), and ``rho s + V s = s``: each
+"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (SPEC §2), comparing
+numbers.  Hypotheses: ``r > 0``; the points pairwise distinct, on ``|s|^2 = r^2`` exactly, in the
+open negative orthant; hardmax.  Form: ``rho = 0``, ``V = I``, ``A = I``.  Conclusion, per point s:
+``<A s, s> > <A s, s'>`` for every other point, ``A s <= 0`` and ``<A s, s> > 0`` (so every token z
+of the closed positive orthant scores ``<A s, z> <= 0 < <A s, s>``), and ``rho s + V s = s``: each
 sphere point attends only to itself and is fixed."""
-from __future__ import annotations
-
 from fractions import Fraction
 
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
                                                     fmt_value, identity, rank, require_hardmax,
                                                     require_sa, run_check)
@@ -21,7 +18,7 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
     """``(verdict, lines, witness)`` for one Lemma 4.3 instance; ``BadInput`` for
     malformed data (JSON path under ``path.data``)."""
     dp = f"{path}.data"
-    r = D.number(D.get(data, "r", dp), f"{dp}.r")
+    r = D.parse_exact(D.get(data, "r", dp), f"{dp}.r")
     pts = D.points(D.get(data, "points", dp), d, f"{dp}.points")
 
     def body(lines):

@@ -1,9 +1,7 @@
 """Lemma 3.1 (translation) from an instance's data ``{"c"}`` (SPEC §2): ``c != 0``;
 FF of width 1, ``eta = 1``, ``U = 0``; then the layer adds the constant
 ``W_0 relu(b_0)``, which must equal c: ``FF(x) = x + c`` for EVERY token."""
-from __future__ import annotations
-
-from proofcheck.kernel.lemma_checks import data as D
+from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.profile import EXACT, Profile, ff_form, profile_failure
 from proofcheck.kernel.verdicts import Verdict, Witness
 
@@ -20,10 +18,10 @@ def check(statement, data, layer, semantics, path, d):
     lines = [f"form: FF of width 1, eta = 1 (attention rule {semantics['attention']}: "
              "irrelevant to an FF layer)"]
     if any(x != 0 for x in layer.U[0]):
-        why = "Lemma 3.1 needs U = 0 (rank 0): the added vector would depend on x"
-        return Verdict.REFUTED, lines + [why], Witness(why, coordinate=next(
-            i for i, x in enumerate(layer.U[0]) if x != 0), expected=0, got=next(
-            x for x in layer.U[0] if x != 0))
+        why, c = "Lemma 3.1 needs U = 0 (rank 0): the added vector would depend on x", next(
+            i for i, x in enumerate(layer.U[0]) if x != 0)
+        return Verdict.REFUTED, lines + [why], Witness(why, coordinate=c, expected=0,
+                                                       got=layer.U[0][c])
     prof = Profile.along(layer, tuple(int(i == 0) for i in range(d)), EXACT)
     w = profile_failure(prof, None, None, lambda t: c, lambda t: (0,) * d, "FF(x) = x + c")
     if w is not None:

@@ -1,0 +1,88 @@
+"""Edge instances of the Theorem 1.6 construction: admissible datasets built to
+reach the places where a wrong construction shows (ties of projections along
+many directions, nearest neighbours at equal distance on both sides, negative
+coordinates and projections, the tightest margins, every separation round
+needed, leaders on the e_1 axis and targets sharing first coordinates).
+
+Used by the phase statements (``lemma separation`` etc.) next to seeded
+datasets, and by the tests.  Each is checked admissible in the tests.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from proofcheck.kernel.dataset import Dataset, Pair
+
+
+def _t(*xs):
+    return tuple(Fraction(x) for x in xs)
+
+
+def _pairs(rows):
+    return tuple(Pair(tuple(_t(*x) for x in xs), tuple(_t(*y) for y in ys)) for xs, ys in rows)
+
+
+def common_top() -> Dataset:
+    """Every positive direction has (10, 10) on top of every sequence: the
+    separation needs all N - 1 rounds."""
+    rows = [([(10, 10)] + sub, [(k, -k), (0, k)][:1 + k % 2])
+            for k, sub in enumerate([[(0, 0)], [(0, 0), (1, 0)], [(1, 0)], [(0, 1), (1, 0)],
+                                     [(0, 0), (0, 1), (1, 0)], [(2, 1)]], start=1)]
+    return Dataset("edge-common-top", 2, _pairs(rows))
+
+
+def ties() -> Dataset:
+    """A lattice square and its sub-squares: projections tie along (1, 1),
+    (1, -1) and the axes; shared points at both ends of every ordering."""
+    sq = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    rows = [(sq, [(2, 2), (0, 0)]), (sq[:3], [(5, -5)]), (sq[1:], [(0, 0), (1, 0)]),
+            ([(0, 0), (1, 1)], [(-1, 3)]), ([(1, 0), (0, 1), (2, 2)], [(2, 2)])]
+    return Dataset("edge-ties", 2, _pairs(rows))
+
+
+def both_sides() -> Dataset:
+    """Equally spaced tokens on a line (every interior token has its nearest
+    neighbours at equal distance on both sides), in d = 3, with negative
+    coordinates."""
+    line = [(k, -2 * k, -3) for k in range(-3, 4)]
+    rows = [(line[:5], [(1, 1, 1), (-1, 0, 2)]), (line[2:], [(1, 1, 1)]),
+            (line[1:6], [(0, 0, 0), (3, 0, 0)]), (line[::2], [(-4, 0, 0)])]
+    return Dataset("edge-both-sides", 3, _pairs(rows))
+
+
+def negative() -> Dataset:
+    """Every coordinate negative (negative projections along every positive
+    direction), in d = 4, with targets on the e_1 axis and targets sharing their
+    first coordinate."""
+    pts = [_t(-9, -1, -5, -2), _t(-8, -7, -1, -3), _t(-3, -9, -4, -8), _t(-1, -2, -3, -4),
+           _t(-6, -6, -6, -6), _t(-2, -8, -7, -1)]
+    ys = [_t(4, 0, 0, 0), _t(4, 1, 0, 0), _t(-7, 0, 0, 0), _t(0, 0, 0, 0)]
+    pairs = (Pair(tuple(pts[:4]), (ys[0], ys[1])), Pair(tuple(pts[2:]), (ys[2],)),
+             Pair(tuple(pts[::2]), (ys[3], ys[0], ys[2])), Pair(tuple(pts[1::2]), (ys[1],)))
+    return Dataset("edge-negative", 4, pairs)
+
+
+def tight() -> Dataset:
+    """The tightest margins: tokens 1/1000 apart next to tokens far away, targets
+    1/997 apart, in d = 5."""
+    e = Fraction(1, 1000)
+    base = [_t(0, 0, 0, 0, 0), _t(e, 0, 0, 0, 0), _t(0, e, 0, 0, e), _t(40, -30, 20, 0, 1),
+            _t(-40, 30, 0, 20, -1), _t(e, e, e, e, e)]
+    f = Fraction(1, 997)
+    ys = [_t(1, 2, 3, 4, 5), _t(1 + f, 2, 3, 4, 5), _t(1, 2 + f, 3, 4, 5), _t(-1, 0, 0, 0, 0)]
+    pairs = (Pair(tuple(base[:4]), (ys[0], ys[1])), Pair(tuple(base[1:5]), (ys[2],)),
+             Pair(tuple(base[2:]), (ys[3], ys[0])), Pair(tuple(base[::2]), (ys[1],)),
+             Pair((base[0], base[5]), (ys[2],)))
+    return Dataset("edge-tight", 5, pairs)
+
+
+def edge_datasets() -> list[Dataset]:
+    """The edge datasets above (d = 2, 2, 3, 4, 5)."""
+    return [common_top(), ties(), both_sides(), negative(), tight()]
+
+
+def single_target(ds: Dataset) -> Dataset:
+    """``ds`` with one target per pair (its first; the constructions that treat
+    M = N apart, e.g. the bounded one's flag path, take another route there)."""
+    return Dataset(ds.name + "-single", ds.d,
+                   tuple(Pair(p.inputs, p.outputs[:1]) for p in ds.pairs))

@@ -1,0 +1,162 @@
+"""What the measurement mutates and how a mutant is judged.
+
+:data:`MODULES`: every construction module of ``lemmas/afz`` with the functions
+that are check code (statements, proofs, instance generators), which are not
+mutated; everything else defined in the module is construction code and is.
+:data:`CHECKS`: the user-facing commands that judge a mutant of the module, in
+order (a mutant is judged by the first that refutes it); ``{case}`` stands for
+each handed case of :data:`CASES` found on this machine.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_LAYER_CHECK_CODE = ("run", "run_plateau", "symbolic", "_symbolic", "symbolic_tag", "_instance",
+                     "_exact", "_fmt", "prove_scores", "prove_dominance", "prove_self_attention",
+                     "prove_points", "layer_with", "predicted", "predicted_tag", "attended",
+                     "_mean", "perpendicular", "probe_sequences", "random_instances",
+                     "random_direction", "box_probes", "R_shift", "many_points_check",
+                     "search_bound_check", "rejection_check", "_hat_instance",
+                     "_plateau_instance", "tight_direction_sets", "direction_search_check",
+                     "search_instances", "search_sweep_check", "rejections_check", "last_fails_sets")
+
+# name -> (file, functions that are check code); the table's module names
+MODULES = {
+    "translation": ("lemmas/afz/layers/translation.py", _LAYER_CHECK_CODE),
+    "hat": ("lemmas/afz/layers/hat.py", _LAYER_CHECK_CODE + ("plateau_ff",)),
+    "plateau": ("lemmas/afz/layers/hat.py", None),  # plateau_ff only (see functions())
+    "snap": ("lemmas/afz/layers/snap.py", _LAYER_CHECK_CODE),
+    "scalars": ("lemmas/afz/scalars.py", ()),
+    "clustering/tag": ("lemmas/afz/layers/clustering.py", _LAYER_CHECK_CODE),
+    "corner": ("lemmas/afz/layers/corner.py", _LAYER_CHECK_CODE),
+    "sphere": ("lemmas/afz/layers/sphere.py", _LAYER_CHECK_CODE),
+    "collapse": ("lemmas/afz/phases/collapse.py", _LAYER_CHECK_CODE),
+    "separation": ("lemmas/afz/phases/separation.py", ()),
+    "leaders": ("lemmas/afz/phases/leaders.py", ()),
+    "interpolation": ("lemmas/afz/phases/interpolation.py", ()),
+    "assembly": ("lemmas/afz/theorems/theorem_1_6.py",
+                 ("param_formula", "constant_checks", "verify", "run", "construction_failure",
+                  "ConstructionFailed", "TheoremCheck")),
+    # the peel construction (theorem 1.6 --construction peel)
+    "peel": ("lemmas/afz/layers/peel.py", _LAYER_CHECK_CODE),
+    "peeling": ("lemmas/afz/phases/peeling.py", ("direct_placement_bound",)),
+    "top-collapse": ("lemmas/afz/phases/top_collapse.py", ()),
+    "peel assembly": ("lemmas/afz/theorems/peel.py",
+                      ("block_formula", "param_formula", "constant_checks")),
+    # the bounded construction (theorem 1.6 --construction bounded)
+    "flag": ("lemmas/afz/layers/flag.py", ()),
+    "bounded separation": ("lemmas/afz/phases/bounded_separation.py", ()),
+    "flag collapse": ("lemmas/afz/phases/flag_collapse.py", ()),
+    "bounded assembly": ("lemmas/afz/theorems/bounded.py",
+                         ("param_formula", "block_formula", "magnitude_bound", "constant_checks")),
+}
+ONLY = {"plateau": ("plateau_ff",)}
+
+# handed cases with a VERIFIED verdict (../shared/cases or $PROOFCHECK_CASES)
+CASES = ("overlap-2d.json", "nested-chain.json", "shared-targets.json")
+
+_THEOREM = [["theorem", "1.6", "--no-report", "--dataset", "{case}"]]
+_PEEL = [["theorem", "1.6", "--construction", "peel", "--no-report", "--dataset", "{case}"]]
+_BOUNDED = [["theorem", "1.6", "--construction", "bounded", "--no-report", "--dataset", "{case}"]]
+_PHASE_CASES = lambda sid: [["lemma", sid, "--dataset", "{handed}"]]  # noqa: E731
+CHECKS = {
+    "translation": [["lemma", "3.1"], ["lemma", "separation"]] + _THEOREM,
+    "hat": [["lemma", "3.2"], ["lemma", "3.2p"]] + _THEOREM,
+    "plateau": [["lemma", "3.2p"], ["lemma", "separation"], ["lemma", "leaders"]] + _THEOREM,
+    "snap": [["lemma", "3.3"], ["lemma", "interpolation"]] + _THEOREM,
+    "scalars": [["lemma", "3.1"], ["lemma", "3.2"], ["lemma", "3.2p"], ["lemma", "3.3"]] + _THEOREM,
+    "clustering/tag": [["lemma", "4.1"], ["lemma", "separation"]] + _THEOREM,
+    "corner": [["lemma", "4.2"], ["lemma", "collapse"]],
+    "sphere": [["lemma", "4.3"], ["lemma", "leaders"], ["lemma", "collapse"]] + _THEOREM,
+    "collapse": [["lemma", "collapse"]] + _PHASE_CASES("collapse") + _THEOREM,
+    "separation": [["lemma", "separation"]] + _PHASE_CASES("separation") + _THEOREM,
+    "leaders": [["lemma", "leaders"]] + _PHASE_CASES("leaders") + _THEOREM,
+    "interpolation": [["lemma", "interpolation"]] + _PHASE_CASES("interpolation") + _THEOREM,
+    "assembly": [["lemma", "1.6"], ["lemma", "separation"], ["lemma", "leaders"],
+                 ["lemma", "collapse"], ["lemma", "interpolation"]] + _THEOREM,
+    "peel": _PEEL,
+    "peeling": _PEEL,
+    "top-collapse": _PEEL,
+    "peel assembly": _PEEL,
+    "flag": _BOUNDED,
+    "bounded separation": _BOUNDED,
+    "flag collapse": _BOUNDED,
+    "bounded assembly": _BOUNDED,
+}
+
+
+def cases_dir() -> Path | None:
+    """``$PROOFCHECK_CASES`` when set, else ``../shared/cases`` beside the
+    repository, else ``None`` (the checks on handed cases are then left out)."""
+    env = os.environ.get("PROOFCHECK_CASES")
+    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "cases",
+                                                 ROOT.parents[1] / "shared" / "cases"]:
+        if (cand / CASES[0]).is_file():
+            return cand
+    return None
+
+
+def dataset_files() -> list[Path]:
+    """The datasets ``{case}`` stands for: the handed cases of :data:`CASES` found
+    on this machine, then the edge datasets, seeded datasets (d = 2..5) and the
+    edge datasets with one target per pair, written once to ``mutants/datasets/``."""
+    import json
+
+    from lemmas.afz.edges import edge_datasets, single_target
+    from proofcheck.io.generate import random_dataset
+    from proofcheck.kernel.dataset import dataset_to_json
+    where = cases_dir()
+    out = [where / c for c in CASES] if where is not None else []
+    folder = ROOT / "mutants" / "datasets"
+    folder.mkdir(parents=True, exist_ok=True)
+    sets = edge_datasets() + [random_dataset(40 + d, d=d, N=5, style="mixed") for d in (2, 3, 4, 5)]
+    sets += [single_target(ds) for ds in sets[:5]]  # M = N: the bounded construction's flag path
+    for ds in sets:
+        f = folder / f"{ds.name}.json"
+        text = json.dumps(dataset_to_json(ds))
+        if not f.exists() or f.read_text() != text:
+            f.write_text(text)
+        out.append(f)
+    return out
+
+
+def commands(module: str) -> list[list[str]]:
+    """The argument lists of :data:`CHECKS` for ``module``: ``{case}`` expanded
+    over :func:`dataset_files`, ``{handed}`` over the handed cases only (the phase
+    statements run the edge and seeded datasets by default)."""
+    files = dataset_files()
+    where = cases_dir()
+    handed = [where / c for c in CASES] if where is not None else []
+    out = []
+    for argv in CHECKS[module]:
+        key = next((k for k in ("{case}", "{handed}") if k in argv), None)
+        if key is None:
+            out.append(list(argv))
+        else:
+            out += [[str(f) if a == key else a for a in argv]
+                    for f in (files if key == "{case}" else handed)]
+    return out
+
+
+def functions(module: str) -> dict[str, tuple[int, int]]:
+    """Top-level functions and classes of the module that are construction code:
+    name -> (first line, last line), decorators and defaults included."""
+    import ast
+    path, excluded = MODULES[module]
+    tree = ast.parse((ROOT / path).read_text())
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            continue
+        if module in ONLY:
+            if node.name not in ONLY[module]:
+                continue
+        elif node.name in excluded or any(node.name in ONLY[m] for m in ONLY
+                                          if MODULES[m][0] == path):
+            continue
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        out[node.name] = (first, node.end_lineno)
+    return out
