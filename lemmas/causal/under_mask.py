@@ -84,6 +84,21 @@ def conflict_check(dataset, reading: str) -> CheckResult | None:
                        Verdict.INCONCLUSIVE, det + ["search bound reached"])
 
 
+def _why(c, w, lengths) -> str:
+    """The reason the masked network leaves the claim at witness ``w``: for a tag claim
+    (each token adds lam times its sequence's top), where the top is."""
+    from proofcheck.kernel.evaluate import spans_of
+    text = ("the construction's claims are those of unmasked attention; under the mask "
+            "token i attends to the tokens 0..i only (0-based, as in the witness)")
+    claim = c.claims[w.block - 1][1] if w is not None and w.sublayer == "SA" else None
+    if getattr(claim, "kind", None) == "sequence-shift" and w.sequence is not None:
+        t = claim.top[w.sequence] - spans_of(lengths)[w.sequence][0]
+        if w.token < t:
+            return (f"{text}: the tag adds lam times the sequence's top, token {t} of "
+                    f"sequence {w.sequence}, which token {w.token} cannot see")
+    return text
+
+
 def _run_to_end(net, inputs, backend: str):
     """``(outputs, [])`` of the masked network by the kernel's evaluator, or
     ``(None, [ERROR check])`` if the evaluation raises (fail closed)."""
@@ -139,8 +154,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     results = [mask_check(c.net)] + nc.results
     outputs = nc.outputs
     if nc.verdict == Verdict.REFUTED:
-        results[-1].details.append("the construction's claims are those of unmasked attention; "
-                                   "under the mask a token sees only the tokens before it")
+        results[-1].details.append(_why(c, nc.witness, [len(X) for X in inputs]))
         outputs, err = _run_to_end(c.net, inputs, backend)
         results += err
     if outputs:
