@@ -116,7 +116,7 @@ def test_causal_last_verifies_on_the_handed_cases(case, capsys):
     tc = verify(ds, construction="causal-last", attention="causal")
     assert _verdict(tc) == Verdict.VERIFIED
     c = tc.constants
-    assert c["L"] == c["R"] + 1 + c["K"] and c["reading"] == LAST
+    assert c["L"] == c["R"] + 1 + c["K"] and tc.construction.info["reading"] == LAST
     assert c["P"] == param_formula(ds.d, c["R"], c["K"])
     assert main(["theorem", "1.6", "--attention", "causal", "--construction", "causal-last",
                  "--dataset", str(CASES / case), "--no-report"]) == 0

@@ -168,7 +168,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     checks.append(phase_spans_check(c))
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
-    consts.update(attention="causal", reading=reading)
+    c.info.update(attention="causal", reading=reading)  # not constants: no certificate states them
     secs = {"construct total": t_build, "exact check": nc.seconds,
             "constants": time.perf_counter() - t1}
     return TheoremCheck(c, nc, results + checks, consts, secs)

@@ -78,6 +78,8 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
                     "witness": _witness_json(r.witness)} for r in tc.results],
         "constants": tc.constants,
+        **({"attention": {"mask": info["attention"], "reading": info["reading"]}}
+           if "attention" in info else {}),
         "theta_sq_norm": theta_json(tc.construction.net),
         "construction": {"name": tc.constants.get("construction", "default"),
                          **({"u": [fmt_value(x) for x in info["u"]],
@@ -99,8 +101,8 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
 
 def markdown(rep: dict) -> str:
     ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
-    mask = (f" under a causal mask (reading {c['reading']})" if c.get("attention") == "causal"
-            else "")
+    att = rep.get("attention", {})
+    mask = f" under a causal mask (reading {att['reading']})" if att.get("mask") == "causal" else ""
     lines = [f"# Theorem {rep['statement']}{mask} on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
@@ -157,7 +159,7 @@ def markdown(rep: dict) -> str:
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
     """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir`` (a run under
     a causal mask: ``theorem-<id>-causal-<dataset>``)."""
-    masked = "causal-" if rep["constants"].get("attention") == "causal" else ""
+    masked = "causal-" if rep.get("attention", {}).get("mask") == "causal" else ""
     base = Path(out_dir) / f"theorem-{rep['statement']}-{masked}{slug(rep['dataset']['name'])}"
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
