@@ -58,7 +58,7 @@ def fresh_first(ds):
 
 def row(name, ds, err) -> dict:
     """One results row (see the module text)."""
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from lemmas.causal.under_mask import run_causal
     from lemmas.causal.readings import ALL, LAST, prefix_conflicts
     from proofcheck.kernel.errors import BadInput
     from proofcheck.kernel.verdicts import combine, fmt_value
@@ -70,7 +70,7 @@ def row(name, ds, err) -> dict:
              conflicts_last=len(prefix_conflicts(ds, LAST)))
     t0 = time.perf_counter()
     try:
-        tc = verify(ds, attention="causal")
+        tc = run_causal(ds)
         w = tc.network_check.witness
         interp = next((x for x in tc.results if x.name.startswith("exact interpolation")), None)
         r["default_masked"] = {
@@ -84,7 +84,7 @@ def row(name, ds, err) -> dict:
         r["default_masked"] = {"verdict": "n/a", "reason": str(exc)}
     for key, name in (("causal_last", "causal-last"), ("causal_all", "causal-all")):
         try:
-            tc = verify(ds, construction=name, attention="causal")
+            tc = run_causal(ds, name)
             c = tc.constants
             r[key] = {"verdict": combine(x.verdict for x in tc.results).value,
                       "L": c["L"], "R": c["R"], "K": c["K"], "P": c["P"],

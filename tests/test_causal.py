@@ -13,6 +13,7 @@ from lemmas.afz.theorems.theorem_1_6 import verify
 from lemmas.causal import first_token as ft
 from lemmas.causal.prefix_construction import construct, param_formula
 from lemmas.causal.readings import ALL, LAST, prefix_conflicts, prefix_map, read_positions
+from lemmas.causal.under_mask import run_causal
 from lemmas.claim_check import check_network
 from mutate import with_parameter
 from proofcheck.cli import main
@@ -79,7 +80,7 @@ def test_prefix_conflicts_and_readings():
 # ------------------------------------------------------------------ Theorem 1.6 under the mask
 
 def test_default_under_the_mask_leaves_its_claims_at_block_1(capsys):
-    tc = verify(sample()[0], attention="causal")
+    tc = run_causal(sample()[0])
     assert _verdict(tc) == Verdict.REFUTED
     w = tc.network_check.witness
     assert (w.block, w.sublayer, w.sequence, w.token, w.coordinate) == (1, "SA", 0, 0, 0)
@@ -93,7 +94,7 @@ def test_default_under_the_mask_leaves_its_claims_at_block_1(capsys):
 
 @pytest.mark.parametrize("case", ADMISSIBLE)
 def test_default_under_the_mask_on_the_handed_cases(case):
-    tc = verify(load_dataset(CASES / case, ordered=True), attention="causal")
+    tc = run_causal(load_dataset(CASES / case, ordered=True))
     assert _verdict(tc) == Verdict.REFUTED
     w = tc.network_check.witness
     assert w.sublayer == "SA" and w.block is not None and w.token is not None
@@ -113,7 +114,7 @@ NEEDS_CASES = pytest.mark.skipif(CASES is None, reason="the handed cases are abs
 @pytest.mark.parametrize("case", sorted(set(ADMISSIBLE) - CONFLICTED) + ["permuted-duplicate.json"])
 def test_causal_last_verifies_on_the_handed_cases(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
-    tc = verify(ds, construction="causal-last", attention="causal")
+    tc = run_causal(ds, "causal-last")
     assert _verdict(tc) == Verdict.VERIFIED
     c = tc.constants
     assert c["L"] == c["R"] + 1 + c["K"] and tc.construction.info["reading"] == LAST
@@ -135,7 +136,7 @@ def test_causal_last_refuses_a_prefix_conflict(case, capsys):
 
 def test_causal_last_on_the_digits_sample_beside_the_default():
     ds = sample()[0]
-    tc = verify(ds, construction="causal-last", attention="causal")
+    tc = run_causal(ds, "causal-last")
     assert _verdict(tc) == Verdict.VERIFIED
     c = tc.constants
     assert (c["L"], c["P"], c["L_default"], c["P_default"]) == (57, 2653, 82, 4589)
@@ -226,5 +227,5 @@ def test_causal_all_verifies_when_a_prefix_map_exists(seed):
                   for j, p in enumerate(base.pairs))
     ds = Dataset(f"fresh-first-{seed}", 2, pairs)
     for name in ("causal-all", "causal-last"):
-        tc = verify(ds, construction=name, attention="causal")
+        tc = run_causal(ds, name)
         assert _verdict(tc) == Verdict.VERIFIED, [r.lines() for r in tc.results]

@@ -243,10 +243,11 @@ def witness_check() -> list[CheckResult]:
                           f"{{{fmt_value(next(iter(Y0)))}}}; X_1 = ({fmt_value(X1[0])}, "
                           f"{fmt_value(X1[1])}) -> Y_1 = {{{fmt_value(next(iter(Y1)))}}}")
         out.append(ob)
-    for label, kw in (("Theorem 1.6's construction, unmasked, all-outputs reading", {}),
-                      ("causal-last under the mask, reading last-outputs",
-                       {"construction": "causal-last", "attention": "causal"})):
-        tc = verify(ds, **kw)
+    from lemmas.causal.under_mask import run_causal
+    for label, run in (("Theorem 1.6's construction, unmasked, all-outputs reading", verify),
+                       ("causal-last under the mask, reading last-outputs",
+                        lambda x: run_causal(x, "causal-last"))):
+        tc = run(ds)
         v = combine(r.verdict for r in tc.results)
         out.append(CheckResult(f"'{ds.name}' is interpolated by {label} (L = {tc.constants['L']})",
                                v, [ln for r in tc.results if not r.verdict.passed

@@ -172,3 +172,10 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     secs = {"construct total": t_build, "exact check": nc.seconds,
             "constants": time.perf_counter() - t1}
     return TheoremCheck(c, nc, results + checks, consts, secs)
+
+
+def run_causal(dataset, construction: str = "default", backend: str = "flint"):
+    """:func:`verify_causal` with the construction named ``construction`` (any
+    construction of Theorem 1.6's table; ``KeyError`` if unknown)."""
+    from lemmas.afz.theorems.constructions import get
+    return verify_causal(dataset, get(construction, "1.6", "causal"), backend=backend)
