@@ -152,10 +152,12 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     nc = check_network(c.net, inputs, None, c.claims, backend=backend, progress=prog)
     results = [mask_check(c.net)] + nc.results
-    outputs = nc.outputs
+    outputs, t_end = nc.outputs, None
     if nc.verdict == Verdict.REFUTED:
         results[-1].details.append(_why(c, nc.witness, [len(X) for X in inputs]))
+        t1 = time.perf_counter()
         outputs, err = _run_to_end(c.net, inputs, backend)
+        t_end = time.perf_counter() - t1
         results += err
     if outputs:
         results.append(interpolation_check(outputs, targets, reading))
@@ -170,6 +172,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     consts.setdefault("block_formula", spec.blocks)
     c.info.update(attention="causal", reading=reading)  # not constants: no certificate states them
     secs = {"construct total": t_build, "exact check": nc.seconds,
+            **({} if t_end is None else {"masked run to the end": t_end}),
             "constants": time.perf_counter() - t1}
     return TheoremCheck(c, nc, results + checks, consts, secs)
 
