@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import time
 
-from lemmas.causal.readings import ALL, LAST, prefix_conflicts, read_outputs
+from lemmas.causal.constructions import READING
+from lemmas.causal.readings import ALL, prefix_conflicts, read_outputs
 from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, fmt_value
 
-#: constructions whose networks are causal by design, with the reading they serve
-CAUSAL_CONSTRUCTIONS = {"causal-last": LAST, "causal-all": ALL}
 
 
 def mask_check(net) -> CheckResult:
@@ -138,14 +137,14 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     from lemmas.afz.theorems.theorem_1_6 import TheoremCheck
     from lemmas.claim_check import check_network
     from proofcheck.kernel.dataset import check_admissible
-    if spec.name not in CAUSAL_CONSTRUCTIONS:
+    if spec.name not in READING:
         check_admissible(dataset)  # the construction's own hypothesis: distinct sets
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
     c = _build(spec, dataset, inputs, targets, options)
     t_build = time.perf_counter() - t0
-    reading = CAUSAL_CONSTRUCTIONS.get(spec.name)
+    reading = READING.get(spec.name)
     if reading is None:
         reading = ALL
         c.net = c.net.with_mask()
@@ -180,5 +179,5 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
 def run_causal(dataset, construction: str = "default", backend: str = "flint"):
     """:func:`verify_causal` with the construction named ``construction`` (any
     construction of Theorem 1.6's table; ``KeyError`` if unknown)."""
-    from lemmas.afz.theorems.constructions import get
-    return verify_causal(dataset, get(construction, "1.6", "causal"), backend=backend)
+    from lemmas.causal.constructions import get
+    return verify_causal(dataset, get(construction), backend=backend)

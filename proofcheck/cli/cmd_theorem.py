@@ -115,9 +115,15 @@ def cmd_theorem(args) -> int:
         bar_holder["shards"].update()
     from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
     try:
-        tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
-                    scheduler=args.scheduler, shard_progress=shard_progress,
-                    construction=args.construction, attention=args.attention)
+        if args.attention == "causal":
+            from lemmas.causal.constructions import get as causal_get
+            from lemmas.causal.under_mask import verify_causal
+            tc = verify_causal(ds, causal_get(args.construction), backend=args.backend,
+                               progress=progress)
+        else:
+            tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
+                        scheduler=args.scheduler, shard_progress=shard_progress,
+                        construction=args.construction)
     except ConstructionFailed as e:  # REFUTED on this admissible dataset, with the witness
         v = print_results([e.result])
         print(f"\nVERDICT: {v.value}")
@@ -195,7 +201,7 @@ def _check_attention(args, theorem: str) -> None:
 def construction_line(name: str, theorem: str, attention: str = "full") -> str:
     """The output line naming the construction that runs (a reconstruction, with
     the seed's block count read as a bound)."""
-    from lemmas.afz.theorems.constructions import get
+    from lemmas.causal.constructions import get
     spec = get(name, theorem, attention)
     seed = "2M + 2N + 1" if theorem == "1.6" else "2M + 3N"
     return (f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
@@ -204,7 +210,7 @@ def construction_line(name: str, theorem: str, attention: str = "full") -> str:
 
 def _check_construction(args, theorem: str) -> None:
     """--construction names a construction serving ``theorem`` (else exit 2)."""
-    from lemmas.afz.theorems.constructions import get
+    from lemmas.causal.constructions import get
     try:
         get(args.construction, theorem, getattr(args, "attention", "full"))
     except KeyError as exc:

@@ -27,8 +27,7 @@ class ConstructionSpec:
     constants)``, the construction's own exact constant checks (L against its block
     formula and the theorem's budget, width, P); ``notes``: ``(construction,
     certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
-    default's own note); ``attention``: the attention its network is built for
-    (``"full"``, or ``"causal"``: every SA layer masked, SPEC §1 "Extensions").
+    default's own note).
     """
 
     name: str
@@ -38,7 +37,6 @@ class ConstructionSpec:
     build: Callable
     constant_checks: Callable
     notes: Callable | None = None
-    attention: tuple[str, ...] = ("full",)
 
 
 def _default_build(inputs, targets, d, **options):
@@ -86,21 +84,6 @@ def _bounded_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info)
 
 
-def _causal_last_build(inputs, targets, d, **options):
-    from lemmas.causal.prefix_construction import LAST, construct
-    return construct(inputs, targets, d, reading=LAST, **options)
-
-
-def _causal_all_build(inputs, targets, d, **options):
-    from lemmas.causal.prefix_construction import ALL, construct
-    return construct(inputs, targets, d, reading=ALL, **options)
-
-
-def _causal_constants(net, d, N, M, info):
-    from lemmas.causal.prefix_construction import constant_checks
-    return constant_checks(net, d, N, M, info)
-
-
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -125,39 +108,17 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
         "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
         _bounded_build, _bounded_constants),
-    "causal-last": ConstructionSpec(
-        "causal-last", ("1.6",), "R + 1 + K (K relocation hats)",
-        "proofcheck's own, for a causal mask and the reading 'the last m_j outputs': a prefix "
-        "map (decided exactly; necessary), causal prefix tags and lifts until read positions "
-        "with different targets differ, then one relocation hat per read value",
-        _causal_last_build, _causal_constants, attention=("causal",)),
-    "causal-all": ConstructionSpec(
-        "causal-all", ("1.6",), "R + 1 + K (K relocation hats)",
-        "proofcheck's own, for a causal mask and the reading 'the set of all outputs': as "
-        "causal-last with every position read (no prefix map, e.g. a first token shared by "
-        "sequences with disjoint targets: no causal transformer interpolates)",
-        _causal_all_build, _causal_constants, attention=("causal",)),
 }
 
 
-def get(name: str, theorem: str, attention: str = "full") -> ConstructionSpec:
+def get(name: str, theorem: str) -> ConstructionSpec:
     """The construction called ``name`` for ``theorem``.  Raises ``KeyError`` with
-    the known names when there is none (the CLI turns it into exit 2), or when it
-    builds a causal network and ``attention`` is not ``"causal"`` (every construction
-    may be run under the mask: that is the check of what breaks)."""
+    the known names when there is none (the CLI turns it into exit 2)."""
     spec = CONSTRUCTIONS.get(name)
     if spec is None or theorem not in spec.theorems:
         known = ", ".join(n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems)
         raise KeyError(f"no construction {name!r} for Theorem {theorem} (known: {known})")
-    if attention not in spec.attention and attention != "causal":
-        raise KeyError(f"construction {name!r} builds a network for {' / '.join(spec.attention)} "
-                       f"attention; run it with --attention {spec.attention[0]}")
     return spec
-
-
-def names(theorem: str, attention: str = "full") -> list[str]:
-    """The constructions built for ``attention`` that serve ``theorem``, in table order."""
-    return [n for n, s in CONSTRUCTIONS.items() if theorem in s.theorems and attention in s.attention]
 
 
 #: constants a certificate of any construction states: the kernel re-derives each

@@ -188,8 +188,7 @@ def low_rank_check(net: Transformer):
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
            workers: int | None = None, scheduler: str | None = None,
-           shard_progress=None, construction: str = "default",
-           attention: str = "full") -> TheoremCheck:
+           shard_progress=None, construction: str = "default") -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
@@ -199,14 +198,10 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``construction`` names the construction
     (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown.
     Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
-    dataset (admissible: the caller validated it).  ``attention="causal"``: the network
-    under the causal mask (:func:`lemmas.causal.under_mask.verify_causal`; not sharded)."""
+    dataset (admissible: the caller validated it)."""
     from lemmas.afz.theorems.constructions import get
     from lemmas.claim_check import check_network
-    spec = get(construction, ID, attention)
-    if attention == "causal":
-        from lemmas.causal.under_mask import verify_causal
-        return verify_causal(dataset, spec, backend=backend, progress=progress, r=r)
+    spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
