@@ -221,7 +221,7 @@ def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
 
 
 def load_dataset(path: str | Path, *, allow_pickle: bool = False,
-                 ordered: bool = False) -> Dataset:
+                 admissible: bool = True, ordered: bool = False) -> Dataset:
     """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it
     (``ordered``: input sequences compared as tuples, the causal-mask hypothesis).
 
@@ -230,7 +230,8 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False,
     string arrays (``<U``/``S``) are parsed like JSON strings.  Object arrays need
     pickle, which can run code from the file: they are refused unless
     ``allow_pickle=True``.  Raises ``BadInput`` or ``Inadmissible`` (after
-    ``check_admissible``).
+    ``check_admissible``; ``admissible=False`` checks the shape only, for a caller
+    that applies a statement's own rules).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -243,5 +244,6 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False,
     else:
         raise BadInput(f"unsupported file type {path.suffix or '(none)'!r}, expected "
                        ".json or .npz", str(path))
-    check_admissible(ds, ordered)
+    if admissible:
+        check_admissible(ds, ordered)
     return ds
