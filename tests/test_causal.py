@@ -84,6 +84,7 @@ def test_default_under_the_mask_leaves_its_claims_at_block_1(capsys):
     assert _verdict(tc) == Verdict.REFUTED
     w = tc.network_check.witness
     assert (w.block, w.sublayer, w.sequence, w.token, w.coordinate) == (1, "SA", 0, 0, 0)
+    assert w.code == "claim-mismatch"
     assert (w.expected, w.got) == (Fraction(17), Fraction(2))
     tag = tc.construction.claims[0][1]  # block 1 SA: each token adds lam times its top
     assert tag.kind == "sequence-shift" and tag.top[0] == 5 > w.token  # the top comes later
