@@ -78,10 +78,9 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
 
 
 def check_admissible(ds: Dataset, ordered: bool = False) -> None:
-    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order:
-    d >= 2; per pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j
-    distinct as sets (``ordered``: as tuples, the hypothesis under a causal mask).
-    A token of the wrong length is ``BadInput``."""
+    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order: d >= 2; per
+    pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j distinct as sets (``ordered``:
+    as tuples, the hypothesis under a causal mask). A token of the wrong length is ``BadInput``."""
     if ds.d < 2:
         raise Inadmissible(f"d must be at least 2 (got {ds.d})", "$.d")
     pending = []

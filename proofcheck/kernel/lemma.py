@@ -10,7 +10,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.layercheck import check_layer
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.limits import MAX_LEMMA_D
-from proofcheck.kernel.numbers import fmt_num, parse_exact
+from proofcheck.kernel.numbers import parse_exact, positive_tau
 from proofcheck.kernel.serialize import ff_from_json, sa_from_json
 from proofcheck.kernel.statements import LEMMA_FORMS, normalise_id, poses_as
 from proofcheck.kernel.verdicts import Verdict, combine, escape
@@ -42,10 +42,7 @@ def claim_of(cert) -> tuple[str, str | None]:
 def _semantics(sem) -> dict:
     if sem["attention"] == "hardmax":
         return {"attention": "hardmax"}
-    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
-    if tau <= 0:
-        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
-    return {"attention": "softmax", "tau": tau}
+    return {"attention": "softmax", "tau": positive_tau(sem)}
 
 
 def _tokens(obj, d, path):

@@ -1,9 +1,8 @@
-"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1).  Parameters are
-exact rationals (or, in the constructions' symbolic proofs, sympy expressions); a
-token is a tuple of ``d`` of them; ``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W``
-stored as ``width`` columns of length ``d``; ``A`` and ``V`` are stored factored as
-``lam I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.  Every
-class validates its arguments at entry (:class:`ParameterError`)."""
+"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1). Parameters are exact rationals
+(or, in the constructions' symbolic proofs, sympy expressions); a token is a tuple of ``d`` of them;
+``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W`` stored as ``width`` columns of length ``d``;
+``A`` and ``V`` are stored factored as ``lam I + sum_r a_r b_r^T`` (:class:`Factored`). Block order
+is FF then SA. Every class validates its arguments at entry (:class:`ParameterError`)."""
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
@@ -162,11 +161,10 @@ class FF:
 
 @dataclass(frozen=True)
 class SA:
-    """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i,
-    x_l>``, ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1
-    "Extensions"); head 1 is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of
-    :class:`Factored`); ``causal``: token i attends to ``l <= i`` only.  Build a
-    multi-head layer with :meth:`multi`."""
+    """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i, x_l>``,
+    ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1 "Extensions"); head 1
+    is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of :class:`Factored`); ``causal``: token i
+    attends to ``l <= i`` only. Build a multi-head layer with :meth:`multi`."""
 
     rho: Fraction
     A: Factored
@@ -245,9 +243,8 @@ class Block:
 
 @dataclass
 class Transformer:
-    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``.  A multi-head or masked
-    SA layer (SPEC §1 "Extensions") is evaluated through
-    :func:`proofcheck.kernel.evaluate.attend` per head."""
+    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``. A multi-head or masked SA layer (SPEC
+    §1 "Extensions") is evaluated through :func:`proofcheck.kernel.evaluate.attend` per head."""
 
     d: int
     blocks: list[Block] = field(default_factory=list)

@@ -171,3 +171,11 @@ def fmt_num(v, sig: int = 6) -> str:
     size = (f"{p.bit_length()}-bit integer" if q == 1 else
             f"{p.bit_length()}-bit / {q.bit_length()}-bit rational")
     return f"≈{approx(v, sig)} (exact: {size})"
+
+
+def positive_tau(sem) -> Fraction:
+    """``sem["tau"]`` exactly; ``BadInput`` at ``$.semantics.tau`` unless it is positive."""
+    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
+    if tau <= 0:
+        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
+    return tau

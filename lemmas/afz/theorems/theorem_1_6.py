@@ -174,9 +174,10 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 def low_rank_check(net: Transformer):
     """``(check, constants)``: A and V of every SA layer = lam I + rank <= 1 (the seed's
     form, :mod:`proofcheck.kernel.low_rank`), shared by every construction."""
+    from lemmas.afz.low_rank_summary import summary
     from proofcheck.kernel import low_rank
     from proofcheck.kernel.verdicts import CheckResult, Verdict
-    lr = low_rank.summary(net)
+    lr = summary(net)
     check = CheckResult("low-rank: A and V of every SA layer = lam I + rank <= 1",
                         Verdict.REFUTED if low_rank.failures(net) else Verdict.VERIFIED,
                         [f"{lr['sa_layers']} SA layers; largest rank of A - lam I: "

@@ -264,9 +264,10 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
     def res(name, ok, detail, witness=None):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
                            None if ok else witness)
+    from lemmas.afz.low_rank_summary import summary
     from proofcheck.kernel import low_rank
     R, K, L, P = info["R"], info["K"], net.L, net.n_params()
-    lr = low_rank.summary(net)
+    lr = summary(net)
     budget = 2 * M + 3 * N
     conv = [b.ff for b in net.blocks if b.phase == "V"]
     bad_eta = next((i for i, f in enumerate(conv) if f.eta != 0 or f.width != 4), None)

@@ -18,15 +18,13 @@ from proofcheck.kernel.verdicts import fmt_value as _fmt
 def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.2"`` or ``"3.2p"``."""
     width = 3 if statement == "3.2" else 4
-    bad = ff_form(layer, width, statement)
-    if bad:
-        return Verdict.REFUTED, [bad], Witness(bad)
+    lines = ff_form(layer, width, statement, semantics)
+    if isinstance(lines, tuple):
+        return lines
     dp = f"{path}.data"
     S = D.points(D.get(data, "S", dp), d, f"{dp}.S")
     p = D.vector(D.get(data, "p", dp), d, f"{dp}.p")
     q = D.vector(D.get(data, "q", dp), d, f"{dp}.q")
-    lines = [f"form: FF of width {width}, eta = 1 (attention rule {semantics['attention']}: "
-             "irrelevant to an FF layer)"]
     # hypotheses
     if len(set(S)) != len(S):
         i = next(i for i, x in enumerate(S) if x in S[:i])
