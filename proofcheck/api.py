@@ -31,7 +31,8 @@ from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, vec
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 from proofcheck.registry import (
     ANY_DATASET,
     FLAGS,
@@ -108,7 +109,7 @@ def check_layer(name: str, layer, sequences, expected) -> CheckResult:
     ``expected`` (``(n_j, d)`` per sequence; ``None`` for a token the statement says
     nothing about), by both exact backends; REFUTED with the sequence, token,
     coordinate and exact values otherwise.  The result is a certificate instance."""
-    from proofcheck.kernel.layercheck import check_layer as check
+    from proofcheck.checks import check_layer as check
     bad = _circular(name, expected)
     if bad is not None:
         return _computed(bad, "check_layer")

@@ -49,7 +49,8 @@ from fractions import Fraction
 from lemmas.causal.readings import ALL, LAST, READINGS
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.model import SA, Block, Factored, FF, Transformer, dot
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness, combine, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness, combine, fmt_value
 
 ID = "causal-first-token"
 

@@ -297,7 +297,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
     :func:`param_formula`, the low-rank form; the default construction's L and P on
     the same data beside them."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])

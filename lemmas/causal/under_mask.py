@@ -20,7 +20,8 @@ import time
 
 from lemmas.causal.constructions import READING
 from lemmas.causal.readings import ALL, prefix_conflicts, read_outputs
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, fmt_value
 
 
 

@@ -3,12 +3,12 @@ of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON path); the can
 SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`.
 """
 import hashlib
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput, Inadmissible
 from proofcheck.kernel.numbers import format_q, parse_exact
+from proofcheck.kernel.serialize import canonical
 
 FORMAT = "proofcheck-dataset/1"
 
@@ -138,11 +138,9 @@ def dataset_to_json(ds: Dataset) -> dict:
 
 
 def canonical_bytes(ds: Dataset) -> bytes:
-    """Canonical JSON (sorted keys, no spaces, UTF-8) of ``format``, ``d``, ``pairs``."""
-    obj = dataset_to_json(ds)
-    del obj["name"]
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8")
+    """Canonical JSON (sorted keys, no spaces, UTF-8: ASCII, as every number is a ``format_q``
+    string) of ``format``, ``d``, ``pairs`` (:func:`proofcheck.kernel.serialize.canonical`)."""
+    return canonical({k: v for k, v in dataset_to_json(ds).items() if k != "name"})
 
 
 def digest(ds: Dataset) -> str:

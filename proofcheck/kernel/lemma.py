@@ -7,7 +7,7 @@ a catalogue statement.
 import re
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.layercheck import check_layer
+from proofcheck.kernel.layercheck import layer_check
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.limits import MAX_LEMMA_D
 from proofcheck.kernel.numbers import parse_exact, positive_tau
@@ -78,11 +78,11 @@ def _instance(k, i, st, plugin, kind, sem, lines):
     layer = (ff_from_json if kind == "FF" else sa_from_json)(i["layer"], d, f"{p}.layer")
     name, parts = escape(i.get("name", f"instance {k}")), []
     if kind == "FF" or sem["attention"] == "hardmax":
-        r = check_layer(name, layer, inputs, expected)
-        parts.append(r.verdict)
-        lines.append(f"[{r.verdict.value}] {name}: stated inputs -> stated outputs"
-                     + ("  [on these instances only]" if r.verdict.passed else ""))
-        lines += ["    witness: " + r.witness.describe()] if r.witness else []
+        v, _, w = layer_check(layer, inputs, expected)
+        parts.append(v)
+        lines.append(f"[{v.value}] {name}: stated inputs -> stated outputs"
+                     + ("  [on these instances only]" if v.passed else ""))
+        lines += ["    witness: " + w.describe()] if w else []
     if plugin is not None:
         lines.append(f"    {escape(st)} ({escape(plugin)}): conclusion not re-derived (a plugin's "
                      "statement: the kernel re-checks only the stated inputs -> outputs)")

@@ -34,11 +34,6 @@ def digits_to_int(s: str) -> int:
     return int(Decimal(s))
 
 
-def _int_to_digits(n: int) -> str:
-    """``str(n)`` without the 4300-digit limit."""
-    return str(Decimal(n))
-
-
 def _parse_string(raw: str, path: str, what: str) -> Fraction:
     short = repr(raw if len(raw) <= 40 else raw[:40] + "...")
     if len(raw) > MAX_STRING_LENGTH:
@@ -108,11 +103,11 @@ def parse_exact(value, path: str, what: str = "value") -> Fraction:
 
 
 def format_q(q: Fraction) -> str:
-    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``); inverse of ``parse_number``."""
+    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``), inverse of ``parse_number``; ``Decimal``
+    writes the digits without CPython's 4300-digit limit."""
     q = Fraction(q)
-    if q.denominator == 1:
-        return _int_to_digits(q.numerator)
-    return f"{_int_to_digits(q.numerator)}/{_int_to_digits(q.denominator)}"
+    p = str(Decimal(q.numerator))
+    return p if q.denominator == 1 else f"{p}/{Decimal(q.denominator)}"
 
 
 # ------------------------------------------------------------------ display

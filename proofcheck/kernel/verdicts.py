@@ -3,7 +3,7 @@ floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED``
 a replayable witness."""
 import enum
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -101,24 +101,3 @@ class Witness:
         if self.expected is not None or self.got is not None:
             s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"
         return s
-
-
-@dataclass
-class CheckResult:
-    """Outcome of one named check: verdict, human-readable lines, optional witness."""
-
-    name: str
-    verdict: Verdict
-    details: list[str] = field(default_factory=list)
-    witness: Witness | None = None
-    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
-    # what a passing check established; None: not said (a construction's own check)
-    scope: Scope | None = None
-
-    def lines(self) -> list[str]:
-        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
-        out = [f"[{self.verdict.value}] {self.name}{tail}"]
-        out += ["    " + d for d in self.details]
-        if self.witness is not None:
-            out.append("    witness: " + self.witness.describe())
-        return out

@@ -228,7 +228,8 @@ def constant_checks(net, d: int, N: int, M: int, info):
     R <= N - 1 <= M - 1, M' <= M and D' <= M: ``P <= (28d + 24) M + 2d <= 42 d M``
     for d >= 2."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],

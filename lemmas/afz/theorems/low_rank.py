@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from lemmas.afz.low_rank_summary import ranks, summary
 from proofcheck.kernel import low_rank
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 ID = "low-rank"
 

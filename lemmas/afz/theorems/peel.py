@@ -192,7 +192,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
     """The construction's constants as exact checks: L against its block formula,
     fewer blocks than the default's ``2M + R + 1``, the theorem's budget
     ``2M + 2N + 1``, width <= 4, P against its exact formula and ``17 d M``."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],

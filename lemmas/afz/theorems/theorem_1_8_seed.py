@@ -259,7 +259,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
     block formula, K, R, the Theorem 1.8 budget ``L <= 2M + 3N`` (failing: the
     obstruction, with the count of every phase as its witness), width, ``eta = 0``
     in every converge FF, P against :func:`param_formula` and ``42 d M``."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail, witness=None):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],

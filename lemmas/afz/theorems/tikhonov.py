@@ -60,7 +60,8 @@ from proofcheck.kernel.model import (
     identity_ff,
     identity_sa,
 )
-from proofcheck.kernel.verdicts import CheckResult, Verdict
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict
 
 ID = "tikhonov"
 
