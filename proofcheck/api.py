@@ -30,7 +30,8 @@ from fractions import Fraction
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, vec
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 from proofcheck.checks import CheckResult
 from proofcheck.kernel.verdicts import Verdict, Witness
 from proofcheck.registry import (
@@ -166,7 +167,7 @@ def _exact_stack(name, net: Transformer, seqs, expected) -> CheckResult:
 
 def _as_network(layers) -> Transformer:
     """One block per layer (an FF with the identity SA, an identity FF with an SA)."""
-    from proofcheck.kernel.model import identity_ff, identity_sa
+    from proofcheck.layers import identity_ff, identity_sa
     if not layers or not all(isinstance(x, (FF, SA)) for x in layers):
         raise BadInput("check_stack: layers must be a non-empty list of FF and SA layers "
                        "(or a Transformer)")

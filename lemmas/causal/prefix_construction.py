@@ -55,7 +55,8 @@ from lemmas.afz.layers.translation import translation_ff
 from lemmas.causal.readings import ALL, LAST, impossibility, prefix_map, read_positions
 from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.evaluate import spans_of
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
 
 NAMES = {LAST: "causal-last", ALL: "causal-all"}
 BLOCKS = "R + 1 + K (K relocation hats)"

@@ -21,7 +21,8 @@ import functools
 from fractions import Fraction
 
 from lemmas.afz.scalars import require, scalar, scalars
-from proofcheck.kernel.model import FF, dot, vec
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, dot
 
 ID = "3.2"
 ID_PLATEAU = "3.2p"

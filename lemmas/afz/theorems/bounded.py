@@ -107,7 +107,8 @@ def _general(sep, inputs, targets, d, fmt, progress, scales):
     from lemmas.afz.phases.interpolation import snaps
     from lemmas.afz.phases.leaders import place_leaders
     from lemmas.claims import Fixed
-    from proofcheck.kernel.model import Block, identity_sa
+    from proofcheck.layers import identity_sa
+    from proofcheck.kernel.model import Block
     rows = sep.rows()
     u = lexicographic_u(sep)
     m = [len(y) for y in targets]

@@ -49,7 +49,8 @@ from lemmas.afz.phases.top_collapse import (
 from lemmas.afz.theorems.theorem_1_6 import Construction, low_rank_check
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
 
 ID = "1.6"
 NAME = "peel"

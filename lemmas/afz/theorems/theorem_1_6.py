@@ -28,7 +28,8 @@ from lemmas.afz.phases.leaders import place_leaders
 from lemmas.afz.phases.separation import separate
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed
-from proofcheck.kernel.model import Block, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
 # the parameter formula and constant are the kernel's (one place; re-exported here)
 from proofcheck.kernel.statements import PARAM_CONSTANT, param_formula  # noqa: F401
 

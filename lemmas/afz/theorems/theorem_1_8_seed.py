@@ -63,7 +63,8 @@ from lemmas.afz.theorems.theorem_1_6 import construct as construct_1_6
 from lemmas.afz.theorems.theorem_1_6 import param_formula as param_formula_1_6
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
-from proofcheck.kernel.model import Block, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
 
 NAME = "seed"
 PARAM_CONSTANT = 42
