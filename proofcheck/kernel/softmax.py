@@ -26,7 +26,7 @@ from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, dir
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import fmt_num
-from proofcheck.kernel.verdicts import Verdict, Witness
+from proofcheck.kernel.verdicts import Stop, Verdict, Witness
 
 ZERO, ONE = fmpq(0), fmpq(1)
 LN2_UPPER = fmpq(6932, 10000)
@@ -41,14 +41,6 @@ class Undecided(Exception):
     def __init__(self, message: str, where: tuple = (None, None, None)):
         super().__init__(message)
         self.where = where
-
-
-class Stop(Exception):
-    """The pass ends with ``verdict`` and ``witness``."""
-
-    def __init__(self, verdict: Verdict, witness: Witness):
-        super().__init__(witness.reason)
-        self.verdict, self.witness = verdict, witness
 
 
 def up64(x: fmpq) -> fmpq:

@@ -101,3 +101,12 @@ class Witness:
         if self.expected is not None or self.got is not None:
             s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"
         return s
+
+
+class Stop(Exception):
+    """A check ends here with ``verdict`` and ``witness`` (a failed step of the softmax pass, of
+    an SA lemma's re-derivation)."""
+
+    def __init__(self, verdict: Verdict, witness: Witness):
+        super().__init__(witness.reason)
+        self.verdict, self.witness = verdict, witness
