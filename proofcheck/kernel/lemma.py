@@ -2,8 +2,7 @@
 factor and datum), the layer's form, the stated inputs -> outputs by exact evaluation, for a
 catalogue lemma the conclusion re-derived from its ``data`` (:mod:`.lemma_checks`), the stated
 verdict.  A plugin's claim (``claim.source``) is checked on its instances only and may not pose as
-a catalogue statement.
-"""
+a catalogue statement."""
 import re
 
 from proofcheck.kernel.errors import BadInput

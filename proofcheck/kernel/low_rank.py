@@ -7,8 +7,7 @@ characteristic polynomial has a real root (discriminant >= 0), else 2; d >= 3: w
 (j != k) the 2x2 minor on rows {i, j}, columns {i, k} (i apart) must vanish, ``(B_ii - c) B_jk =
 B_ik B_ji``: one ``c``; a diagonal B needs c equal to all diagonal entries but one (one taken twice
 among the first three); exact ranks (``fmpq_mat.rank``) at that c and the stored lam.  Used on
-every theorem certificate (:func:`check`) and by the statement.
-"""
+every theorem certificate (:func:`check`) and by the statement."""
 from flint import fmpq_mat
 
 from proofcheck.kernel.evaluate import q

@@ -4,8 +4,7 @@ strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (ASCII white spac
 ``/``), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
 path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
 above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
-(tested to match); integers beyond Python's 4300-digit limit are converted piecewise.
-"""
+(tested to match); integers beyond Python's 4300-digit limit are converted piecewise."""
 import math
 import numbers
 import re

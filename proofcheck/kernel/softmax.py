@@ -14,8 +14,7 @@ the hardmax trajectory with the radii:
 Every step is monotone in eps and the radii and ``e^{-gap/tau}`` grows with tau, so the certificate
 covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0 and the final tokens equal to
 the targets as sets.  A stated bound that does not follow is INCONCLUSIVE with both values;
-``hints=None`` derives them (the certifier).
-"""
+``hints=None`` derives them (the certifier)."""
 from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat

@@ -7,8 +7,8 @@ statement family (:data:`proofcheck.kernel.statements.LEMMA_FORMS`) with ::
 :mod:`..serialize`: every number an exact string or a JSON integer, one rule, through the one
 parser; floats, booleans, null, wrong shapes and missing keys are ``BadInput`` with the JSON path;
 vectors of dimension ``d``); ``layer``: its parsed FF/SA; ``semantics``: ``{"attention":
-"hardmax"}`` or softmax with ``tau``; ``path``: its JSON path.  A module checks the hypotheses, the layer's form and the conclusion, comparing numbers.
-"""
+"hardmax"}`` or softmax with ``tau``; ``path``: its JSON path.  A module checks the hypotheses,
+the layer's form and the conclusion, comparing numbers."""
 import importlib
 
 from proofcheck.kernel.errors import BadInput

@@ -8,8 +8,7 @@ agree on an interval iff they agree at its finite ends and every kink inside, an
 have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
 "FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
 in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
-a sympy field (an undecided sign raises :class:`Undecided`, never a pass).
-"""
+a sympy field (an undecided sign raises :class:`Undecided`, never a pass)."""
 from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
