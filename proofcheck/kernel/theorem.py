@@ -1,10 +1,9 @@
 """Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset (SHA-256,
 admissibility, d), the block budget, width <= 4, P <= C d M, the low-rank form and every stated
 constant, then the exact hardmax evaluation with set equality (1.6) or the softmax certificate at
-its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated.  Malformed content
-raises ``BadInput``.  The route: the plain evaluator or a fast one the fast tier
-(``proofcheck.kernel.fast``, never imported here) registers (:func:`register`, :func:`fast_entry`).
-"""
+its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated. Malformed content raises
+``BadInput``. The route: the plain evaluator or a fast one the fast tier (``proofcheck.kernel.fast``,
+never imported here) registers (:func:`register`, :func:`fast_entry`)."""
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
 from proofcheck.kernel.errors import BadInput
