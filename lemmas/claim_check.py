@@ -19,7 +19,8 @@ from proofcheck.kernel.evaluate import f2q, interpolation_witness
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import Transformer
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness
 
 
 @dataclass

@@ -30,8 +30,10 @@ from fractions import Fraction
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, vec
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 from proofcheck.registry import (
     ANY_DATASET,
     FLAGS,
@@ -108,7 +110,7 @@ def check_layer(name: str, layer, sequences, expected) -> CheckResult:
     ``expected`` (``(n_j, d)`` per sequence; ``None`` for a token the statement says
     nothing about), by both exact backends; REFUTED with the sequence, token,
     coordinate and exact values otherwise.  The result is a certificate instance."""
-    from proofcheck.kernel.layercheck import check_layer as check
+    from proofcheck.checks import check_layer as check
     bad = _circular(name, expected)
     if bad is not None:
         return _computed(bad, "check_layer")
@@ -165,7 +167,7 @@ def _exact_stack(name, net: Transformer, seqs, expected) -> CheckResult:
 
 def _as_network(layers) -> Transformer:
     """One block per layer (an FF with the identity SA, an identity FF with an SA)."""
-    from proofcheck.kernel.model import identity_ff, identity_sa
+    from proofcheck.layers import identity_ff, identity_sa
     if not layers or not all(isinstance(x, (FF, SA)) for x in layers):
         raise BadInput("check_stack: layers must be a non-empty list of FF and SA layers "
                        "(or a Transformer)")

@@ -60,7 +60,8 @@ from typing import Callable
 
 from lemmas.claim_check import NetworkCheck, check_network
 from proofcheck.kernel.model import FF
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 def shard_bounds(lengths, shards: int):

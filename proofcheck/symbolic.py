@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness
 
 
 def relu(x):

@@ -22,7 +22,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import ParameterError, dot
-from proofcheck.kernel.verdicts import CheckResult, Verdict
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict
 
 
 def is_symbolic(x) -> bool:

@@ -393,7 +393,8 @@ def test_int_rank_one_ff_is_exact_like_the_reference(cs, bs, w):
     W = tuple((k + 1, -k) for k in range(width))
     from proofcheck.kernel.fast.flint import _rank_one
     from lemmas.claim_check import check_network
-    from proofcheck.kernel.model import Transformer, identity_sa
+    from proofcheck.layers import identity_sa
+    from proofcheck.kernel.model import Transformer
     ff = FF(1, U, tuple(bs[:width]), W)
     r1 = _rank_one(ff.U)
     assert r1 is not None and all(type(c) is not float for c in r1[1])

@@ -12,7 +12,8 @@ from bench.constructions import BEGIN, END, main, render_readme
 from lemmas.afz.layers.hat import plateau_ff
 from lemmas.afz.layers.peel import peel_ff
 from lemmas.afz.theorems.constructions import CONSTRUCTIONS
-from proofcheck.kernel.model import FF, Block, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import FF, Block, Transformer
 from proofcheck.reporting.measures import kinks_along, layer_ratio, measures
 
 ROOT = Path(__file__).resolve().parents[1]

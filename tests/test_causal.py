@@ -9,6 +9,7 @@ from fractions import Fraction
 import pytest
 from conftest import CASES, case_table
 
+from lemmas.causal import with_mask
 from lemmas.afz.theorems.theorem_1_6 import verify
 from lemmas.causal import first_token as ft
 from lemmas.causal.prefix_construction import construct, param_formula
@@ -63,7 +64,7 @@ def test_instances_hold_masked_and_fail_unmasked():
     for _ in range(20):
         net, seqs = ft.random_network(rng, 2), ft.sharing_sequences(rng, 2, p=1)
         assert ft.instance_failure(net, seqs, 1) is None
-        found = found or ft.instance_failure(net.with_mask(False), seqs, 1)
+        found = found or ft.instance_failure(with_mask(net, False), seqs, 1)
     assert found is not None and found.code in ("prefix-output-differs", "prefix-property")
 
 
@@ -161,7 +162,7 @@ def test_causal_last_mutated_or_unmasked_is_refuted():
     assert r.verdict == Verdict.REFUTED
     assert (r.witness.block, r.witness.sublayer, r.witness.sequence) == (1, "SA", 0)
     assert r.witness.coordinate is not None and r.witness.got != r.witness.expected
-    r = check_network(c.net.with_mask(False), inputs, None, c.claims)
+    r = check_network(with_mask(c.net, False), inputs, None, c.claims)
     assert r.verdict == Verdict.REFUTED and r.witness.sublayer == "SA"
 
 

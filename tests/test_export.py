@@ -186,7 +186,8 @@ def test_certified_rounding_can_fail_one_ulp(digits6_safe):
 
 def test_certified_rounding_overflow_witness():
     net = Transformer(2, [])
-    from proofcheck.kernel.model import Block, identity_sa
+    from proofcheck.layers import identity_sa
+    from proofcheck.kernel.model import Block
     net.blocks.append(Block(FF(Fraction(1), U=(_F(0, 0),), b=(Fraction(1),),
                                W=(_F(10 ** 40, 0),)), identity_sa()))
     rc = certify_rounded(net, [[_F(1, 1)]], [[_F(1, 1)]], F32)

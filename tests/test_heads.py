@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lemmas.causal import with_mask
 from proofcheck.kernel.evaluate import PlainBackend, run
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, Transformer
@@ -130,7 +131,7 @@ def test_causal_mask_exact_values():
     seq = [[e(1), e(3), e(2)]]
     assert run(net, seq) == [[e(3), e(3), e(3)]]
     for be in (PlainBackend(), get_backend("flint")):
-        assert run(net.with_mask(), seq, be) == [[e(1), e(3), e(3)]]
+        assert run(with_mask(net), seq, be) == [[e(1), e(3), e(3)]]
 
 
 def test_causal_ties_averaged_among_allowed_keys():
@@ -153,7 +154,7 @@ def test_two_heads_add_their_terms():
     net = Transformer(1, [Block(FF(F(1)), sa)])
     for be in (PlainBackend(), get_backend("flint")):
         assert run(net, [[e(1), e(2), e(5)]], be) == [[e(6), e(6), e(6)]]
-        assert run(net.with_mask(), [[e(1), e(2), e(5)]], be) == [[e(2), e(3), e(6)]]
+        assert run(with_mask(net), [[e(1), e(2), e(5)]], be) == [[e(2), e(3), e(6)]]
 
 
 def test_defaults_are_one_head_no_mask():
@@ -161,7 +162,7 @@ def test_defaults_are_one_head_no_mask():
     assert sa.H == 1 and sa.heads == ((sa.A, sa.V),) and sa.causal is False
     assert sa == SA.multi(F(1), [(sa.A, sa.V)])
     net = Transformer(1, [Block(FF(F(1)), sa)])
-    assert not net.causal and net.with_mask().causal and not net.with_mask().with_mask(False).causal
+    assert not net.causal and with_mask(net).causal and not with_mask(with_mask(net), False).causal
     names = [p[2] for p in Transformer(1, [Block(FF(F(1)), SA.multi(
         F(0), [(ZERO, ZERO), (ZERO, ZERO)]))]).parameters()]
     assert names == ["eta", "rho", "heads[0].A.lam", "heads[0].V.lam", "heads[1].A.lam",

@@ -14,6 +14,7 @@ import pytest
 from conftest import CASES
 from hypothesis import given, settings
 
+from lemmas.causal import with_mask
 from proofcheck.io.certificate_writer import network_to_json, sa_to_json, seal, theorem_certificate
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import BadInput
@@ -67,7 +68,7 @@ def reseal(c, mutate):
 def test_outputs_distinct_and_the_mask_matters():
     net = two_head_net()
     assert all(len(set(o)) == len(o) for o in run(net, INPUTS))
-    assert run(net, INPUTS) != run(net.with_mask(False), INPUTS)
+    assert run(net, INPUTS) != run(with_mask(net, False), INPUTS)
 
 
 def test_json_form_of_heads_and_mask(cert):

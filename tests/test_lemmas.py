@@ -11,7 +11,7 @@ from conftest import NAMED
 from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
 from proofcheck.registry import find, load
 from proofcheck.runs.lemma import run_checks
-from proofcheck.kernel.layercheck import check_layer
+from proofcheck.checks import check_layer
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.symbolic import prove_positive, prove_profile
 

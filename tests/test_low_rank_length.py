@@ -16,6 +16,7 @@ from lemmas.afz.theorems import low_rank as lr_statement
 from lemmas.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.cli import main
 from proofcheck.io.certificate_writer import seal, theorem_certificate
+from lemmas.afz.low_rank_summary import ranks
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.model import Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict
@@ -56,7 +57,7 @@ def test_rank_two_attention_is_refuted_with_its_block():
     net = verify16(NAMED["tie-heavy"]).construction.net
     assert low_rank.failures(net) == []
     bad = _rank2(net, 1)
-    assert [r[:2] for r in low_rank.ranks(bad)][0] == (1, 2)
+    assert [r[:2] for r in ranks(bad)][0] == (1, 2)
     r = lr_statement.check_network("t", bad)
     assert r.verdict == Verdict.REFUTED and (r.witness.block, r.witness.sublayer) == (1, "SA")
     # one stored term is rank <= 1 without forming the matrix; a zero factor is rank 0

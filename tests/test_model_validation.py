@@ -9,7 +9,8 @@ from fractions import Fraction as F
 import pytest
 
 from lemmas.claims import Collapse
-from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, dot, vec
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, dot
 
 Z2 = (F(0), F(0))
 E0 = (F(1), F(0))

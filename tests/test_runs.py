@@ -107,7 +107,8 @@ def test_a_theta_norm_too_long_for_the_kernel_is_not_stated():
     from fractions import Fraction
 
     from proofcheck.io.certificate_writer import theorem_certificate
-    from proofcheck.kernel.model import FF, Block, Transformer, identity_sa
+    from proofcheck.layers import identity_sa
+    from proofcheck.kernel.model import FF, Block, Transformer
     from proofcheck.kernel.numbers import MAX_STRING_LENGTH
     ds = NAMED["square-builtin"]
     for big, stated in ((10 ** (MAX_STRING_LENGTH // 2 + 10), False), (7, True)):

@@ -15,7 +15,7 @@ from lemmas.afz.layers import clustering, corner, sphere
 
 from lemmas.afz.phases import collapse
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.layercheck import check_layer
+from proofcheck.checks import check_layer
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.model import SA, Factored, dot
 from proofcheck.kernel.verdicts import Verdict

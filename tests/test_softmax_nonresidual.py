@@ -15,7 +15,8 @@ from lemmas.afz.softmax_certifier import certify, prepare
 from lemmas.claim_check import check_network
 from proofcheck.kernel.evaluate import f2q, q
 from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
-from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 from proofcheck.kernel.softmax import Radii, check_bounds, plain_trajectory
 from proofcheck.kernel.verdicts import Verdict
 

@@ -18,7 +18,8 @@ from proofcheck.cli import main
 from lemmas.claim_check import check_network
 from proofcheck.kernel.evaluate import q
 from proofcheck.kernel.softmax import exp_upper
-from proofcheck.kernel.model import SA, Block, Factored, Transformer, identity_ff
+from proofcheck.layers import identity_ff
+from proofcheck.kernel.model import SA, Block, Factored, Transformer
 from lemmas.afz.softmax_certifier import certify, prepare
 from proofcheck.kernel.verdicts import Verdict, fmt_num
 

@@ -26,7 +26,8 @@ from proofcheck.registry import find, load
 from proofcheck.runs.lemma import run_checks
 from proofcheck.cli import main
 from lemmas.ts import balls
-from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proofcheck.kernel.model import ParameterError
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, combine
 
 F = Fraction
 

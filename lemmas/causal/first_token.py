@@ -46,10 +46,12 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+from lemmas.causal import with_mask
 from lemmas.causal.readings import ALL, LAST, READINGS
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.model import SA, Block, Factored, FF, Transformer, dot
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness, combine, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness, combine, fmt_value
 
 ID = "causal-first-token"
 
@@ -191,7 +193,7 @@ def instances_check(seed: int = 0, count: int = 12) -> tuple[CheckResult, CheckR
         if w is not None and bad is None:
             bad = (t, w)
         if control is None:
-            un = _outputs(net.with_mask(False), seqs, "plain")
+            un = _outputs(with_mask(net, False), seqs, "plain")
             j = next((j for j in (1, 2) if un[j][0] != un[0][0]), None)
             if j is not None:
                 control = (t, j, un[0][0], un[j][0])

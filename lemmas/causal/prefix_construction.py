@@ -55,7 +55,8 @@ from lemmas.afz.layers.translation import translation_ff
 from lemmas.causal.readings import ALL, LAST, impossibility, prefix_map, read_positions
 from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.evaluate import spans_of
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
 
 NAMES = {LAST: "causal-last", ALL: "causal-all"}
 BLOCKS = "R + 1 + K (K relocation hats)"
@@ -297,7 +298,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
     :func:`param_formula`, the low-rank form; the default construction's L and P on
     the same data beside them."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail])

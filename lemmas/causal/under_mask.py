@@ -2,7 +2,7 @@
 mask (SPEC §1 "Extensions") by the kernel's exact evaluators.
 
 * A construction for unmasked attention (``default``, ``peel``, ``bounded``): its
-  network with every SA layer masked (:meth:`Transformer.with_mask`) is checked
+  network with every SA layer masked (:func:`lemmas.causal.with_mask`) is checked
   against the construction's own claims, which are those of the unmasked semantics;
   the first block / sub-layer / sequence / token / coordinate where the masked
   network leaves them is the witness (REFUTED).  Then the masked network is run to
@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import time
 
+from lemmas.causal import with_mask
 from lemmas.causal.constructions import READING
 from lemmas.causal.readings import ALL, prefix_conflicts, read_outputs
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Scope, Verdict, fmt_value
 
 
 
@@ -147,7 +149,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     reading = READING.get(spec.name)
     if reading is None:
         reading = ALL
-        c.net = c.net.with_mask()
+        c.net = with_mask(c.net)
     prog = (lambda b: progress(b, c.net.L)) if progress else None
     nc = check_network(c.net, inputs, None, c.claims, backend=backend, progress=prog)
     results = [mask_check(c.net)] + nc.results

@@ -32,7 +32,8 @@ from fractions import Fraction
 from bisect import bisect_left
 
 from lemmas.afz.layers.hat import hat_ff
-from proofcheck.kernel.model import FF, dot, vec
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, dot
 
 
 @dataclass

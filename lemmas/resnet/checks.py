@@ -30,7 +30,8 @@ from fractions import Fraction
 
 from lemmas.resnet import flattened, tokenwise
 from proofcheck.kernel.dataset import Dataset, Pair
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, combine
 
 ID = "resnet"
 DIGIT_PATCHES = (4, 2, 1)

@@ -29,8 +29,10 @@ from fractions import Fraction
 from lemmas.resnet.chain import Chain, relocation_chain
 from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
-from proofcheck.kernel.model import Block, Transformer, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 
 def flatten(seq) -> tuple[Fraction, ...]:

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from lemmas.resnet.chain import relocation_chain
 from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.dataset import Dataset
-from proofcheck.kernel.model import Block, Transformer, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 READING = ("reading: a token-wise map is any f: Q^d -> Q^d applied to each token (every "
            "FF-only network is one); it interpolates when {f(x) : x in X_j} = Y_j for every j "

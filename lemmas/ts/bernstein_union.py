@@ -47,7 +47,8 @@ from flint import arb
 
 from lemmas.ts.search import search
 from lemmas.ts import balls
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 ID = "G.2"
 

@@ -42,7 +42,8 @@ from lemmas.ts.readings import note, resolve
 from lemmas.ts.search import search
 from lemmas.ts.softmax_concentration import l1_distance
 from lemmas.ts import balls
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, combine, fmt_value
 
 ID = "E.1"
 

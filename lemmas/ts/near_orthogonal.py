@@ -55,7 +55,8 @@ from fractions import Fraction
 from flint import arb, fmpz_mat
 
 from lemmas.ts import balls
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 ID = "C.3"
 

@@ -39,7 +39,8 @@ import random
 from fractions import Fraction
 
 from lemmas.ts.readings import note, resolve
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 ID = "G.1"
 

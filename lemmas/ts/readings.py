@@ -17,7 +17,8 @@ names in the same order; a test keeps the two in step.
 """
 from __future__ import annotations
 
-from proofcheck.kernel.verdicts import CheckResult, Verdict
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict
 
 
 def resolve(readings: dict, reading: str | None) -> str:

@@ -45,7 +45,8 @@ from fractions import Fraction
 
 from lemmas.ts.readings import note, resolve
 from lemmas.ts.search import Outcome, search
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 ID = "C.4"
 

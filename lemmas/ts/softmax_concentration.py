@@ -47,7 +47,8 @@ from flint import arb
 
 from lemmas.ts.search import search
 from lemmas.ts import balls
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine, fmt_value
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, combine, fmt_value
 
 ID = "C.1"
 

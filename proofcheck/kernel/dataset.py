@@ -1,14 +1,13 @@
 """Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``, tokens tuples
 of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON path); the canonical form and its
-SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`.
-"""
+SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`."""
 import hashlib
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput, Inadmissible
 from proofcheck.kernel.numbers import format_q, parse_exact
+from proofcheck.kernel.serialize import canonical
 
 FORMAT = "proofcheck-dataset/1"
 
@@ -78,10 +77,9 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
 
 
 def check_admissible(ds: Dataset, ordered: bool = False) -> None:
-    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order:
-    d >= 2; per pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j
-    distinct as sets (``ordered``: as tuples, the hypothesis under a causal mask).
-    A token of the wrong length is ``BadInput``."""
+    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order: d >= 2; per
+    pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j distinct as sets (``ordered``:
+    as tuples, the hypothesis under a causal mask). A token of the wrong length is ``BadInput``."""
     if ds.d < 2:
         raise Inadmissible(f"d must be at least 2 (got {ds.d})", "$.d")
     pending = []
@@ -139,11 +137,9 @@ def dataset_to_json(ds: Dataset) -> dict:
 
 
 def canonical_bytes(ds: Dataset) -> bytes:
-    """Canonical JSON (sorted keys, no spaces, UTF-8) of ``format``, ``d``, ``pairs``."""
-    obj = dataset_to_json(ds)
-    del obj["name"]
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8")
+    """Canonical JSON (sorted keys, no spaces, UTF-8: ASCII, as every number is a ``format_q``
+    string) of ``format``, ``d``, ``pairs`` (:func:`proofcheck.kernel.serialize.canonical`)."""
+    return canonical({k: v for k, v in dataset_to_json(ds).items() if k != "name"})
 
 
 def digest(ds: Dataset) -> str:

@@ -2,8 +2,7 @@
 digits, files over ``MAX_FILE_BYTES`` or nesting too deep) and validation against the published
 schemas of ``proofcheck/schemas/`` (SPEC §3) with ``jsonschema`` (Draft 2020-12) BEFORE any
 arithmetic: ``"integer"`` means a JSON integer, the format ``proofcheck-number`` runs the one
-number parser.  Every failure is ``BadInput`` (exit 2) with the file or JSON path.
-"""
+number parser.  Every failure is ``BadInput`` (exit 2) with the file or JSON path."""
 import json
 from functools import lru_cache
 from importlib import resources
@@ -122,10 +121,6 @@ def validator(name: str):
     return cls(_inline_refs(sch, sch.get("$defs", {})), format_checker=checker)
 
 
-def _join(root: str, json_path: str) -> str:
-    return root + json_path[1:] if json_path.startswith("$") else root
-
-
 def _leaf_cause(err):
     """The number parser's ``BadInput`` behind ``err`` or its alternatives, if any."""
     if isinstance(err.cause, BadInput):
@@ -148,9 +143,9 @@ def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
         return BadInput("document is nested too deeply", root)
     if err is None:
         return None
-    cause, fmt = _leaf_cause(err), FORMATS[name][1]
-    e = BadInput(f"not a valid {fmt} document: "
-                 f"{cause.message if cause else err.message[:300]}", _join(root, err.json_path))
+    cause, fmt, at = _leaf_cause(err), FORMATS[name][1], err.json_path
+    e = BadInput(f"not a valid {fmt} document: {cause.message if cause else err.message[:300]}",
+                 root + at[1:] if at.startswith("$") else root)
     e.violation = None if cause else err
     return e
 

@@ -9,7 +9,7 @@ from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.evaluate import PlainBackend, bits
 from proofcheck.kernel.limits import check_bits
 from proofcheck.kernel.model import FF
-from proofcheck.kernel.verdicts import CheckResult, Scope, Verdict, Witness
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 def evaluate_layer(layer, sequences, rule=HARDMAX):
@@ -23,23 +23,16 @@ def evaluate_layer(layer, sequences, rule=HARDMAX):
     return [rows[lo:hi] for lo, hi in st.spans]
 
 
-def check_layer(name: str, layer, sequences, expected, rule=HARDMAX,
-                details: list[str] | None = None) -> CheckResult:
-    """VERIFIED iff the layer maps ``sequences`` exactly to ``expected`` (``(n_j, d)``
-    per sequence; an entry ``None`` marks a token the statement says nothing about).
-    The result keeps ``instance = (layer, sequences, expected)`` for certificates."""
-    res = _check_layer(name, layer, sequences, expected, rule, details)
-    res.instance = (layer, sequences, expected)
-    return res
-
-
-def _check_layer(name, layer, sequences, expected, rule, details):
+def layer_check(layer, sequences, expected, rule=HARDMAX, details: list[str] | None = None):
+    """``(verdict, lines, witness)``: VERIFIED iff the layer maps ``sequences`` exactly to
+    ``expected`` (``(n_j, d)`` per sequence; an entry ``None`` marks a token the statement says
+    nothing about); an evaluation error is ERROR (fail closed)."""
     try:
         got = evaluate_layer(layer, sequences, rule)
     except ResourceLimit:
         raise
     except Exception as exc:  # fail closed
-        return CheckResult(name, Verdict.ERROR, [f"{type(exc).__name__}: {exc}"])
+        return Verdict.ERROR, [f"{type(exc).__name__}: {exc}"], None
     n = sum(len(s) for s in sequences)
     det = list(details or []) + [f"{n} tokens in {len(sequences)} sequence(s), exact evaluation"]
     for j, (gs, es) in enumerate(zip(got, expected, strict=True)):
@@ -49,7 +42,7 @@ def _check_layer(name, layer, sequences, expected, rule, details):
             e = tuple(Fraction(x) for x in e)
             if g != e:
                 c = next(k for k in range(len(e)) if g[k] != e[k])
-                return CheckResult(name, Verdict.REFUTED, det, Witness(
+                return Verdict.REFUTED, det, Witness(
                     "layer output differs from the lemma's conclusion", sequence=j, token=i,
-                    coordinate=c, expected=e[c], got=g[c], code="layer-output"))
-    return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.INSTANCES)
+                    coordinate=c, expected=e[c], got=g[c], code="layer-output")
+    return Verdict.VERIFIED, det, None

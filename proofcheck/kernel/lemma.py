@@ -2,15 +2,14 @@
 factor and datum), the layer's form, the stated inputs -> outputs by exact evaluation, for a
 catalogue lemma the conclusion re-derived from its ``data`` (:mod:`.lemma_checks`), the stated
 verdict.  A plugin's claim (``claim.source``) is checked on its instances only and may not pose as
-a catalogue statement.
-"""
+a catalogue statement."""
 import re
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.layercheck import check_layer
+from proofcheck.kernel.layercheck import layer_check
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.limits import MAX_LEMMA_D
-from proofcheck.kernel.numbers import fmt_num, parse_exact
+from proofcheck.kernel.numbers import parse_exact, positive_tau
 from proofcheck.kernel.serialize import ff_from_json, sa_from_json
 from proofcheck.kernel.statements import LEMMA_FORMS, normalise_id, poses_as
 from proofcheck.kernel.verdicts import Verdict, combine, escape
@@ -42,10 +41,7 @@ def claim_of(cert) -> tuple[str, str | None]:
 def _semantics(sem) -> dict:
     if sem["attention"] == "hardmax":
         return {"attention": "hardmax"}
-    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
-    if tau <= 0:
-        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
-    return {"attention": "softmax", "tau": tau}
+    return {"attention": "softmax", "tau": positive_tau(sem)}
 
 
 def _tokens(obj, d, path):
@@ -81,11 +77,11 @@ def _instance(k, i, st, plugin, kind, sem, lines):
     layer = (ff_from_json if kind == "FF" else sa_from_json)(i["layer"], d, f"{p}.layer")
     name, parts = escape(i.get("name", f"instance {k}")), []
     if kind == "FF" or sem["attention"] == "hardmax":
-        r = check_layer(name, layer, inputs, expected)
-        parts.append(r.verdict)
-        lines.append(f"[{r.verdict.value}] {name}: stated inputs -> stated outputs"
-                     + ("  [on these instances only]" if r.verdict.passed else ""))
-        lines += ["    witness: " + r.witness.describe()] if r.witness else []
+        v, _, w = layer_check(layer, inputs, expected)
+        parts.append(v)
+        lines.append(f"[{v.value}] {name}: stated inputs -> stated outputs"
+                     + ("  [on these instances only]" if v.passed else ""))
+        lines += ["    witness: " + w.describe()] if w else []
     if plugin is not None:
         lines.append(f"    {escape(st)} ({escape(plugin)}): conclusion not re-derived (a plugin's "
                      "statement: the kernel re-checks only the stated inputs -> outputs)")

@@ -2,8 +2,7 @@
 one is RESOURCE-LIMIT (exit 4) naming it: nothing was decided. Values: no numerator or denominator
 over :data:`MAX_VALUE_BITS` bits.  Work: every step charges rows x coordinates x terms (attention
 scores before they are computed) to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)``.  Lemma
-instances: d <= :data:`MAX_LEMMA_D`.  Outside a check nothing is charged.
-"""
+instances: d <= :data:`MAX_LEMMA_D`.  Outside a check nothing is charged."""
 from contextlib import contextmanager
 from contextvars import ContextVar
 

@@ -7,8 +7,7 @@ characteristic polynomial has a real root (discriminant >= 0), else 2; d >= 3: w
 (j != k) the 2x2 minor on rows {i, j}, columns {i, k} (i apart) must vanish, ``(B_ii - c) B_jk =
 B_ik B_ji``: one ``c``; a diagonal B needs c equal to all diagonal entries but one (one taken twice
 among the first three); exact ranks (``fmpq_mat.rank``) at that c and the stored lam.  Used on
-every theorem certificate (:func:`check`) and by the statement.
-"""
+every theorem certificate (:func:`check`) and by the statement."""
 from flint import fmpq_mat
 
 from proofcheck.kernel.evaluate import q
@@ -50,14 +49,6 @@ def low_rank_part(m: Factored, d: int) -> int:
                         for i, row in enumerate(B)]) for lam in (m.lam, c))
 
 
-def ranks(net: Transformer) -> list[tuple[int, int, int]]:
-    """``[(block, low_rank_part(A), low_rank_part(V))]`` over the SA layers (1-based; the
-    largest over the layer's heads)."""
-    return [(b, max(low_rank_part(A, net.d) for A, _ in blk.sa.heads),
-             max(low_rank_part(V, net.d) for _, V in blk.sa.heads))
-            for b, blk in enumerate(net.blocks, start=1)]
-
-
 def failures(net: Transformer, bound: int = BOUND) -> list[str]:
     """One reason per head whose A or V is ``c I + rank <= bound`` for no real c."""
     return [f"block {b} SA{f' head {h}' if blk.sa.H > 1 else ''}: {name} - c I has rank >= "
@@ -68,22 +59,12 @@ def failures(net: Transformer, bound: int = BOUND) -> list[str]:
             if r > bound]
 
 
-def summary(net: Transformer) -> dict:
-    """``{"sa_layers", "max_rank_A", "max_rank_V", "V_multiple_of_identity"}``: the
-    largest low-rank parts, and how many layers' V are nonzero multiples of I alone."""
-    rs = ranks(net)
-    scaled = sum(1 for blk, r in zip(net.blocks, rs) if r[2] == 0
-                 and all(V.lam != 0 for _, V in blk.sa.heads))
-    return {"sa_layers": len(rs), "max_rank_A": max((r[1] for r in rs), default=0),
-            "max_rank_V": max((r[2] for r in rs), default=0), "V_multiple_of_identity": scaled}
-
-
 def check(net: Transformer, lines: list) -> list[str]:
     """The failures on a theorem certificate (none: one summary line in ``lines``)."""
     bad = failures(net)
     if not bad:
-        s = summary(net)
-        lines.append(f"low-rank: all {s['sa_layers']} SA layers have A, V = c I + rank <= "
-                     f"{BOUND} for some real c, decided exactly (largest: A {s['max_rank_A']}, "
-                     f"V {s['max_rank_V']})")
+        rA, rV = (max((low_rank_part(h[k], net.d) for b in net.blocks for h in b.sa.heads),
+                      default=0) for k in (0, 1))
+        lines.append(f"low-rank: all {net.L} SA layers have A, V = c I + rank <= {BOUND} for "
+                     f"some real c, decided exactly (largest: A {rA}, V {rV})")
     return bad

@@ -1,10 +1,9 @@
-"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1).  Parameters are
-exact rationals (or, in the constructions' symbolic proofs, sympy expressions); a
-token is a tuple of ``d`` of them; ``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W``
-stored as ``width`` columns of length ``d``; ``A`` and ``V`` are stored factored as
-``lam I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.  Every
-class validates its arguments at entry (:class:`ParameterError`)."""
-from dataclasses import dataclass, field, replace
+"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1). Parameters are exact rationals
+(or, in the constructions' symbolic proofs, sympy expressions); a token is a tuple of ``d`` of them;
+``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W`` stored as ``width`` columns of length ``d``;
+``A`` and ``V`` are stored factored as ``lam I + sum_r a_r b_r^T`` (:class:`Factored`). Block order
+is FF then SA. Every class validates its arguments at entry (:class:`ParameterError`)."""
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from typing import Sequence
@@ -65,16 +64,6 @@ def _check_rows(routine: str, parameter: str, rows, width: int | None, d: int | 
     for k, r in enumerate(rows):
         d = check_vector(routine, f"{parameter}[{k}]", r, d)
     return d
-
-
-def vec(xs) -> Vec:
-    """Tuple of Fractions from any iterable of ints/Fractions/strings.  Raises
-    :class:`ParameterError` if ``xs`` is not an iterable of such numbers."""
-    try:
-        return tuple(Fraction(x) for x in xs)
-    except (TypeError, ValueError):
-        raise reject("vec", "xs", "an iterable of rationals (ints, Fractions, numeric strings)",
-                      xs) from None
 
 
 def dot(x: Sequence, y: Sequence):
@@ -162,11 +151,10 @@ class FF:
 
 @dataclass(frozen=True)
 class SA:
-    """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i,
-    x_l>``, ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1
-    "Extensions"); head 1 is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of
-    :class:`Factored`); ``causal``: token i attends to ``l <= i`` only.  Build a
-    multi-head layer with :meth:`multi`."""
+    """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i, x_l>``,
+    ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1 "Extensions"); head 1
+    is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of :class:`Factored`); ``causal``: token i
+    attends to ``l <= i`` only. Build a multi-head layer with :meth:`multi`."""
 
     rho: Fraction
     A: Factored
@@ -220,14 +208,6 @@ class SA:
         return 1 + sum(A.n_params() + V.n_params() for A, V in self.heads)
 
 
-def identity_ff() -> FF:
-    return FF(Fraction(1), label="identity")
-
-
-def identity_sa() -> SA:
-    return SA(Fraction(1), Factored(Fraction(0)), Factored(Fraction(0)), label="identity")
-
-
 @dataclass(frozen=True)
 class Block:
     """Transformer block ``SA o FF`` (FF acts first)."""
@@ -245,21 +225,15 @@ class Block:
 
 @dataclass
 class Transformer:
-    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``.  A multi-head or masked
-    SA layer (SPEC §1 "Extensions") is evaluated through
-    :func:`proofcheck.kernel.evaluate.attend` per head."""
+    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``. A multi-head or masked SA layer (SPEC
+    §1 "Extensions") is evaluated through :func:`proofcheck.kernel.evaluate.attend` per head."""
 
     d: int
     blocks: list[Block] = field(default_factory=list)
 
-    def with_mask(self, causal: bool = True) -> "Transformer":
-        """A copy whose every SA layer has the causal mask ``causal`` (parameters shared)."""
-        return Transformer(self.d, [replace(b, sa=replace(b.sa, causal=causal))
-                                    for b in self.blocks])
-
     @property
     def causal(self) -> bool:
-        """True iff some SA layer is masked (:meth:`with_mask` masks all of them)."""
+        """True iff some SA layer is masked (:func:`lemmas.causal.with_mask` masks all of them)."""
         return any(b.sa.causal for b in self.blocks)
 
     @property

@@ -4,8 +4,7 @@ strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (ASCII white spac
 ``/``), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
 path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
 above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
-(tested to match); integers beyond Python's 4300-digit limit are converted piecewise.
-"""
+(tested to match); integers beyond Python's 4300-digit limit are converted piecewise."""
 import math
 import numbers
 import re
@@ -32,11 +31,6 @@ def digits_to_int(s: str) -> int:
     """``int(s)`` for ASCII digits with an optional sign, without CPython's 4300-digit
     limit (``decimal`` converts exactly)."""
     return int(Decimal(s))
-
-
-def _int_to_digits(n: int) -> str:
-    """``str(n)`` without the 4300-digit limit."""
-    return str(Decimal(n))
 
 
 def _parse_string(raw: str, path: str, what: str) -> Fraction:
@@ -108,11 +102,11 @@ def parse_exact(value, path: str, what: str = "value") -> Fraction:
 
 
 def format_q(q: Fraction) -> str:
-    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``); inverse of ``parse_number``."""
+    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``), inverse of ``parse_number``; ``Decimal``
+    writes the digits without CPython's 4300-digit limit."""
     q = Fraction(q)
-    if q.denominator == 1:
-        return _int_to_digits(q.numerator)
-    return f"{_int_to_digits(q.numerator)}/{_int_to_digits(q.denominator)}"
+    p = str(Decimal(q.numerator))
+    return p if q.denominator == 1 else f"{p}/{Decimal(q.denominator)}"
 
 
 # ------------------------------------------------------------------ display
@@ -171,3 +165,11 @@ def fmt_num(v, sig: int = 6) -> str:
     size = (f"{p.bit_length()}-bit integer" if q == 1 else
             f"{p.bit_length()}-bit / {q.bit_length()}-bit rational")
     return f"≈{approx(v, sig)} (exact: {size})"
+
+
+def positive_tau(sem) -> Fraction:
+    """``sem["tau"]`` exactly; ``BadInput`` at ``$.semantics.tau`` unless it is positive."""
+    tau = parse_exact(sem["tau"], "$.semantics.tau", "tau")
+    if tau <= 0:
+        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
+    return tau

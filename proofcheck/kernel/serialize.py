@@ -1,8 +1,7 @@
 """The exact JSON form of networks (SPEC §3; written by :mod:`proofcheck.io.certificate_writer`)
 and canonical digests: ``{"d", "blocks": [{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa":
 {"rho", "A": {"lam", "left", "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact
-numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path).
-"""
+numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path)."""
 import hashlib
 import json
 
@@ -19,9 +18,11 @@ def sha256(obj) -> str:
     return hashlib.sha256(canonical(obj)).hexdigest()
 
 
-def _vec(v, d, path):
-    if len(v) != d:
-        raise BadInput(f"expected a list of d = {d} numbers, got {len(v)} numbers", path)
+def vector(v, d: int, path: str) -> tuple:
+    """A ``(d,)`` vector of exact numbers (of a network, or a lemma instance's data)."""
+    if not isinstance(v, list) or len(v) != d:
+        got = f"{len(v)} numbers" if isinstance(v, list) else type(v).__name__
+        raise BadInput(f"expected a list of d = {d} numbers (the dimension stated), got {got}", path)
     return tuple(parse_exact(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 
@@ -29,7 +30,7 @@ def _fac_from(o, d, path) -> Factored:
     if len(o["left"]) != len(o["right"]):
         raise BadInput("factors 'left' and 'right' must be lists of equal length", path)
     return Factored(parse_exact(o["lam"], f"{path}.lam"),
-                    *(tuple(_vec(a, d, f"{path}.{k}[{r}]") for r, a in enumerate(o[k]))
+                    *(tuple(vector(a, d, f"{path}.{k}[{r}]") for r, a in enumerate(o[k]))
                       for k in ("left", "right")))
 
 
@@ -38,9 +39,9 @@ def ff_from_json(o, d, path) -> FF:
     if not len(o["U"]) == len(o["b"]) == len(o["W"]):
         raise BadInput("FF: U, b, W must be lists of the same width", path)
     return FF(parse_exact(o["eta"], f"{path}.eta"),
-              tuple(_vec(u, d, f"{path}.U[{k}]") for k, u in enumerate(o["U"])),
+              tuple(vector(u, d, f"{path}.U[{k}]") for k, u in enumerate(o["U"])),
               tuple(parse_exact(x, f"{path}.b[{k}]") for k, x in enumerate(o["b"])),
-              tuple(_vec(w, d, f"{path}.W[{k}]") for k, w in enumerate(o["W"])),
+              tuple(vector(w, d, f"{path}.W[{k}]") for k, w in enumerate(o["W"])),
               o.get("label", ""))
 
 

@@ -1,8 +1,7 @@
 """The statements whose checks the kernel trusts (SPEC §2), from nothing outside
 the kernel: catalogue ids and aliases, each lemma's instance form and re-deriving
 module, the constants of Theorems 1.6 / 1.8.  The project's registry is tested to
-agree.  A plugin id may not pose as one of these (:func:`poses_as`).
-"""
+agree.  A plugin id may not pose as one of these (:func:`poses_as`)."""
 import re
 import unicodedata
 

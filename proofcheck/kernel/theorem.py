@@ -1,15 +1,14 @@
 """Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset (SHA-256,
 admissibility, d), the block budget, width <= 4, P <= C d M, the low-rank form and every stated
 constant, then the exact hardmax evaluation with set equality (1.6) or the softmax certificate at
-its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated.  Malformed content
-raises ``BadInput``.  The route: the plain evaluator or a fast one the fast tier
-(``proofcheck.kernel.fast``, never imported here) registers (:func:`register`, :func:`choose`).
-"""
+its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated. Malformed content raises
+``BadInput``. The route: the plain evaluator or a fast one the fast tier (``proofcheck.kernel.fast``,
+never imported here) registers (:func:`register`, :func:`fast_entry`)."""
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q, run
-from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact
+from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact, positive_tau
 from proofcheck.kernel.serialize import network_from_json
 from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Undecided,
                                        check_bounds, plain_trajectory)
@@ -29,17 +28,18 @@ def register(name: str, backend, modules: tuple[str, ...]) -> None:
     FAST[name] = (backend, tuple(modules))
 
 
-def choose(route: str, work: int):
-    """``(backend, label)``: ``"plain"``, ``"fast"`` (``BadInput`` if none is loaded), or
-    ``"auto"``: fast when registered and ``work`` is above :data:`AUTO_FAST_WORK`."""
+def fast_entry(name: str, route: str, work: int):
+    """``(entry, label)``: the registered fast ``name`` entry ``(backend, modules)`` the route takes
+    or ``(None, "plain")``: ``"plain"``, ``"fast"`` (``BadInput`` if none is loaded), or ``"auto"``:
+    fast when registered and ``work`` is above :data:`AUTO_FAST_WORK`."""
     if route not in ROUTES:
         raise BadInput(f"unknown route {route!r} (use one of {', '.join(ROUTES)})", "--route")
-    fast = FAST.get("flint")
+    fast = FAST.get(name)
     if route == "fast" and fast is None:
         raise BadInput("--route fast: no fast tier is loaded", "--route")
-    if route == "fast" or (route == "auto" and fast is not None and work > AUTO_FAST_WORK):
-        return fast[0](), f"fast ({', '.join(fast[1])})"
-    return PlainBackend(), "plain"
+    if route == "fast" or (route == "auto" and fast and work > AUTO_FAST_WORK):
+        return fast, f"fast ({', '.join(fast[1])})"
+    return None, "plain"
 
 
 def derived_constants(ds, net, R=None, C=PARAM_CONSTANT) -> dict:
@@ -151,7 +151,8 @@ def check(cert, route: str):
     targets = [list(p.outputs) for p in ds.pairs]
     work = ds.n_tokens * sum((not b.ff.is_identity) + (not b.sa.is_identity) for b in net.blocks)
     if st == "1.6":
-        backend, label = choose(route, work)
+        fast, label = fast_entry("flint", route, work)
+        backend = fast[0]() if fast else PlainBackend()
         w, _ = interpolation_witness(run(net, inputs, backend), targets)
         v = Verdict.REFUTED if w else Verdict.VERIFIED
         lines += [f"route: {label}"] + (["witness: " + w.describe()] if w else [])
@@ -185,16 +186,10 @@ def _theta(cert, net, v, lines):
 def _softmax(cert, net, inputs, targets, route, work, lines):
     """Theorem 1.8: one pass at the stated tau, floor and bounds, on the fast route's
     records when chosen (the plain route's when they cannot decide)."""
-    tau = parse_exact(cert["semantics"]["tau"], "$.semantics.tau", "tau")
-    if tau <= 0:
-        raise BadInput(f"tau must be positive (got {fmt_num(tau)})", "$.semantics.tau")
+    tau = positive_tau(cert["semantics"])
     F, stated = stated_bounds(cert)
-    fast = FAST.get("softmax")
-    if route == "fast" and fast is None:
-        raise BadInput("--route fast: no fast tier is loaded", "--route")
-    res = None
-    if fast is not None and (route == "fast" or (route == "auto" and work > AUTO_FAST_WORK)):
-        label = f"fast ({', '.join(fast[1])})"
+    (fast, label), res = fast_entry("softmax", route, work), None
+    if fast is not None:
         traj = fast[0](net, inputs)
         try:
             res = check_bounds(traj, tau, F, targets, align(stated, traj))

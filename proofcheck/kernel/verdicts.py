@@ -3,7 +3,7 @@ floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED``
 a replayable witness."""
 import enum
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -103,22 +103,10 @@ class Witness:
         return s
 
 
-@dataclass
-class CheckResult:
-    """Outcome of one named check: verdict, human-readable lines, optional witness."""
+class Stop(Exception):
+    """A check ends here with ``verdict`` and ``witness`` (a failed step of the softmax pass, of
+    an SA lemma's re-derivation)."""
 
-    name: str
-    verdict: Verdict
-    details: list[str] = field(default_factory=list)
-    witness: Witness | None = None
-    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
-    # what a passing check established; None: not said (a construction's own check)
-    scope: Scope | None = None
-
-    def lines(self) -> list[str]:
-        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
-        out = [f"[{self.verdict.value}] {self.name}{tail}"]
-        out += ["    " + d for d in self.details]
-        if self.witness is not None:
-            out.append("    witness: " + self.witness.describe())
-        return out
+    def __init__(self, verdict: Verdict, witness: Witness):
+        super().__init__(witness.reason)
+        self.verdict, self.witness = verdict, witness

@@ -2,8 +2,7 @@
 JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on
 mismatch), the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the
 re-derived one (REFUTED if they differ).  Under the bounds of :mod:`.limits` (RESOURCE-LIMIT, exit
-4); an exception inside the kernel is ERROR, never a weaker check.
-"""
+4); an exception inside the kernel is ERROR, never a weaker check."""
 from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem

@@ -11,7 +11,7 @@ dispatch, the report's dependency graph and catalogue table, the README table.
 Checks are named as strings — ``"function"`` (in the statement's ``module``) or
 ``"module:function"`` — for built-in statements, imported only when the statement
 runs (so ``list`` loads no construction code), or given as callables (plugins).  Each is called ``check(dataset, seed, **instances)`` and
-returns a list of :class:`~proofcheck.kernel.verdicts.CheckResult`.
+returns a list of :class:`~proofcheck.checks.CheckResult`.
 """
 from __future__ import annotations
 

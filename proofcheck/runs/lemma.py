@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.runs.recheck import Recheck, recheck
 
 

@@ -231,8 +231,10 @@ def run(dataset=None, seed: int = 0):
 
 def _instance(d, ss, u, up, lam):
     """The exact checks of Lemma 4.1 and the tag on one instance (dimension ``d``)."""
-    from proofcheck.kernel.layercheck import check_layer, evaluate_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+    from proofcheck.checks import check_layer
+    from proofcheck.kernel.layercheck import evaluate_layer
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
     out = []
     ins = probe_sequences(ss, u)
     layer = cluster_sa(u)

@@ -99,7 +99,8 @@ def _symbolic(d: int, axis: int):
     import sympy as sp
 
     from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     from proofcheck.symbolic import sympy_field
     k1 = sp.Symbol("k1", real=True)
     a, b, c = sp.symbols("a b c", positive=True)

@@ -99,7 +99,7 @@ def R_shift(seed: int) -> Fraction:
 
 def _instance(d, ss, above):
     """The exact checks of Lemma 4.2 on one instance: ``t = R`` and ``t = R + above``."""
-    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.checks import check_layer
     out = []
     from lemmas.afz.instances import into_positive_box
     shifted = into_positive_box(ss)

@@ -21,7 +21,8 @@ import functools
 from fractions import Fraction
 
 from lemmas.afz.scalars import require, scalar, scalars
-from proofcheck.kernel.model import FF, dot, vec
+from proofcheck.layers import vec
+from proofcheck.kernel.model import FF, dot
 
 ID = "3.2"
 ID_PLATEAU = "3.2p"
@@ -154,9 +155,10 @@ def _exact(statement, S, p, q, ff, w, table, data, claim):
     """Exact check of ``ff`` on S (the lemma's conclusion: p -> q, S \\ {p} fixed)
     plus probes generated from the layer (``lemmas.afz.probes``)."""
     from lemmas.afz.probes import probes
-    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.checks import check_layer
     from proofcheck.kernel.lemma_checks.profile import NotAlong
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
     try:
         tokens, expected = probes(ff, w, p, table)
     except NotAlong as e:
@@ -259,7 +261,8 @@ def direction_search_check():
     """``separating_direction`` on point sets where every candidate but the last
     fails (d = 2, 3, 4; it must return the last, which separates p), where only
     the first works, and where only the last fails (it must return k = 1)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     cases = [tight_direction_sets(d, n, first) for d, n in ((2, 3), (3, 2), (4, 2))
              for first in (1, 2)]
     for S, p, k in cases + [last_fails_sets(2), last_fails_sets(3)]:

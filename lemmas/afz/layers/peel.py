@@ -93,7 +93,8 @@ def _symbolic(d: int = 2):
     and symbolic displacements in R^d: ``FF(x) = x + D_m`` at each point and
     ``FF(x) = x`` on ``[lo, hi]``.  VERIFIED only when every configuration is proved;
     else the first one that is not, with its witness."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict
     name = (f"peel symbolic: for every a top and b bottom points (a + b <= 4, all "
             f"{len(CONFIGURATIONS)} configurations) the returned layer moves each point by its "
             f"displacement and fixes [lo, hi] (all parameters, d = {d})")

@@ -121,9 +121,10 @@ def _instance(dataset, seed):
 
     from lemmas.afz.instances import distinct_points, input_sequences, targets
     from lemmas.afz.probes import probes
-    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.checks import check_layer
     from proofcheck.kernel.lemma_checks.profile import NotAlong
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, fmt_value
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
     seqs, d = input_sequences(dataset)
     a = seed % d
     pts = distinct_points(seqs)

@@ -22,7 +22,8 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 ID = "softmax-gap"
 

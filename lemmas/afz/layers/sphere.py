@@ -153,8 +153,9 @@ def run(dataset=None, seed: int = 0):
 
 def _instance(d, ss, seed):
     """The exact checks of Lemma 4.3 on one instance (dimension ``d``)."""
-    from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import check_layer
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     out = []
     from lemmas.afz.instances import into_positive_box
     shifted = into_positive_box(ss)
@@ -216,7 +217,8 @@ def many_points_check():
     of their ranges): 100 points in d = 2, 4, 7, each exactly on the sphere, in the
     open negative orthant, the image of the stated parameter (``a`` in (1/8, 7/8),
     ``eps = 1/(2d)``), pairwise distinct; and d = 1 is rejected clearly."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     r = Fraction(7, 2)
     for d in (2, 4, 7):
         pts = negative_orthant_points(100, d, r)

@@ -70,7 +70,7 @@ def _instance(dataset, seed):
     import random
 
     from lemmas.afz.instances import input_sequences
-    from proofcheck.kernel.layercheck import check_layer
+    from proofcheck.checks import check_layer
     seqs, d = input_sequences(dataset)
     rng = random.Random(seed)
     c = tuple(Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d))

@@ -42,7 +42,8 @@ import numpy as np
 
 from lemmas.afz.layers.flag import flag_tag_sa, layout_ff, lift_ff, signature_tag_sa, unit
 from lemmas.claims import Affine, Moves, SequenceTranslate
-from proofcheck.kernel.model import Block, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block
 
 ID = "bounded-separation"
 

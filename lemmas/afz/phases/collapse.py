@@ -133,8 +133,9 @@ def run(dataset=None, seed: int = 0):
 def _instance(d, ss, seed):
     """The collapse layer and the k search on one instance (dimension ``d``)."""
     from lemmas.afz.layers.sphere import negative_orthant_points
-    from proofcheck.kernel.layercheck import check_layer
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import check_layer
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     out = []
     from lemmas.afz.instances import into_positive_box
     box = into_positive_box(ss)
@@ -183,7 +184,8 @@ def search_bound_check():
     """An instance where the bounded search needs its last candidate: leaders
     ``(0, 1), (1/2, 1/2)`` with forbidden ``{2}`` in d = 2 — c = 1 makes the kappas
     collide, c = 2 and c = 3 hit the forbidden value, c = 4 = the bound works."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     pts = [(Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 2))]
     try:
         k, kappas = choose_k(pts, {Fraction(2)}, 2)
@@ -201,7 +203,8 @@ def search_bound_check():
 
 def rejection_check():
     """``choose_k`` rejects the two unsolvable inputs with errors naming the leaders."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     F = Fraction
     cases = [([(F(1), F(2)), (F(3), F(4)), (F(1), F(2))], set(), 2,
               "collapse: leaders 0 and 2 coincide ((1, 2)); no k "
@@ -270,7 +273,8 @@ def search_sweep_check(seed: int = 0):
     """``choose_k`` on :func:`search_instances` against the plain search of
     :func:`least_k` (the least c within the stated
     bound): same k and kappas on every instance (each solvable)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     cases = search_instances(seed)
     for n, (pts, forb, d) in enumerate(cases):
         want, bound = least_k(pts, forb, d)

@@ -30,7 +30,8 @@ from lemmas.afz.layers.flag import flag_collapse_sa
 from lemmas.afz.layers.snap import snap_ff
 from lemmas.afz.phases.bounded_separation import Positions, common_direction, probe_ff
 from lemmas.claims import Collapse, Fixed, Moves
-from proofcheck.kernel.model import FF, Block, identity_ff, identity_sa
+from proofcheck.layers import identity_ff, identity_sa
+from proofcheck.kernel.model import FF, Block
 
 ID = "bounded-collapse"
 

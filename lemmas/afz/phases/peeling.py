@@ -82,7 +82,8 @@ def direct_placement_bound(points, targets, layers: int):
 
     from flint import fmpq, fmpq_mat
 
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     name = ("the peel phase has ceil(M/4) layers, the lower bound of every direct placement "
             "when every 5 displacements are independent (on this instance)")
     disp = [[fmpq(y.numerator, y.denominator) - fmpq(p.numerator, p.denominator)

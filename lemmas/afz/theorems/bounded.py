@@ -107,7 +107,8 @@ def _general(sep, inputs, targets, d, fmt, progress, scales):
     from lemmas.afz.phases.interpolation import snaps
     from lemmas.afz.phases.leaders import place_leaders
     from lemmas.claims import Fixed
-    from proofcheck.kernel.model import Block, identity_sa
+    from proofcheck.layers import identity_sa
+    from proofcheck.kernel.model import Block
     rows = sep.rows()
     u = lexicographic_u(sep)
     m = [len(y) for y in targets]
@@ -228,7 +229,8 @@ def constant_checks(net, d: int, N: int, M: int, info):
     R <= N - 1 <= M - 1, M' <= M and D' <= M: ``P <= (28d + 24) M + 2d <= 42 d M``
     for d >= 2."""
     from lemmas.afz.theorems.theorem_1_6 import low_rank_check
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],

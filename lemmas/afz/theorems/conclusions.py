@@ -39,8 +39,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 def _ok(name: str, details) -> CheckResult:

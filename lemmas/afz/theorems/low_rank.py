@@ -15,8 +15,10 @@ the output, since the seed's sentence is about A.
 """
 from __future__ import annotations
 
+from lemmas.afz.low_rank_summary import ranks, summary
 from proofcheck.kernel import low_rank
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 ID = "low-rank"
 
@@ -24,7 +26,7 @@ ID = "low-rank"
 def _kinds(net) -> dict:
     """``{phase label: (count, set of (lam_A != 0, rank A - lam I, lam_V != 0, rank V - lam I))}``."""
     out: dict = {}
-    for (b, ra, rv), blk in zip(low_rank.ranks(net), net.blocks):
+    for (b, ra, rv), blk in zip(ranks(net), net.blocks):
         key = blk.sa.label or "SA"
         n, forms = out.get(key, (0, set()))
         forms.add((blk.sa.A.lam != 0, ra, blk.sa.V.lam != 0, rv))
@@ -40,7 +42,7 @@ def _form(lam_nonzero: bool, r: int) -> str:
 def check_network(title: str, net) -> CheckResult:
     """The kernel's low-rank check on ``net``, with the forms found per layer kind."""
     bad = low_rank.failures(net)
-    s = low_rank.summary(net)
+    s = summary(net)
     det = [f"{n} x {kind}: " + "; ".join(f"A = {_form(a, ra)}, V = {_form(v, rv)}"
                                          for a, ra, v, rv in sorted(forms))
            for kind, (n, forms) in _kinds(net).items()]

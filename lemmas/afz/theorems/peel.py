@@ -49,7 +49,8 @@ from lemmas.afz.phases.top_collapse import (
 from lemmas.afz.theorems.theorem_1_6 import Construction, low_rank_check
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
 
 ID = "1.6"
 NAME = "peel"
@@ -192,7 +193,8 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info: dict):
     """The construction's constants as exact checks: L against its block formula,
     fewer blocks than the default's ``2M + R + 1``, the theorem's budget
     ``2M + 2N + 1``, width <= 4, P against its exact formula and ``17 d M``."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],

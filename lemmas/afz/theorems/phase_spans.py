@@ -3,7 +3,8 @@ built: checked by Theorem 1.6 for every construction and by the phase statements
 (``lemma separation`` etc.)."""
 from __future__ import annotations
 
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 def phase_spans_check(c) -> CheckResult:

@@ -38,8 +38,10 @@ from lemmas.afz.theorems.phase_spans import phase_spans_check
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.claim_check import check_network
 from lemmas.claims import Fixed
-from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer, dot
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 def _instance(ds):
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]

@@ -41,7 +41,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lemmas.ts.readings import note, resolve
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, Witness, combine
 
 ID = "1.8-collapse"
 

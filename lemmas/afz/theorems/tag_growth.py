@@ -59,7 +59,8 @@ def growth(net, inputs, u, rounds: int):
 def check(net, inputs, info, g=None):
     """The exact check on one default network (``info``: its construction info;
     ``g``: :func:`growth` if already computed)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     R = info["R"]
     g = growth(net, inputs, info["u"], R) if g is None else g
     lam_ok = all(lam >= 1 for lam in info["lambdas"])

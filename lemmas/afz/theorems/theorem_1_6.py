@@ -28,7 +28,8 @@ from lemmas.afz.phases.leaders import place_leaders
 from lemmas.afz.phases.separation import separate
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed
-from proofcheck.kernel.model import Block, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
 # the parameter formula and constant are the kernel's (one place; re-exported here)
 from proofcheck.kernel.statements import PARAM_CONSTANT, param_formula  # noqa: F401
 
@@ -113,7 +114,8 @@ def construction_failure(name: str, ds, exc: Exception):
     """The REFUTED result for a construction that raised on the admissible dataset
     ``ds``: the constructive claim fails there; the witness names the dataset and
     the exception."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
     return CheckResult(f"{name}: the construction builds a network", Verdict.REFUTED,
                        ["the construction raised on an admissible input"],
                        Witness(f"construction raised on an admissible input "
@@ -143,7 +145,8 @@ class TheoremCheck:
 
 def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
     """The theorem's constants as exact checks (regression-tested)."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
@@ -174,9 +177,11 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, R: int):
 def low_rank_check(net: Transformer):
     """``(check, constants)``: A and V of every SA layer = lam I + rank <= 1 (the seed's
     form, :mod:`proofcheck.kernel.low_rank`), shared by every construction."""
+    from lemmas.afz.low_rank_summary import summary
     from proofcheck.kernel import low_rank
-    from proofcheck.kernel.verdicts import CheckResult, Verdict
-    lr = low_rank.summary(net)
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict
+    lr = summary(net)
     check = CheckResult("low-rank: A and V of every SA layer = lam I + rank <= 1",
                         Verdict.REFUTED if low_rank.failures(net) else Verdict.VERIFIED,
                         [f"{lr['sa_layers']} SA layers; largest rank of A - lam I: "

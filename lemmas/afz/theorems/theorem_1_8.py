@@ -51,7 +51,8 @@ from lemmas.afz.softmax_certifier import (
 )
 from lemmas.afz.theorems.theorem_1_6 import Construction
 from proofcheck.kernel.fast.softmax import RankOneFF
-from proofcheck.kernel.verdicts import CheckResult, Verdict, fmt_num
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict, fmt_num
 
 ID = "1.8"
 SCALES = {"r": Fraction(64), "margin": Fraction(64), "spacing": Fraction(16)}

@@ -63,7 +63,8 @@ from lemmas.afz.theorems.theorem_1_6 import construct as construct_1_6
 from lemmas.afz.theorems.theorem_1_6 import param_formula as param_formula_1_6
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
-from proofcheck.kernel.model import Block, Transformer, identity_sa
+from proofcheck.layers import identity_sa
+from proofcheck.kernel.model import Block, Transformer
 
 NAME = "seed"
 PARAM_CONSTANT = 42
@@ -259,14 +260,16 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
     block formula, K, R, the Theorem 1.8 budget ``L <= 2M + 3N`` (failing: the
     obstruction, with the count of every phase as its witness), width, ``eta = 0``
     in every converge FF, P against :func:`param_formula` and ``42 d M``."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness
 
     def res(name, ok, detail, witness=None):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
                            None if ok else witness)
+    from lemmas.afz.low_rank_summary import summary
     from proofcheck.kernel import low_rank
     R, K, L, P = info["R"], info["K"], net.L, net.n_params()
-    lr = low_rank.summary(net)
+    lr = summary(net)
     budget = 2 * M + 3 * N
     conv = [b.ff for b in net.blocks if b.phase == "V"]
     bad_eta = next((i for i, f in enumerate(conv) if f.eta != 0 or f.width != 4), None)

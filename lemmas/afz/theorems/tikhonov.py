@@ -51,16 +51,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from proofcheck.kernel.model import (
-    FF,
-    SA,
-    Block,
-    Factored,
-    Transformer,
-    identity_ff,
-    identity_sa,
-)
-from proofcheck.kernel.verdicts import CheckResult, Verdict
+from proofcheck.layers import identity_ff, identity_sa
+from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
+from proofcheck.checks import CheckResult
+from proofcheck.kernel.verdicts import Verdict
 
 ID = "tikhonov"
 

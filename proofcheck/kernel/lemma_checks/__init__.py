@@ -3,16 +3,17 @@ statement family (:data:`proofcheck.kernel.statements.LEMMA_FORMS`) with ::
 
     check(statement, data, layer, semantics, path, d) -> (Verdict, lines, Witness | None)
 
-``data``: the instance's raw JSON data, read by the ONE reader below (every number an exact string
-or a JSON integer, one rule, through the one parser; floats, booleans, null, wrong shapes and
-missing keys are ``BadInput`` with the JSON path; vectors of dimension ``d``); ``layer``: its
-parsed FF/SA; ``semantics``: ``{"attention": "hardmax"}`` or softmax with ``tau``; ``path``: its
-JSON path.  A module checks the hypotheses, the layer's form and the conclusion, comparing numbers.
-"""
+``data``: the instance's raw JSON data, read by the ONE reader here (``vector`` is the networks',
+:mod:`..serialize`: every number an exact string or a JSON integer, one rule, through the one
+parser; floats, booleans, null, wrong shapes and missing keys are ``BadInput`` with the JSON path;
+vectors of dimension ``d``); ``layer``: its parsed FF/SA; ``semantics``: ``{"attention":
+"hardmax"}`` or softmax with ``tau``; ``path``: its JSON path.  A module checks the hypotheses,
+the layer's form and the conclusion, comparing numbers."""
 import importlib
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import parse_exact
+from proofcheck.kernel.numbers import parse_exact  # noqa: F401 (the lemma checks' parser)
+from proofcheck.kernel.serialize import vector
 from proofcheck.kernel.statements import LEMMA_FORMS
 
 
@@ -21,15 +22,6 @@ def checker(statement: str):
     cannot be imported raises (ERROR, never a silent downgrade)."""
     name = LEMMA_FORMS[statement][2] if statement in LEMMA_FORMS else None
     return None if name is None else importlib.import_module(f"{__name__}.{name}").check
-
-
-def vector(v, d: int, path: str) -> tuple:
-    """A ``(d,)`` vector of exact numbers."""
-    if not isinstance(v, list) or len(v) != d:
-        got = f"{len(v)} entries" if isinstance(v, list) else type(v).__name__
-        raise BadInput(f"expected a list of d = {d} numbers (the instance's dimension), "
-                       f"got {got}", path)
-    return tuple(parse_exact(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 
 def points(v, d: int, path: str) -> list:

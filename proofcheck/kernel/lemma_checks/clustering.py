@@ -9,14 +9,12 @@ from fractions import Fraction
 
 from proofcheck.kernel import lemma_checks as D
 from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
-                                                    fmt_value, identity, rank, require_hardmax,
-                                                    require_sa, run_check)
+    fmt_value, identity, rank, require_hardmax, require_sa, run_check)
 from proofcheck.kernel.verdicts import Witness
 
 
 def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int):
-    """``(verdict, lines, witness)`` for one Lemma 4.1 instance; ``BadInput`` for
-    malformed data (JSON path under ``path.data``)."""
+    """``(verdict, lines, witness)`` of a Lemma 4.1 instance; bad data: ``BadInput`` at ``path.data``."""
     dp = f"{path}.data"
     u = D.vector(D.get(data, "u", dp), d, f"{dp}.u")
     tag = isinstance(data, dict) and "lambda" in data

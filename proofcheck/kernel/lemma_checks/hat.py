@@ -18,16 +18,13 @@ from proofcheck.kernel.verdicts import fmt_value as _fmt
 def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.2"`` or ``"3.2p"``."""
     width = 3 if statement == "3.2" else 4
-    bad = ff_form(layer, width, statement)
-    if bad:
-        return Verdict.REFUTED, [bad], Witness(bad)
+    lines = ff_form(layer, width, statement, semantics)
+    if isinstance(lines, tuple):
+        return lines
     dp = f"{path}.data"
     S = D.points(D.get(data, "S", dp), d, f"{dp}.S")
     p = D.vector(D.get(data, "p", dp), d, f"{dp}.p")
     q = D.vector(D.get(data, "q", dp), d, f"{dp}.q")
-    lines = [f"form: FF of width {width}, eta = 1 (attention rule {semantics['attention']}: "
-             "irrelevant to an FF layer)"]
-    # hypotheses
     if len(set(S)) != len(S):
         i = next(i for i, x in enumerate(S) if x in S[:i])
         return Verdict.REFUTED, lines, Witness(f"hypothesis fails: S repeats the point {_fmt(S[i])}",
@@ -43,7 +40,6 @@ def check(statement, data, layer, semantics, path, d):
             return Verdict.REFUTED, lines, Witness(
                 f"hypothesis fails: need 0 < delta1 < delta2, got delta1 = {d1}, delta2 = {d2}")
     lines.append(f"hypotheses: |S| = {len(S)} distinct points, p in S, q != p")
-    # form: rank(U) = 1
     w = direction(layer)
     if w is None:
         why = f"Lemma {statement} needs rank(U) = 1 (one direction w); the layer has U = 0"
@@ -63,7 +59,6 @@ def check(statement, data, layer, semantics, path, d):
 
     shift = tuple(b - a for a, b in zip(p, q))
     zero = (Fraction(0),) * d
-    # conclusion on S: p -> q, the others fixed
     for j, x in enumerate(S):
         g = prof.value(dot(w, x))
         want = shift if x == p else zero

@@ -8,12 +8,13 @@ agree on an interval iff they agree at its finite ends and every kink inside, an
 have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
 "FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
 in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
-a sympy field (an undecided sign raises :class:`Undecided`, never a pass).
-"""
+a sympy field (an undecided sign raises :class:`Undecided`, never a pass)."""
 from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
+
+from proofcheck.kernel.verdicts import Verdict, Witness
 
 
 class Undecided(Exception):
@@ -118,15 +119,19 @@ class Profile:
         return None
 
 
-def ff_form(layer, width: int, statement: str, eta=1):
-    """``None`` for an FF of this width and ``eta``, else why it is not a Lemma layer."""
+def ff_form(layer, width: int, statement: str, semantics, eta=1):
+    """The lines so far (the form) for an FF of this width and ``eta``, else the REFUTED
+    ``(verdict, [why], witness)`` of why it is not a Lemma layer."""
     if not hasattr(layer, "eta"):
-        return f"Lemma {statement} needs an FF layer"
-    if layer.width != width:
-        return f"Lemma {statement} needs an FF of width {width}; the layer has width {layer.width}"
-    if layer.eta != eta:
-        return f"Lemma {statement} needs eta = {eta}; the layer has eta = {layer.eta}"
-    return None
+        bad = f"Lemma {statement} needs an FF layer"
+    elif layer.width != width:
+        bad = f"Lemma {statement} needs an FF of width {width}; the layer has width {layer.width}"
+    elif layer.eta != eta:
+        bad = f"Lemma {statement} needs eta = {eta}; the layer has eta = {layer.eta}"
+    else:
+        return [f"form: FF of width {width}, eta = {eta} (attention rule {semantics['attention']}: "
+                "irrelevant to an FF layer)"]
+    return Verdict.REFUTED, [bad], Witness(bad)
 
 
 def direction(layer):
@@ -137,7 +142,6 @@ def direction(layer):
 def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
     """``None`` if ``G = target`` on ``[lo, hi]``, else a Witness at an exact token
     ``token_at(t)`` where ``FF(x) != x + target(<w,x>)``."""
-    from proofcheck.kernel.verdicts import Witness
     bad = prof.first_difference(lo, hi, target)
     if bad is None:
         return None

@@ -6,15 +6,12 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.low_rank import rank_of as rank  # noqa: F401 (the SA lemma checks' rank)
 from proofcheck.kernel.model import SA
-from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value  # noqa: F401
+from proofcheck.kernel.verdicts import Stop, Verdict, Witness, fmt_value  # noqa: F401
 
 
-class Refuted(Exception):
-    """A hypothesis, form or conclusion check failed; carries the witness."""
-
-    def __init__(self, witness: Witness):
-        self.witness = witness
-        super().__init__(witness.describe())
+def Refuted(witness: Witness) -> Stop:  # noqa: N802 (raised like an exception)
+    """A hypothesis, form or conclusion check failed: the REFUTED :class:`Stop` with the witness."""
+    return Stop(Verdict.REFUTED, witness)
 
 
 def require_hardmax(statement: str, semantics, path: str) -> None:
@@ -78,7 +75,7 @@ def run_check(body):
     lines: list[str] = []
     try:
         body(lines)
-    except Refuted as r:
+    except Stop as r:
         lines.append("REFUTED: " + r.witness.describe())
         return Verdict.REFUTED, lines, r.witness
     return Verdict.VERIFIED, lines, None

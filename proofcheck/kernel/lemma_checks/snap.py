@@ -12,16 +12,14 @@ from proofcheck.kernel.verdicts import Verdict, Witness
 
 def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.3"``."""
-    bad = ff_form(layer, 4, statement)
-    if bad:
-        return Verdict.REFUTED, [bad], Witness(bad)
+    lines = ff_form(layer, 4, statement, semantics)
+    if isinstance(lines, tuple):
+        return lines
     dp = f"{path}.data"
     e = D.vector(D.get(data, "line", dp), d, f"{dp}.line")
     kappa = D.parse_exact(D.get(data, "kappa", dp), f"{dp}.kappa")
     delta = D.parse_exact(D.get(data, "delta", dp), f"{dp}.delta")
     y = D.vector(D.get(data, "target", dp), d, f"{dp}.target")
-    lines = [f"form: FF of width 4, eta = 1 (attention rule {semantics['attention']}: "
-             "irrelevant to an FF layer)"]
     if sorted(e) != [0] * (d - 1) + [1]:
         raise_bad = "hypothesis fails: the line must be spanned by a coordinate axis e_a"
         return Verdict.REFUTED, lines, Witness(raise_bad)

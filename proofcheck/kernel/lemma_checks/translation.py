@@ -8,15 +8,13 @@ from proofcheck.kernel.verdicts import Verdict, Witness
 
 def check(statement, data, layer, semantics, path, d):
     """See ``proofcheck.kernel.lemma_checks``; ``statement`` is ``"3.1"``."""
-    bad = ff_form(layer, 1, statement)
-    if bad:
-        return Verdict.REFUTED, [bad], Witness(bad)
+    lines = ff_form(layer, 1, statement, semantics)
+    if isinstance(lines, tuple):
+        return lines
     c = D.vector(D.get(data, "c", f"{path}.data"), d, f"{path}.data.c")
     if not any(c):
         why = "not an instance of a translation: c = 0 moves nothing"
         return Verdict.REFUTED, [why], Witness(why)
-    lines = [f"form: FF of width 1, eta = 1 (attention rule {semantics['attention']}: "
-             "irrelevant to an FF layer)"]
     if any(x != 0 for x in layer.U[0]):
         why, c = "Lemma 3.1 needs U = 0 (rank 0): the added vector would depend on x", next(
             i for i, x in enumerate(layer.U[0]) if x != 0)

@@ -1,0 +1,40 @@
+"""Named check results of the constructions and provers (untrusted; ``verify`` needs neither):
+:class:`CheckResult`, and :func:`check_layer`, the exact check of one layer against the outputs a
+statement predicts, decided by the kernel (:func:`proofcheck.kernel.layercheck.layer_check`)."""
+from dataclasses import dataclass, field
+
+from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.layercheck import layer_check
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness
+
+
+@dataclass
+class CheckResult:
+    """Outcome of one named check: verdict, human-readable lines, optional witness."""
+
+    name: str
+    verdict: Verdict
+    details: list[str] = field(default_factory=list)
+    witness: Witness | None = None
+    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
+    # what a passing check established; None: not said (a construction's own check)
+    scope: Scope | None = None
+
+    def lines(self) -> list[str]:
+        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
+        out = [f"[{self.verdict.value}] {self.name}{tail}"]
+        out += ["    " + d for d in self.details]
+        if self.witness is not None:
+            out.append("    witness: " + self.witness.describe())
+        return out
+
+
+def check_layer(name: str, layer, sequences, expected, rule=HARDMAX,
+                details: list[str] | None = None) -> CheckResult:
+    """VERIFIED iff the layer maps ``sequences`` exactly to ``expected`` (``(n_j, d)``
+    per sequence; an entry ``None`` marks a token the statement says nothing about).
+    The result keeps ``instance = (layer, sequences, expected)`` for certificates."""
+    v, lines, w = layer_check(layer, sequences, expected, rule, details)
+    res = CheckResult(name, v, lines, w, scope=Scope.INSTANCES if v is Verdict.VERIFIED else None)
+    res.instance = (layer, sequences, expected)
+    return res
