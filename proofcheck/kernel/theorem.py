@@ -207,13 +207,16 @@ def stated_bounds(cert):
     """``(F, [(block, sublayer, hint, path)])``.  /2: ``{"exp_floor_bits", "layers"}``,
     one per non-identity sub-layer.  /1: the SA layers' ``min_gap``, ``max_eps`` (radii
     derived) and the finest floor the eps used.  None: derived, floor ``2^-256``."""
-    b, out = cert.get("bounds") or [], []
+    b, out, d = cert.get("bounds") or [], [], cert["network"]["d"]
     if isinstance(b, dict):
         F = b["exp_floor_bits"]
         if not 1 <= F <= MAX_FLOOR_BITS:
             raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
         for k, h in enumerate(b["layers"]):
             p = f"$.bounds.layers[{k}]"
+            if len(h["radius"]) != d:  # a short radius would drop coordinates from the boxes
+                raise BadInput(f"radius has {len(h['radius'])} coordinates, the network is in "
+                               f"d = {d}", f"{p}.radius")
             hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
                                for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":

@@ -1,0 +1,40 @@
+"""Forged certificates found by review: each must be refused (exit 2) or fail, never
+VERIFIED; every forgery is a committed certificate with one field changed and resealed."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from proofcheck.io.certificate_writer import seal
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verify import verify_certificate
+
+ROOT = Path(__file__).resolve().parents[1]
+CERTS = ROOT / "reports" / "certificates"
+
+
+def committed(name: str) -> dict:
+    return json.loads((CERTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def resealed(cert: dict) -> dict:
+    body = {k: v for k, v in copy.deepcopy(cert).items() if k != "digest"}
+    return seal(body)
+
+
+@pytest.mark.parametrize("radius", [[], ["0"]])
+def test_18_radius_with_fewer_coordinates_than_d_is_bad_input(radius):
+    """Stated radii of the wrong length were zipped with the derived ones: ``[]``
+    checked nothing and reset every box to a point, so a tau far beyond tau* verified."""
+    c = committed("theorem-1.8-generated-7")
+    c["semantics"]["tau"] = "1000000"
+    for h in c["bounds"]["layers"]:
+        h["radius"] = list(radius)
+        if h["sublayer"] == "SA":
+            h["max_eps"] = "1"
+    with pytest.raises(BadInput) as e:
+        verify_certificate(resealed(c))
+    assert e.value.path == "$.bounds.layers[0].radius"
