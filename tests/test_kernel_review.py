@@ -37,4 +37,19 @@ def test_18_radius_with_fewer_coordinates_than_d_is_bad_input(radius):
             h["max_eps"] = "1"
     with pytest.raises(BadInput) as e:
         verify_certificate(resealed(c))
-    assert e.value.path == "$.bounds.layers[0].radius"
+    assert e.value.path == "$.bounds.layers[0]"
+
+
+@pytest.mark.parametrize("sid,catalogue", [
+    ("lemma3.2", "3.2"), ("Lemma_3.2", "3.2"), ("theorem1.6", "1.6"), ("Theorem_1.6", "1.6"),
+    ("thm1.6", "1.6"), ("lowrank", "low-rank"), ("1.8.collapse", "1.8-collapse"),
+    ("C1", "C.1"), ("3.2.", "3.2"), ("lemma_hat", "3.2"), ("theorem_1.8_collapse", "1.8-collapse")])
+def test_plugin_ids_glued_to_a_prefix_or_without_separators_pose_as_catalogue(sid, catalogue):
+    """ASCII look-alikes the plugin id grammar accepts: a prefix glued on ("lemma3.2",
+    "Lemma_3.2") was not stripped, separators dropped ("lowrank") were not compared."""
+    from proofcheck.kernel.statements import poses_as
+    from test_kernel_forgeries import plugin_cert
+    assert poses_as(sid) == catalogue
+    with pytest.raises(BadInput) as e:
+        verify_certificate(plugin_cert(sid))
+    assert e.value.path == "$.claim.statement"

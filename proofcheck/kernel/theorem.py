@@ -127,8 +127,7 @@ def _dataset(cert):
 
 def check(cert, route: str):
     """``(verdict, lines, route label)`` of a theorem certificate."""
-    claim, sem = cert["claim"], cert["semantics"]
-    st = claim["statement"]
+    claim, sem, st = cert["claim"], cert["semantics"], cert["claim"]["statement"]
     if sem["attention"] != BUDGETS[st][2]:
         raise BadInput(f"Theorem {st} is about {BUDGETS[st][2]} attention, the "
                        f"certificate's semantics are {sem['attention']}", "$.semantics.attention")
@@ -214,9 +213,8 @@ def stated_bounds(cert):
             raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
         for k, h in enumerate(b["layers"]):
             p = f"$.bounds.layers[{k}]"
-            if len(h["radius"]) != d:  # a short radius would drop coordinates from the boxes
-                raise BadInput(f"radius has {len(h['radius'])} coordinates, the network is in "
-                               f"d = {d}", f"{p}.radius")
+            if len(h["radius"]) != d:  # a short one would drop coordinates from the boxes
+                raise BadInput(f"radius has {len(h['radius'])} coordinates, not d = {d}", p)
             hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
                                for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":
