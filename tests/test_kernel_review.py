@@ -53,3 +53,33 @@ def test_plugin_ids_glued_to_a_prefix_or_without_separators_pose_as_catalogue(si
     with pytest.raises(BadInput) as e:
         verify_certificate(plugin_cert(sid))
     assert e.value.path == "$.claim.statement"
+
+
+def _big_value_sa_cert(n: int) -> dict:
+    """A 43 KB plugin SA instance: one sequence of ``n`` tokens of ~33,000-bit values
+    (``k e-9999``), ``A = V = I``: n^2 dense scores of ~66,000 bits each."""
+    from test_kernel_forgeries import fac, lemma_cert, sa
+    claim = {"statement": "x.big", "source": "plugin:someone", "text": "t",
+             "hypotheses": ["none"], "scope": "instances"}
+    c = lemma_cert("x.big", "SA", sa(1, fac(1), fac(1)), [[(0, 0)]], [[(0, 0)]], claim=claim)
+    inst = c["instances"][0]
+    inst["inputs"] = [[[f"{k}e-9999", f"{k * k + 1}e-9998"] for k in range(1, n + 1)]]
+    inst["expected"] = [[["0", "0"]] * n]
+    return resealed(c)
+
+
+def test_dense_scores_of_huge_values_stop_at_the_work_budget(tmp_path):
+    """The score work was charged by count only: this 43 KB certificate ran 111 s in
+    16 GB before REFUTED.  Run under a 1.5 GB address-space limit: RESOURCE-LIMIT, not a
+    MemoryError (ERROR) or a timeout."""
+    import subprocess
+    import sys
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(_big_value_sa_cert(1000)), encoding="utf-8")
+    assert path.stat().st_size < 1 << 20
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)); "
+            "from proofcheck.kernel.verify import verify_file; "
+            "print(verify_file(sys.argv[1]).verdict.name)")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    assert r.stdout.strip() == "RESOURCE_LIMIT", r.stderr[-500:]
