@@ -83,3 +83,44 @@ def test_dense_scores_of_huge_values_stop_at_the_work_budget(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                        timeout=60, cwd=ROOT)
     assert r.stdout.strip() == "RESOURCE_LIMIT", r.stderr[-500:]
+
+
+def _exponent_ff_cert(n: int, exponent: int) -> dict:
+    """A plugin FF instance on ``n`` one-token sequences whose coordinates are
+    ``k e-<exponent>``: 7 characters each, ~3.3 x exponent bits each."""
+    from test_kernel_forgeries import ff, lemma_cert
+    claim = {"statement": "x.big", "source": "plugin:someone", "text": "t",
+             "hypotheses": ["none"], "scope": "instances"}
+    layer = ff("1/3", [("1/7", "2/11")] * 4, ["1/13"] * 4, [("3/17", "5/19")] * 4)
+    c = lemma_cert("x.big", "FF", layer, [[(0, 0)]], [[(0, 0)]], claim=claim)
+    inst = c["instances"][0]
+    inst["inputs"] = [[[f"{k}e-{exponent}", f"{k + 7}e-{exponent - 1}"]] for k in range(1, n + 1)]
+    inst["expected"] = [[["0", "0"]]] * n
+    return resealed(c)
+
+
+def _verdict_under_memory_limit(cert: dict, tmp_path) -> str:
+    import subprocess
+    import sys
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert), encoding="utf-8")
+    assert path.stat().st_size < 1 << 20
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)); "
+            "from proofcheck.kernel.verify import verify_file; "
+            "print(verify_file(sys.argv[1]).verdict.name)")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    return r.stdout.strip()
+
+
+def test_decimal_exponents_are_charged_to_the_work_budget(tmp_path):
+    """900 KB of ``"k e-9999"`` coordinates (33,000-bit values from 7 characters) ran 26 s
+    in 3.6 GB, most of it in the schema's parse before any budget; now RESOURCE-LIMIT."""
+    assert _verdict_under_memory_limit(_exponent_ff_cert(20000, 9999), tmp_path) == \
+        "RESOURCE_LIMIT"
+
+
+def test_small_decimal_exponents_still_verify():
+    """The same form with ``e-3``: well inside the budget, checked and refuted (the
+    stated outputs are wrong)."""
+    assert verify_certificate(_exponent_ff_cert(200, 3)).verdict.name == "REFUTED"

@@ -120,8 +120,7 @@ def _dataset(cert):
         raise BadInput(f"the claim names the dataset {escape(claim['dataset']['name'])!r} but "
                        f"the embedded dataset is {escape(ds.name)!r}", "$.claim.dataset.name")
     if claim.get("d", ds.d) != ds.d:
-        raise BadInput(f"the claim states d = {claim['d']}, the dataset is in d = {ds.d}",
-                       "$.claim.d")
+        raise BadInput(f"claimed d = {claim['d']}, but the dataset is in d = {ds.d}", "$.claim.d")
     return ds
 
 
@@ -212,9 +211,9 @@ def stated_bounds(cert):
         if not 1 <= F <= MAX_FLOOR_BITS:
             raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
         for k, h in enumerate(b["layers"]):
-            p = f"$.bounds.layers[{k}]"
-            if len(h["radius"]) != d:  # a short one would drop coordinates from the boxes
-                raise BadInput(f"radius has {len(h['radius'])} coordinates, not d = {d}", p)
+            p, n = f"$.bounds.layers[{k}]", len(h["radius"])
+            if n != d:  # a short radius would drop coordinates from the boxes
+                raise BadInput(f"radius has {n} coordinates, not d = {d}", p)
             hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
                                for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":
