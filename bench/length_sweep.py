@@ -52,7 +52,7 @@ def measure(ds) -> dict:
 
 
 def _approx(q) -> str:
-    from proofcheck.reporting.approx import sig_digits
+    from proofcheck.approx import sig_digits
     return sig_digits(q, 4)
 
 

@@ -140,7 +140,7 @@ def handed_cases():
     import os
     import re
 
-    from proofcheck.kernel.dataset import load_dataset
+    from proofcheck.io.datasets import load_dataset
     here = Path(__file__).resolve().parents[2] / "shared" / "cases"
     root = Path(os.environ.get("PROOFCHECK_CASES", here))
     if not (root / "README.md").is_file():

@@ -106,7 +106,7 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
             j, t = new_state.locate(i)
             return Witness(f"{sub} output differs from the claim ({claim.kind})",
                            block=block, sublayer=sub, sequence=j, token=t, coordinate=c,
-                           expected=conv(exp[c]), got=conv(got[c]))
+                           expected=conv(exp[c]), got=conv(got[c]), code="claim-mismatch")
     return None
 
 

@@ -21,7 +21,8 @@ _LAYER_CHECK_CODE = ("run", "run_plateau", "symbolic", "_symbolic", "symbolic_ta
                      "random_direction", "box_probes", "R_shift", "many_points_check",
                      "search_bound_check", "rejection_check", "_hat_instance",
                      "_plateau_instance", "tight_direction_sets", "direction_search_check",
-                     "search_instances", "search_sweep_check", "rejections_check", "last_fails_sets")
+                     "search_instances", "search_sweep_check", "rejections_check", "last_fails_sets",
+                     "least_k")
 
 # name -> (file, functions that are check code); the table's module names
 MODULES = {

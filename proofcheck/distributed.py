@@ -43,6 +43,7 @@ Dask is imported only inside :func:`check_distributed` (the optional extra
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import gc
 import io
 import math
@@ -111,8 +112,7 @@ def check_shard(net, claims, j0: int, inputs, targets, backend: str = "flint") -
     nc = check_network(net, inputs, targets, claims, backend=backend)
     w = nc.witness
     if w is not None and w.sequence is not None:
-        w = Witness(w.reason, w.block, w.sublayer, w.sequence + j0, w.token, w.coordinate,
-                    w.expected, w.got)
+        w = dataclasses.replace(w, sequence=w.sequence + j0)  # every field kept, code included
     errors = [d for r in nc.results if r.verdict == Verdict.ERROR for d in r.details]
     return {"j0": j0, "verdict": nc.verdict.value, "witness": w,
             "claims_checked": nc.claims_checked, "multiplicities": nc.multiplicities,
@@ -382,6 +382,25 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     does not complete) gives verdict ERROR.
     Outputs are not gathered (``outputs`` stays empty); multiplicities are.
     """
+    transport = _transport(workers, scheduler, transport)
+    stats = {} if stats is None else stats
+    stats["transport"] = transport
+    t0 = time.perf_counter()
+    if not inputs:
+        return _error("no sequence to check", t0)
+    if targets is not None and len(targets) != len(inputs):
+        return _error(f"{len(inputs)} input sequences but {len(targets)} target sets", t0)
+    blob_job = _serialize_in_thread(net, claims, inputs, targets, stats) \
+        if transport == "broadcast" else None
+    job = (inputs, claims, targets, shards, backend, progress, on_shard_done, stats, t0)
+    if scheduler is not None:
+        return _on_scheduler(scheduler, blob_job, job)
+    return _on_local_cluster(net, workers, transport, blob_job, job)
+
+
+def _transport(workers, scheduler, transport) -> str:
+    """The transport to use (see :func:`check_distributed`); ``ValueError`` for a bad
+    option combination."""
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers / scheduler")
     if workers is not None and workers < 1:
@@ -394,50 +413,38 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     if transport == "fork" and scheduler is not None:
         raise ValueError("the fork transport needs a local cluster (workers=K), "
                          "not a running scheduler")
+    return transport
+
+
+def _on_scheduler(scheduler, blob_job, job) -> NetworkCheck:
+    """The run on the running Dask scheduler at ``scheduler`` (broadcast transport)."""
+    from dask.distributed import Client
+    t0 = job[-1]
+    try:
+        client = Client(scheduler)
+    except (OSError, TimeoutError, ValueError) as exc:
+        blob_job.cancel()
+        return _error(f"cannot connect to the Dask scheduler at {scheduler}: "
+                      f"{type(exc).__name__}: {exc}", t0)
+    try:
+        return _run(client, None, blob_job, *job)
+    finally:
+        client.close()
+
+
+def _on_local_cluster(net, workers, transport, blob_job, job) -> NetworkCheck:
+    """The run on a local cluster of ``workers`` processes.  The fork start method
+    must stay configured while the cluster lives (the nanny restarts a killed worker
+    with the method configured then)."""
     import dask
     from dask.distributed import Client, LocalCluster
-
-    stats = {} if stats is None else stats
-    stats["transport"] = transport
-    t0 = time.perf_counter()
-    if not inputs:
-        return _error("no sequence to check", t0)
-    if targets is not None and len(targets) != len(inputs):
-        return _error(f"{len(inputs)} input sequences but {len(targets)} target sets", t0)
-    blob_job = _serialize_in_thread(net, claims, inputs, targets, stats) \
-        if transport == "broadcast" else None
-    if scheduler is not None:
-        try:
-            client = Client(scheduler)
-        except (OSError, TimeoutError, ValueError) as exc:
-            blob_job.cancel()
-            return _error(f"cannot connect to the Dask scheduler at {scheduler}: "
-                          f"{type(exc).__name__}: {exc}", t0)
-        try:
-            return _run(client, None, blob_job, inputs, claims, targets, shards, backend,
-                        progress, on_shard_done, stats, t0)
-        finally:
-            client.close()
-    # a local cluster: the fork start method must stay configured while the cluster
-    # lives (the nanny restarts a killed worker with the method configured then)
+    inputs, claims, targets = job[0], job[1], job[2]
     cfg = {"distributed.worker.profile.enabled": False}  # no stack sampling every 10 ms
     if transport == "fork":
         cfg["distributed.worker.multiprocessing-method"] = "fork"
     with _RUN_LOCK, dask.config.set(cfg):
         token = f"{time.time_ns()}-{id(net)}"
-        froze = False
-        if transport == "fork":
-            if not _AT_FORK:
-                os.register_at_fork(after_in_child=_fresh_offload_executor)
-                _AT_FORK.append(_fresh_offload_executor)
-            _INHERITED[token] = (net, claims, inputs, targets)
-            # the forked workers share the client's pages until they write to them:
-            # keep their garbage collector off the inherited objects (a collection
-            # would touch, and so copy, every page of the problem).  A caller's own
-            # freeze is left as it was (gc cannot undo only ours).
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                froze = True
+        froze = transport == "fork" and _inherit(token, (net, claims, inputs, targets))
         try:
             with warnings.catch_warnings():  # the scheduler's HTTP server on a busy port
                 warnings.filterwarnings("ignore", message="Port .* is already in use")
@@ -446,14 +453,29 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
                                        dashboard_address=None)
             try:
                 with Client(cluster) as client:
-                    return _run(client, token, blob_job, inputs, claims, targets, shards,
-                                backend, progress, on_shard_done, stats, t0)
+                    return _run(client, token, blob_job, *job)
             finally:
                 cluster.close()
         finally:
             _INHERITED.pop(token, None)
             if froze:
                 gc.unfreeze()
+
+
+def _inherit(token: str, problem) -> bool:
+    """Register ``problem`` for the workers forked next; returns whether the garbage
+    collector was frozen here.  The forked workers share the client's pages until
+    they write to them: their collector must stay off the inherited objects (a
+    collection would touch, and so copy, every page of the problem).  A caller's
+    own freeze is left as it was (gc cannot undo only ours)."""
+    if not _AT_FORK:
+        os.register_at_fork(after_in_child=_fresh_offload_executor)
+        _AT_FORK.append(_fresh_offload_executor)
+    _INHERITED[token] = problem
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        return True
+    return False
 
 
 def _serialize_in_thread(net, claims, inputs, targets, stats):

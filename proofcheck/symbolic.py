@@ -99,7 +99,7 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
         prof = Profile.along(ff, w, sympy_field())
         if not _rational_zero(prof.eta - 1):
             return CheckResult(name, Verdict.REFUTED, det, Witness(
-                "the layer does not have eta = 1", expected=1, got=prof.eta))
+                "the layer does not have eta = 1", expected=1, got=prof.eta, code="eta-not-one"))
         kinks = prof.kinks()
         det.append(f"eta = 1; alpha = {[sp.simplify(a) for a in prof.alphas]}; "
                    f"kinks at {[sp.simplify(k) for k in kinks]}")
@@ -115,10 +115,10 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
                       "; non-zero at " + ", ".join(f"{k} = {v}" for k, v in vals.items()))
                 return CheckResult(name, Verdict.REFUTED, det + [f"NOT proved: {text}"], Witness(
                     f"{text} fails at {at}{ws}", coordinate=c,
-                    expected=sp.simplify(exp[c]), got=sp.simplify(got[c])))
+                    expected=sp.simplify(exp[c]), got=sp.simplify(got[c]), code="piece-fails"))
             det.append(f"proved: {text}")
     except NotAlong as e:
-        return CheckResult(name, Verdict.REFUTED, det, Witness(str(e)))
+        return CheckResult(name, Verdict.REFUTED, det, Witness(str(e), code="row-off-direction"))
     except Undecided as e:
         return CheckResult(name, Verdict.INCONCLUSIVE, det + [f"undecided: {e}"])
     return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.ALL_PARAMETERS)

@@ -166,7 +166,8 @@ class Proof:
         v = self.verdict()
         w = None
         if v == Verdict.REFUTED:
-            w = Witness(f"symbolic step failed on the returned layer: {self.first_failure}")
+            w = Witness(f"symbolic step failed on the returned layer: {self.first_failure}",
+                        code="symbolic-step-fails")
         from proofcheck.kernel.verdicts import Scope
         return CheckResult(name, v, list(details) + self.steps, w, scope=Scope.ALL_PARAMETERS)
 

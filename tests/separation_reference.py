@@ -34,7 +34,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     Projections are scaled to integers (common denominator ``D``), so each round
     costs O(points) integer operations.  ``rows`` of the result are the exact
     token coordinates after block R+1 (the checker re-derives them by evaluation).
-    ``float_format``: float-safe probe hats (:func:`lemmas.afz.theorems.options.float_safe_hat`).
+    ``float_format``: float-safe probe hats (:func:`lemmas.afz.options.float_safe_hat`).
     ``progress()`` (optional) is called after each probe round.
     """
     ids: dict = {}
@@ -156,7 +156,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
         shift = tuple(H * x for x in u)
         c, d1 = Fraction(tp, D), d2 / 2
         if float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_hat
+            from lemmas.afz.options import float_safe_hat
             c, d1, d2 = float_safe_hat(c, d2, float_format)
         ff = plateau_ff(u, c, d1, d2, shift, label="probe (3.2p)")
         with_p = [j for j in C["seqs"] if p in seq_sets[j]]

@@ -25,12 +25,90 @@ NOT_NEEDED_BY_VERIFY = {
 #: what the kernel must never import (SPEC: the trusted base imports no construction,
 #: I/O, reporting or command-line code)
 FORBIDDEN = ("lemmas", "proofcheck.io", "proofcheck.reporting", "proofcheck.cli",
-             "proofcheck.catalogue", "proofcheck.symbolic", "proofcheck.simulate")
+             "proofcheck.registry", "proofcheck.symbolic", "proofcheck.simulate")
 
 
 def test_import_contracts_are_kept(monkeypatch):
+    """Layers (imports flow one way, imports inside functions included), no cycles
+    between siblings at any depth, the kernel self-contained."""
     monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))  # bench is a folder, not an installed package
     assert lint_imports(config_filename=str(ROOT / ".importlinter"), no_cache=True) == 0
+
+
+def _layers() -> list[str]:
+    text = (ROOT / ".importlinter").read_text()
+    block = text.split("[importlinter:contract:layers]", 1)[1].split("\nlayers =\n", 1)[1]
+    return [line.strip() for line in block.split("\n\n", 1)[0].splitlines() if line.strip()]
+
+
+def test_every_package_is_in_a_layer():
+    """Each package and top-level module of proofcheck (and lemmas, bench) has its
+    place in the layers contract, so none escapes it."""
+    named = {m.strip() for layer in _layers() for m in layer.split("|")}
+    found = {"lemmas", "bench"} | {
+        f"proofcheck.{p.stem if p.is_file() else p.name}" for p in (ROOT / "proofcheck").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    assert found - named == set()
+
+
+def test_layers_contract_is_not_vacuous(tmp_path, monkeypatch):
+    """The same layers with the kernel on top is broken (everything imports it)."""
+    layers = _layers()
+    cfg = tmp_path / "upside-down.ini"
+    cfg.write_text("[importlinter]\nroot_packages =\n    proofcheck\n    lemmas\n    bench\n\n"
+                   "[importlinter:contract:x]\nname = x\ntype = layers\nlayers =\n"
+                   + "".join(f"    {layer}\n" for layer in [layers[-1]] + layers[:-1]))
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+    assert lint_imports(config_filename=str(cfg), no_cache=True) != 0
+
+
+def _package(module: str) -> str:
+    """The package a private name belongs to: the first two components
+    (``proofcheck.reporting``, ``lemmas.afz``, ``bench.softmax``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _private_uses(path: Path, module: str):
+    """``(imported module, name, line)`` for every private name (``_x``, not a dunder)
+    that ``path`` takes from another package: ``from m import _x`` and ``m._x`` on
+    an imported module ``m``, inside functions too."""
+    import ast
+    tree = ast.parse(path.read_text())
+    roots = ("proofcheck", "lemmas", "bench")
+    private = lambda n: n.startswith("_") and not n.startswith("__")  # noqa: E731
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names
+                            if a.name.split(".")[0] in roots})
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and \
+                node.module.split(".")[0] in roots and _package(node.module) != _package(module):
+            yield from ((node.module, a.name, node.lineno) for a in node.names if private(a.name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr) and \
+                isinstance(node.value, ast.Name) and node.value.id in aliases and \
+                _package(aliases[node.value.id]) != _package(module):
+            yield aliases[node.value.id], node.attr, node.lineno
+
+
+def test_no_package_uses_another_packages_private_names():
+    bad = []
+    for root in ("proofcheck", "lemmas", "bench"):
+        for path in sorted((ROOT / root).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            module = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+            bad += [f"{module} uses {m}.{name} (line {line})"
+                    for m, name, line in _private_uses(path, module)]
+    assert bad == []
+
+
+def test_private_name_rule_can_fail(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from proofcheck.reporting.plots import _hidden\n"
+                 "import proofcheck.kernel.model as m\nm._private\n")
+    assert [n for _, n, _ in _private_uses(f, "proofcheck.export.x")] == ["_hidden", "_private"]
 
 
 def test_import_linter_would_catch_a_violation(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from lemmas.afz.phases.bounded_separation import plan_layout, separate_bounded
 from lemmas.afz.phases.flag_collapse import assign_kappas
 from lemmas.afz.theorems.bounded import construct, constant_checks, lexicographic_u
-from lemmas.afz.theorems.options import ConstructionOptions
+from lemmas.afz.options import ConstructionOptions
 from proofcheck.io.examples import sample
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import spans_of

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
+from lemmas.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
 from proofcheck.export.arch import arrays, describe, tensor_values
 from proofcheck.export.audit import _ff_exits, _sa_exits, audit
-from proofcheck.export.build import build, metadata
+from proofcheck.runs.build import build, metadata
 from proofcheck.export.numpy_eval import NumpyNet, pad
 from proofcheck.export.rounding import (
     FORMATS,

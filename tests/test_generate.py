@@ -112,9 +112,11 @@ def test_digits_like_rejects_bad_parameters(kw):
 
 
 def test_generate_cli_writes_a_loadable_dataset(tmp_path):
-    from proofcheck.io.generate import digits_like, main
+    from proofcheck.cli import main
+    from proofcheck.io.generate import digits_like
     from proofcheck.io.datasets import load_dataset
     out = tmp_path / "big.json"
-    assert main(["--sequences", "50", "--tokens", "8", "--targets", "1-2", "--out", str(out)]) == 0
+    assert main(["generate", "--sequences", "50", "--tokens", "8", "--targets", "1-2",
+                 "--out", str(out)]) == 0
     ds = load_dataset(out)
     assert ds.pairs == digits_like(50, 0, 8, (1, 2)).pairs

@@ -14,7 +14,8 @@ from conftest import NAMED
 from lemmas.afz.layers import hat, snap
 from proofcheck.kernel.dataset import Dataset, Pair
 
-from proofcheck.catalogue import find
+from proofcheck.registry import find
+from proofcheck.runs.lemma import run_checks
 from proofcheck.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
@@ -47,7 +48,7 @@ def _fresh_symbolic_proofs():
 @pytest.mark.parametrize("sid", FF_STATEMENTS)
 def test_ff_lemma_checks_verify_and_kernel_agrees(sid):
     for dname, seed in INSTANCES:
-        res = find(sid).runner()(dataset(dname), seed)
+        res = run_checks(find(sid), dataset(dname), seed)
         verdicts = [r.verdict for r in res]
         assert verdicts and all(v == Verdict.VERIFIED for v in verdicts), \
             (dname, seed, [ln for r in res for ln in r.lines()])

@@ -20,6 +20,8 @@ from proofcheck.kernel import low_rank
 from proofcheck.kernel.model import Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
+from proofcheck.registry import find
+from proofcheck.runs.lemma import run_checks
 
 
 def _rank2(net, block: int):
@@ -34,7 +36,7 @@ def _rank2(net, block: int):
 
 
 def test_built_networks_have_the_low_rank_form():
-    res = lr_statement.run()
+    res = run_checks(find("low-rank"))
     assert all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
     assert res[0].name.endswith("on these 4 instances")
 
@@ -92,7 +94,7 @@ def test_constants_print_the_ranks(capsys):
 
 def test_length_independence_runs_by_id(capsys):
     assert main(["lemma", "length-independence"]) == 0
-    res = li.run()
+    res = run_checks(find("length-independence"))
     assert all(r.verdict == Verdict.VERIFIED for r in res)
     fresh = [r for r in res if "fresh tokens" in r.name]
     assert len(fresh) == 4 and fresh[0].data["equal"] is True   # digits: L, P equal

@@ -100,7 +100,7 @@ def test_missing_target_is_refuted():
     more[1] = more[1] + [(Fraction(99), Fraction(99))]
     res = check_network(c.net, inputs, more, c.claims)
     assert res.verdict == Verdict.REFUTED
-    assert "not hit" in res.witness.reason and res.witness.sequence == 1
+    assert (res.witness.code, res.witness.sequence) == ("target-not-hit", 1)
 
 
 def test_exception_is_error_never_verified():

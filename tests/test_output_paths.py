@@ -1,7 +1,9 @@
 """Output paths that exist and are not regular files (a FIFO standing in for
 /dev/null, a folder) are never replaced: ``atomic_write`` raises ``NotAFile``;
-``export`` refuses them up front (exit 2 naming the option, nothing written); a
-``theorem`` certificate to such a path is exit 4 with the reason, the FIFO intact."""
+``export``, ``theorem`` and ``lemma`` refuse them up front (exit 2 naming the option,
+nothing written, the FIFO intact), and so a certificate path that cannot be written
+(no such folder, a folder that takes no file); ``export`` writes nothing when the
+network's check does not verify."""
 from __future__ import annotations
 
 import os
@@ -59,8 +61,50 @@ def test_export_refuses_a_fifo_before_any_work(tmp_path, capsys, fmt, which):
     assert _is_fifo(f) and not out.exists()
 
 
-def test_theorem_certificate_to_a_fifo_is_exit_4_and_leaves_it(tmp_path, capsys):
+def test_theorem_certificate_to_a_fifo_is_refused_before_the_run(tmp_path, capsys):
     f = _fifo(tmp_path)
-    assert main(["theorem", "1.6", "--limit", "2", "--no-report", "--certificate", str(f)]) == 4
-    assert "is a FIFO" in capsys.readouterr().err
+    assert main(["theorem", "1.6", "--limit", "2", "--no-report", "--certificate", str(f)]) == 2
+    err = capsys.readouterr()
+    assert "is a FIFO" in err.err and "Theorem 1.6" not in err.out
     assert _is_fifo(f)
+
+
+UNWRITABLE = {"no such folder": lambda tmp: tmp / "missing" / "c.json",
+              "under a file": lambda tmp: tmp / "file.txt" / "c.json",
+              "a folder that takes no file": lambda tmp: "/proc/c.json"}
+
+
+@pytest.mark.parametrize("case", UNWRITABLE)
+@pytest.mark.parametrize("argv", [["theorem", "1.6", "--limit", "2", "--no-report"],
+                                  ["lemma", "3.2"], ["lemma", "4.1"]], ids=" ".join)
+def test_an_unwritable_certificate_path_is_refused_before_the_run(tmp_path, capsys, case, argv):
+    (tmp_path / "file.txt").write_text("x")
+    path = UNWRITABLE[case](tmp_path)
+    capsys.readouterr()
+    assert main(argv + ["--certificate", str(path)]) == 2
+    err = capsys.readouterr()
+    assert "--certificate" in err.err and "[VERIFIED]" not in err.out  # before any check ran
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+
+
+def test_lemma_certificate_of_a_statement_without_kernel_form_is_refused_first(tmp_path, capsys):
+    assert main(["lemma", "C.1", "--certificate", str(tmp_path / "c.json")]) == 2
+    assert "[VERIFIED]" not in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_writes_nothing_when_the_check_is_refuted(tmp_path, capsys, monkeypatch):
+    """A snap aimed one unit off its target: the exact check is REFUTED, exit 1, and
+    neither the export nor its certificate is written."""
+    pytest.importorskip("safetensors")
+    from lemmas.afz.phases import interpolation
+    real = interpolation.snap_ff
+
+    def off_target(axis, d, kappa, delta, y, *rest, **kw):
+        return real(axis, d, kappa, delta, tuple(v + 1 for v in y), *rest, **kw)
+    monkeypatch.setattr(interpolation, "snap_ff", off_target)
+    out = tmp_path / "n.safetensors"
+    assert main(["export", "1.6", "--limit", "2", "--format", "safetensors", "--out", str(out),
+                 "--certificate", str(tmp_path / "c.json")]) == 1
+    assert "exact check: REFUTED" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []

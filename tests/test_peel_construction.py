@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from conftest import NAMED
 
+from lemmas.afz.theorems.constructions import get
 from lemmas.afz.theorems.peel import block_formula, param_formula
 from lemmas.afz.theorems.theorem_1_6 import verify
 from proofcheck.cli import main
@@ -25,14 +26,14 @@ def test_exact_counts_on_the_digits_sample_and_a_multi_target_case():
     needs-rounds (m = 1, 3, 1, 1, 1, 3): 4 extra leaders, the collapse in the last
     of their blocks, 3 peels."""
     ds, _ = sample()
-    tc = verify(ds, construction="peel")
+    tc = verify(ds, construction=get("peel", "1.6"))
     c = tc.constants
     assert (c["N"], c["M"], c["d"], c["R"]) == (40, 40, 6, 1)
     assert c["L"] == 12 == block_formula(40, 40, 1) == 1 + 1 + 0 + 10
     assert c["P"] == 669 == param_formula(6, 40, 40, 1)
     assert c["L_default"] == 82 and tc.construction.phases["C"] == (2, 2)
     assert tc.construction.info["mu"] == 0
-    tc = verify(NAMED["needs-rounds"], construction="peel")
+    tc = verify(NAMED["needs-rounds"], construction=get("peel", "1.6"))
     c = tc.constants
     assert (c["N"], c["M"], c["R"], c["L"], c["P"]) == (6, 10, 1, 9, 207)
     assert tc.construction.phases == {"S": (1, 2), "L": (3, 6), "C": (6, 6), "I": (7, 9)}
@@ -42,7 +43,7 @@ def test_exact_counts_on_the_digits_sample_and_a_multi_target_case():
 
 def test_fraction_backend_verifies_like_flint():
     for name in ("needs-rounds", "common-top", "tie-heavy"):
-        tc = verify(NAMED[name], construction="peel", backend="fraction")
+        tc = verify(NAMED[name], construction=get("peel", "1.6"), backend="fraction")
         assert combine(r.verdict for r in tc.results) == Verdict.VERIFIED, name
 
 
@@ -51,7 +52,7 @@ def test_mutated_peel_weight_is_refuted_at_its_block():
     kappas) + 1: the first row it moves lands 1 * (kappa - kink) off its target."""
     ds, _ = sample()
     inputs, targets = _io(ds)
-    tc = verify(ds, construction="peel")
+    tc = verify(ds, construction=get("peel", "1.6"))
     c = tc.construction
     b = c.phases["I"][0]
     ff = c.net.blocks[b - 1].ff
@@ -71,7 +72,7 @@ def test_mutated_mu_is_refuted_at_the_collapse():
     (Lemma 4.1), so the other leader's image is wrong — REFUTED at the collapse SA."""
     ds = NAMED["needs-rounds"]
     inputs, targets = _io(ds)
-    c = verify(ds, construction="peel").construction
+    c = verify(ds, construction=get("peel", "1.6")).construction
     cb = c.phases["C"][0]
     bad = with_parameter(c.net, cb, "SA", "A.lam", 0)
     nc = check_network(bad, inputs, targets, c.claims)
@@ -101,7 +102,7 @@ def _generic_6d():
 
 def _placement(ds):
     from lemmas.afz.phases.peeling import direct_placement_bound
-    c = verify(ds, construction="peel").construction
+    c = verify(ds, construction=get("peel", "1.6")).construction
     pts = [(k,) + (Fraction(0),) * (ds.d - 1) for k in c.info["kappas"]]
     ys = [tuple(y) for p in ds.pairs for y in p.outputs]
     lo, hi = c.phases["I"]
@@ -130,7 +131,7 @@ def test_direct_placement_bound_needs_its_premise():
 def test_float_safe_options_are_refused():
     import pytest
 
-    from lemmas.afz.theorems.options import ConstructionOptions
+    from lemmas.afz.options import ConstructionOptions
     from lemmas.afz.theorems.peel import construct
     from proofcheck.kernel.model import ParameterError
     inputs, targets = _io(NAMED["square-builtin"])

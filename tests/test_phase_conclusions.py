@@ -1,4 +1,4 @@
-"""The phase statements' own conclusions (lemmas/afz/phases/statements.py): they
+"""The phase statements' own conclusions (lemmas/afz/theorems/phase_statements.py): they
 hold on random admissible datasets (hypothesis, d = 2..5, small coordinates for
 ties), on the edge datasets, and each fails with a witness on a wrong state."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from lemmas.afz.edges import edge_datasets
-from lemmas.afz.phases import statements as S
+from lemmas.afz.theorems import phase_statements as S
 from proofcheck.io.generate import admissible_datasets
 from proofcheck.kernel.dataset import check_admissible
 from proofcheck.kernel.verdicts import Verdict

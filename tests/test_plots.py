@@ -8,17 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from proofcheck.catalogue import load
 from proofcheck.export.audit import AuditResult, LayerRow, deviation_plot, deviation_series
+from proofcheck.registry import dependency_edges, load
 from proofcheck.reporting.plots import NODE_H, layered_layout, node_width
-from proofcheck.reporting.site import DEPENDENCIES
 
 
 def _graph():
-    nodes = [s.id for s in load(plugins=False) if s.implemented]
-    edges = [(a, b) for b, uses in DEPENDENCIES.items() for a in uses
-             if a in nodes and b in nodes]
-    return nodes, edges
+    cat = load(plugins=False)
+    return [s.id for s in cat if s.implemented], dependency_edges(cat)
 
 
 def _inside(pt, centre, label) -> bool:

@@ -13,15 +13,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 EXITS = """import sys
 
-from proofcheck.api import StatementSpec
+from proofcheck.api import Statement
 
 
 def run(dataset=None, seed=0):
     sys.exit(0)
 
 
-STATEMENT = StatementSpec(id="x.exits", title="calls sys.exit(0)", kind="lemma",
-                          paper="none", flag="project", run=run)
+STATEMENT = Statement("x.exits", "lemma", "calls sys.exit(0)", "none", "project",
+                      checks=(run,))
 """
 
 EXITS_AT_IMPORT = """import sys
@@ -66,10 +66,9 @@ def test_a_plugin_exiting_at_import_is_skipped_with_a_warning(tmp_path):
 
 
 def _fake_statement(sid: str, run_fn, source: str = "fake-plugin"):
-    from types import SimpleNamespace
-    return SimpleNamespace(id=sid, title=f"fake {sid}", kind="lemma", paper="-",
-                           flag="project", module="fake", source=source,
-                           runner=lambda: run_fn)
+    from proofcheck.api import Statement
+    return Statement(sid, "lemma", f"fake {sid}", "-", "project", checks=(run_fn,),
+                     source=source)
 
 
 def _clamp_run(dataset=None, seed=0):
@@ -84,15 +83,16 @@ def _clamp_run(dataset=None, seed=0):
 
 
 def test_report_leaves_out_a_plugin_that_exits_and_a_file_name_clash(tmp_path, monkeypatch):
-    """``site._plugins``: a plugin whose run calls sys.exit(0) and a second plugin whose
+    """``runs.site._plugins``: a plugin whose run calls sys.exit(0) and a second plugin whose
     id has the first good plugin's file name ('x a' and 'x-a' are both plugins/x-a.md)
     are left out with a note; the good one keeps its page and certificate."""
     import sys as _sys
 
-    import proofcheck.reporting.site as site
+    import proofcheck.registry as registry
+    import proofcheck.runs.site as site
     stmts = [_fake_statement("x-a", _clamp_run), _fake_statement("x.exits", lambda *a: _sys.exit(0)),
              _fake_statement("X A", _clamp_run, source="other-plugin")]
-    monkeypatch.setattr(site, "load", lambda plugins=True: stmts)
+    monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
     lines, pages = site._plugins(tmp_path)
     text = "\n".join(lines)
     assert sorted(pages) == ["plugin-x-a"]
@@ -100,3 +100,27 @@ def test_report_leaves_out_a_plugin_that_exits_and_a_file_name_clash(tmp_path, m
     assert "`x.exits` (fake-plugin) left out: its run or certificate raised SystemExit" in text
     assert "`X A` (other-plugin) left out: its file name is that of `x-a`, plugins/x-a.md" in text
     assert text.count("| x-a | fake-plugin |") == 1
+
+
+def _never_returns(dataset=None, seed=0):
+    import time
+    while True:
+        time.sleep(60)
+
+
+def test_report_stops_a_plugin_that_never_returns(tmp_path, monkeypatch):
+    """A plugin statement whose run never returns is stopped after the report's bound
+    and left out with a note, nothing of it written; the next plugin still runs."""
+    import time
+
+    import proofcheck.registry as registry
+    import proofcheck.runs.site as site
+    stmts = [_fake_statement("x.hangs", _never_returns), _fake_statement("x-a", _clamp_run)]
+    monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
+    t0 = time.monotonic()
+    lines, pages = site._plugins(tmp_path, seconds=1.0)
+    assert time.monotonic() - t0 < 30
+    text = "\n".join(lines)
+    assert "`x.hangs` (fake-plugin) left out: its run did not finish within 1 s (stopped)" in text
+    assert sorted(pages) == ["plugin-x-a"]
+    assert sorted(p.name for p in (tmp_path / "plugins").iterdir()) == ["x-a.json", "x-a.md"]

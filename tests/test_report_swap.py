@@ -1,4 +1,4 @@
-"""The report's folder swap (``site._swap_in``): one atomic exchange of the two
+"""The report's folder swap (``runs.site._swap_in``): one atomic exchange of the two
 folders where the system has ``renameat2`` (no moment without ``reports/``), the
 two-rename fallback elsewhere; and a report process killed midway leaves ``reports/``
 byte-for-byte as it was."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import proofcheck.reporting.site as site
+import proofcheck.runs.site as site
 from proofcheck.io.files import exchange
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +75,7 @@ def test_swap_falls_back_to_two_renames(tmp_path, monkeypatch):
 
 
 KILLED = """import sys, time
-import proofcheck.reporting.site as site
+import proofcheck.runs.site as site
 real = site._recheck_certificates
 def slow(out):
     print("building", flush=True)
@@ -100,3 +100,62 @@ def test_report_killed_midway_leaves_the_folder_unchanged(tmp_path):
         if p.poll() is None:
             p.kill()
     assert _tree(out) == before  # the build folder it leaves is .tmp-reports-*, git-ignored
+    leftovers = [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-reports-")
+                 and p.name != ".tmp-reports-new"]
+    assert len(leftovers) == 1
+    assert site.clean_leftovers(out) == leftovers  # the next report removes it first
+    assert not leftovers[0].exists() and _tree(out) == before
+
+
+TERMINATED = """import sys, time
+import proofcheck.runs.site as site
+def slow(out, cat):
+    print("building", flush=True)
+    time.sleep(120)
+site._statements = slow
+site.regenerate(sys.argv[1], quick=True)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_report_terminated_cleans_up_after_itself(tmp_path, sig):
+    out, _ = _folders(tmp_path)
+    before = _tree(out)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-c", TERMINATED, str(out)], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+    try:
+        assert p.stdout.readline().strip() == "building"
+        p.send_signal(sig)
+        assert p.wait(timeout=60) == 128 + sig
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert _tree(out) == before
+    assert sorted(x.name for x in tmp_path.iterdir()) == [".tmp-reports-new", "reports"]
+
+
+def test_leftovers_beside_the_folder_are_removed_and_a_lost_folder_restored(tmp_path):
+    out = tmp_path / "reports"
+    build = tmp_path / ".tmp-reports-abcd_123"
+    (build / "statements").mkdir(parents=True)
+    held = tmp_path / ".tmp-reports-old-zz9yx8w7" / "reports"
+    held.mkdir(parents=True)
+    (held / "index.md").write_text("the previous version\n")
+    other = tmp_path / ".tmp-reports2-abcd_123"  # another folder's, or not a report's
+    other.mkdir()
+    removed = site.clean_leftovers(out)
+    assert sorted(p.name for p in removed) == [".tmp-reports-abcd_123",
+                                                ".tmp-reports-old-zz9yx8w7"]
+    assert (out / "index.md").read_text() == "the previous version\n"  # restored, not lost
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp-reports2-abcd_123", "reports"]
+
+
+def test_a_second_report_in_the_same_folder_is_refused(tmp_path):
+    from proofcheck.kernel.errors import BadInput
+    out = tmp_path / "reports"
+    with site._one_report(out):
+        with pytest.raises(BadInput) as e:
+            site.regenerate(out, quick=True)
+    assert e.value.path == str(out)
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written

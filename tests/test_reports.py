@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.reporting.site import regenerate
+from proofcheck.runs.site import regenerate
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "reports"
@@ -85,7 +85,7 @@ def test_index_content(fresh):
     index = (fresh / "index.md").read_text()
     assert "| 1.6 |" in index or "[1.6]" in index
     assert "certificates/theorem-1.6-generated-7.json" in index
-    from proofcheck.catalogue import FLAGS, load
+    from proofcheck.registry import FLAGS, load
     status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
     assert ("planned" in index) == ("planned" in status.values())
     for flag, meaning in FLAGS.items():  # the legend says what each flag means
@@ -142,31 +142,32 @@ def test_a_certificate_that_does_not_recheck_leaves_the_folder_unchanged(copy_of
     import proofcheck.kernel.verify as kverify
     from proofcheck.kernel.verdicts import Verdict
     out, before = copy_of_reports
-    monkeypatch.setattr(kverify, "verify_certificate", lambda cert: (Verdict.REFUTED, []))
+    monkeypatch.setattr(kverify, "verify_certificate",
+                        lambda cert, *a, **k: kverify.Outcome(Verdict.REFUTED, []))
     assert regenerate(out, quick=True) == 1
     assert snapshot(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["reports"]
 
 
-BROKEN = """from proofcheck.api import StatementSpec
+BROKEN = """from proofcheck.api import Statement
 
 
 def run(dataset=None, seed=0):
     raise ValueError("the plugin's own bug")
 
 
-STATEMENT = StatementSpec(id="x.broken", title="a <b>broken</b> | plugin", kind="lemma",
-                          paper="none", flag="project", run=run)
+STATEMENT = Statement("x.broken", "lemma", "a <b>broken</b> | plugin", "none", "project",
+                      checks=(run,))
 """
 
 
 def test_report_with_plugins_installed(tmp_path):
     """The example plugin gets its section, page and certificate (which ``verify``
     re-checks); a plugin whose run raises is left out with a note; exit 0."""
-    from test_plugin import EXAMPLE
+    from test_plugin import EXAMPLES
     site = tmp_path / "site"
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                        "--no-build-isolation", "--target", str(site), str(EXAMPLE)],
+                        "--no-build-isolation", "--target", str(site), str(EXAMPLES[0])],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     (site / "broken_plugin_mod.py").write_text(BROKEN)

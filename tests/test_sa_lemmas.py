@@ -64,7 +64,7 @@ def test_wrong_score_matrix_refutes_41_symbolic(monkeypatch):
         return replace(good, A=Factored(good.A.lam, good.A.left, (v,)))
     monkeypatch.setattr(clustering, "cluster_sa", bad)
     r = clustering.symbolic(2)
-    assert r.verdict == Verdict.REFUTED and "e.g. at" in r.witness.reason
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "e.g. at" in r.witness.reason
 
 
 def test_wrong_tag_value_refutes_tag_symbolic(monkeypatch):
@@ -78,7 +78,7 @@ def test_zero_row_refutes_42_symbolic(monkeypatch):
     monkeypatch.setattr(corner, "corner_sa", lambda: SA(F(0), Factored(F(1), (e0,), (tuple(-x for x in e0),)),
                                                         Factored(F(1))))
     r = corner.symbolic(3)
-    assert r.verdict == Verdict.REFUTED and "g_0 > 0" in r.witness.reason
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "g_0 > 0" in r.witness.reason
 
 
 def test_wrong_stereographic_refutes_43_symbolic(monkeypatch):
@@ -91,7 +91,7 @@ def test_missing_point_refutes_43_symbolic(monkeypatch):
     orig = sphere.negative_orthant_points
     monkeypatch.setattr(sphere, "negative_orthant_points", lambda c, d, r: orig(c, d, r)[:-1])
     r = sphere.symbolic(2)
-    assert r.verdict == Verdict.REFUTED and "returns 2 points (asked 3)" in r.witness.reason
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "returns 2 points (asked 3)" in r.witness.reason
 
 
 def test_wrong_collapse_value_refutes(monkeypatch):

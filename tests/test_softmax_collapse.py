@@ -12,17 +12,25 @@ from lemmas.afz.theorems import softmax_collapse as sc
 from proofcheck.cli import main
 from proofcheck.kernel.model import Factored
 from proofcheck.kernel.verdicts import Verdict
+from proofcheck.registry import find
+from proofcheck.runs.instances import defaults
+from proofcheck.runs.lemma import run_checks
+
+
+def instances():
+    """The statement's default instances, as the registry declares them."""
+    return defaults(find("1.8-collapse"), 0)["dataset"]
 
 
 def test_default_reading_verified_on_several_instances():
-    res = sc.run()
+    res = run_checks(find("1.8-collapse"))
     assert all(r.verdict == Verdict.VERIFIED for r in res), [r.lines() for r in res]
     proofs = [r for r in res if "for all tau > 0 (symbolic)" in r.name and "'" in r.name]
-    assert len(proofs) == len(sc.instances()) == 4
+    assert len(proofs) == len(instances()) == 4
     # the rows the proof is about: the exact hardmax trajectory, said on every proof line
     assert all(r.data["rows"] == "hardmax trajectory" and "hardmax trajectory" in r.name
                for r in proofs)
-    assert {ds.d for ds in sc.instances()} == {6, 2, 3, 4}
+    assert {ds.d for ds in instances()} == {6, 2, 3, 4}
 
 
 def test_numerator_is_the_weighted_kappa_gap():
@@ -30,7 +38,7 @@ def test_numerator_is_the_weighted_kappa_gap():
     exactly sum_l w_l (kappa_l - kappa_c) and the denominator sum_l w_l."""
     from lemmas.afz.theorems.theorem_1_6 import construct
     from lemmas.afz.theorems.theorem_1_8 import SCALES
-    ds = sc.instances()[1]
+    ds = instances()[1]
     ins, tg = [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
     c = construct(ins, tg, ds.d, **SCALES)
     sa, rows, spans = sc.collapse_input(c, ins)

@@ -274,7 +274,7 @@ def test_seed_serves_theorem_1_8_only():
 
 
 def test_float_safe_options_are_refused():
-    from lemmas.afz.theorems.options import ConstructionOptions
+    from lemmas.afz.options import ConstructionOptions
     ds, _ = sample(limit=3)
     inputs, targets = _io(ds)
     with pytest.raises(ValueError):

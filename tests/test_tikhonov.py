@@ -22,7 +22,7 @@ from proofcheck.kernel.model import Block, Factored, Transformer
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
-from proofcheck.reporting.approx import approx_text, sig_digits
+from proofcheck.approx import approx_text, sig_digits
 
 # ---------------------------------------------------------------- decimal approximation
 
@@ -369,8 +369,10 @@ def test_a_seed_torch_would_not_take_alike_is_exit_2(seed, capsys):
     from proofcheck.kernel.errors import BadInput
     with pytest.raises(ValueError, match="0 <= seed < 2"):
         authors_setting(seed)
+    from proofcheck.registry import find
+    from proofcheck.runs.lemma import run_checks
     with pytest.raises(BadInput) as e:
-        tikhonov.run(None, seed)
+        run_checks(find("tikhonov"), None, seed)
     assert e.value.path == "--seed"
     from proofcheck.cli import main
     assert main(["lemma", "tikhonov", "--seed", "-1"]) == 2

@@ -22,7 +22,8 @@ from lemmas.ts import (
 )
 from lemmas.afz.theorems import softmax_collapse as softmax_collapse_mod
 from lemmas.ts.search import strategy
-from proofcheck.catalogue import find, load
+from proofcheck.registry import find, load
+from proofcheck.runs.lemma import run_checks
 from proofcheck.cli import main
 from lemmas.ts import balls
 from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
@@ -44,7 +45,7 @@ MODULES = {"C.4": score_lipschitz, "E.1": competitors, "G.1": polarisation,
 
 @pytest.fixture(scope="module")
 def runs():
-    return {sid: find(sid).runner()(None, 0) for sid in IDS}
+    return {sid: run_checks(find(sid), None, 0) for sid in IDS}
 
 
 @pytest.mark.parametrize("sid", IDS)
@@ -61,7 +62,7 @@ def test_default_reading_verifies_and_prints_each_variant_as_a_note(sid, runs):
 
 @pytest.mark.parametrize("sid,reading", [(s, r) for s, v in VARIANTS.items() for r in v])
 def test_variant_reading_is_refuted_with_its_witness(sid, reading):
-    res = find(sid).runner()(None, 0, reading=reading)
+    res = run_checks(find(sid), None, 0, reading=reading)
     assert combine(r.verdict for r in res) == Verdict.REFUTED
     refuted = [r for r in res if r.verdict == Verdict.REFUTED]
     assert len(refuted) == 1 and refuted[0].name.startswith(VARIANTS[sid][reading])

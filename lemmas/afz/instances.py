@@ -1,8 +1,13 @@
 """Instances on which the lemma checks run: the user's dataset (``--dataset``)
-or a small built-in configuration that exercises ties, overlaps and signs."""
+or a small built-in configuration that exercises ties, overlaps and signs; and
+:func:`scoped`, which runs a check on each of several instances (the defaults the
+registry declares) and says so in every check line."""
 from __future__ import annotations
 
 from fractions import Fraction
+
+from proofcheck.kernel.model import ParameterError
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
 
 F = Fraction
 
@@ -39,19 +44,48 @@ def into_positive_box(seqs):
     return [[tuple(v - lo + 1 for v in x) for x in s] for s in seqs]
 
 
+def datasets_of(dataset) -> list:
+    """``[dataset]`` for one dataset, the list itself for the several instances a
+    statement declares by default (the registry builds them)."""
+    return list(dataset) if isinstance(dataset, (list, tuple)) else [dataset]
+
+
+def scoped(name: str, check, dataset) -> list[CheckResult]:
+    """Run ``check(ds)`` on every instance; each check line names its instance and
+    says "on this instance", and a first line states the scope of the whole run
+    ("on these N instances": the statement is checked there, not proved for all
+    datasets)."""
+    sets = datasets_of(dataset)
+    out = []
+    for ds in sets:
+        for r in check(ds):
+            r.name = f"'{ds.name}' (d = {ds.d}): {r.name} (on this instance)"
+            out.append(r)
+    scope = "on this instance" if len(sets) == 1 else f"on these {len(sets)} instances"
+    head = CheckResult(f"{name}: checked {scope}", combine(r.verdict for r in out),
+                       [", ".join(f"'{ds.name}' (d = {ds.d}, N = {ds.N})" for ds in sets)])
+    return [head] + out
+
+
 def lemma_instances(dataset, seed: int) -> list:
     """``(label, dataset or None, seed)`` instances of a layer lemma: the user's
-    dataset at three seeds; by default the built-in configuration at three seeds,
-    seeded datasets in d = 2..5 and the edge datasets (:mod:`lemmas.afz.edges`)."""
-    if dataset is not None:
+    dataset (a :class:`~proofcheck.kernel.dataset.Dataset`) at three seeds;
+    otherwise the built-in configuration (``None``) at three seeds, then the
+    default instances the registry declares (a list: seeded datasets in d = 2..5,
+    the k-th at ``seed + k``) and the edge datasets (:mod:`lemmas.afz.edges`)."""
+    if dataset is not None and not isinstance(dataset, (list, tuple)):
         return [(f"'{dataset.name}' seed {s}", dataset, s) for s in (seed, seed + 1, seed + 2)]
     from lemmas.afz.edges import edge_datasets
-    from proofcheck.io.generate import random_dataset
     out = [(f"built-in seed {s}", None, s) for s in (seed, seed + 1, seed + 2)]
-    for k, d in enumerate((2, 3, 4, 5)):
-        ds = random_dataset(seed + k, d=d, N=4, style="mixed")
-        out.append((f"'{ds.name}' (d = {d}) seed {seed + k}", ds, seed + k))
+    out += [(f"'{ds.name}' (d = {ds.d}) seed {seed + k}", ds, seed + k)
+            for k, ds in enumerate(dataset or ())]
     return out + [(f"'{ds.name}' (d = {ds.d})", ds, seed) for ds in edge_datasets()]
+
+
+def user_dimension(dataset, default: int = 2) -> int:
+    """The dimension of the user's dataset; ``default`` for the built-in and
+    default instances (``None`` or the registry's list)."""
+    return default if dataset is None or isinstance(dataset, (list, tuple)) else dataset.d
 
 
 def each_instance(fn, dataset, seed: int) -> list:
@@ -59,7 +93,6 @@ def each_instance(fn, dataset, seed: int) -> list:
     :func:`lemma_instances`, each named by its instance; a construction raising on
     an instance (admissible by construction) is REFUTED with that instance as
     witness."""
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     out = []
     for label, ds, s in lemma_instances(dataset, seed):
         try:
@@ -78,8 +111,6 @@ def rejections_check(statement: str, cases) -> "CheckResult":
     """The construction's own hypothesis checks: each ``(label, call, message)``
     must raise ``ParameterError`` with exactly ``message`` (a violated hypothesis
     is never a layer), or, with ``message`` None, return without raising."""
-    from proofcheck.kernel.model import ParameterError
-    from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     for label, call, message in cases:
         try:
             call()

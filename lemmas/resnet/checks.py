@@ -95,19 +95,17 @@ def _fmt(toks) -> str:
     return "{" + ", ".join(fmt_value(t) for t in toks) + "}"
 
 
-def family(dataset: Dataset | None, seed: int = 0) -> tuple[list[Dataset], list[Dataset]]:
-    """``(digits tokenisations or [dataset], generated datasets of growing n)`` on which
-    (a) runs.  ``dataset = None``: the packaged digits sample."""
-    from proofcheck.io.examples import sample
-    from proofcheck.io.generate import random_dataset
-    base = sample()[0] if dataset is None else dataset
-    imgs = flattened.digits_images(base)
+def family(dataset: Dataset, generated: Dataset,
+           seed: int = 0) -> tuple[list[Dataset], list[Dataset]]:
+    """``(digits tokenisations of dataset or [dataset], generated padded to growing
+    n)`` on which (a) runs (the registry's defaults: the packaged digits sample and a
+    seeded random admissible dataset)."""
+    imgs = flattened.digits_images(dataset)
     if imgs is not None:
-        main = [flattened.tokenise(*imgs, s, base.name) for s in DIGIT_PATCHES]
+        main = [flattened.tokenise(*imgs, s, dataset.name) for s in DIGIT_PATCHES]
     else:
-        main = [base]
-    gen = random_dataset(seed, d=2, N=6, max_n=4, style="mixed")
-    return main, [flattened.pad_to_length(gen, n, seed) for n in GENERATED_LENGTHS]
+        main = [dataset]
+    return main, [flattened.pad_to_length(generated, n, seed) for n in GENERATED_LENGTHS]
 
 
 def compare(datasets: list[Dataset]) -> tuple[CheckResult, list[CheckResult], list[dict]]:
@@ -158,11 +156,14 @@ def compare(datasets: list[Dataset]) -> tuple[CheckResult, list[CheckResult], li
     return summary, results, rows
 
 
-def run(dataset=None, seed: int = 0):
+def run(dataset: Dataset, seed: int = 0, generated: Dataset | None = None):
     """``lemma resnet``: (a) ResNets verified and compared with the transformer on the
-    digits tokenisations (or ``dataset``) and on generated data of growing n; (b) the
-    token-wise obstruction on the same data and its reading on built-in examples."""
-    main, gen = family(dataset, seed)
+    digits tokenisations of ``dataset`` (or ``dataset`` itself) and on ``generated``
+    padded to growing n; (b) the token-wise obstruction on the same data and its
+    reading on built-in examples.  Both datasets are the registry's instances."""
+    if generated is None:
+        raise ValueError("resnet needs the generated dataset of its declared instances")
+    main, gen = family(dataset, generated, seed)
     summary, results, _ = compare(main + gen)
     results[0].details[:0] = CONVENTIONS
     out = results + [summary]

@@ -14,6 +14,7 @@ decided (or the precision ladder is exhausted, then ``None``).  Exact rationals
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Callable
 
@@ -156,6 +157,15 @@ def separated(lo_ball, hi_ball, max_digits: int = 40) -> tuple[tuple[Fraction, F
             return A, B
     A, B = interval(lo_ball), interval(hi_ball)
     return A, B
+
+
+def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
+    """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
+    with ctx.workprec(128):
+        lo = arb(10) ** arb(q(exponent[0]))
+        hi = arb(10) ** arb(q(exponent[1]))
+        places = max(digits - 1 - math.floor(exponent[0]), 0)
+        return outward(lo, places)[0], outward(hi, places)[1]
 
 
 def fmt_interval(iv: tuple[Fraction, Fraction]) -> str:

@@ -4,7 +4,7 @@ A statement module with readings declares ``READINGS``, an ordered dict
 ``name -> one-line description`` whose FIRST entry is the default (the faithful
 reading of the source, the one the catalogue title states), and its
 ``run(dataset=None, seed=0, reading=None)`` accepts one of those names.  The
-catalogue (``proofcheck/data/catalogue.json``, field ``readings``) lists the same
+catalogue (``proofcheck/registry/builtin.py``, field ``readings``) lists the same
 names in the same order; a test keeps the two in step.
 
 * Default run: the checks of the default reading, plus every variant printed as a

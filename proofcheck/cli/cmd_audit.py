@@ -88,7 +88,7 @@ def cmd_audit(args) -> int:
     statement, ds, tau = load_theorem_data(args)
     if statement == "1.8" and tau is None:
         raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
-    from proofcheck.export.build import build
+    from proofcheck.runs.build import build
     try:
         b = build(statement, ds, tau=tau, check=False, options=options_of(args),
                   construction=args.construction)

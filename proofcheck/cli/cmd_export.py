@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from proofcheck.cli.common import data_options
+from proofcheck.cli.common import check_file_output, data_options
 from proofcheck.kernel.errors import BadInput
 
 EXTRAS = {"torch": ("torch", "torch"), "onnx": ("onnx", "export"),
@@ -33,7 +33,7 @@ def theorem_args(q) -> None:
     q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
                                                            "float16"],
                    help="construction option: float-safe snaps for this format "
-                   "(lemmas/afz/theorems/options.py)")
+                   "(lemmas/afz/options.py)")
     q.add_argument("--construction", default="default", metavar="NAME",
                    help="which construction builds the network (`python -m proofcheck list` "
                    "ends with them), e.g. --construction bounded")
@@ -43,15 +43,16 @@ def options_of(args):
     """The construction options asked for on the command line (None: default)."""
     if getattr(args, "float_safe", None) is None:
         return None
-    from lemmas.afz.theorems.options import ConstructionOptions
+    from lemmas.afz.options import ConstructionOptions
     return ConstructionOptions(float_format=args.float_safe)
 
 
 def load_theorem_data(args):
     """``(statement id, dataset, tau)`` from the common options (BadInput on misuse)."""
-    from proofcheck.catalogue import find
-    from proofcheck.cli.common import load_data
+    from proofcheck.cli.common import data_request
     from proofcheck.kernel.numbers import parse_number
+    from proofcheck.registry import find
+    from proofcheck.runs.instances import theorem_data
     st = find(args.id)
     if st.id not in ("1.6", "1.8"):
         raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
@@ -62,12 +63,7 @@ def load_theorem_data(args):
         tau, _ = parse_number(args.tau, "--tau")
         if tau <= 0:
             raise BadInput(f"--tau must be positive (got {args.tau})")
-    ds, _ = load_data(args)
-    if ds is None:
-        from proofcheck.io.examples import sample
-        if args.limit is not None and args.limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
-        ds, _ = sample(limit=args.limit, task=args.task)
+    ds, _ = theorem_data(st, data_request(args))
     return st.id, ds, tau
 
 
@@ -96,11 +92,40 @@ def register(sub) -> None:
 
 
 def cmd_export(args) -> int:
+    """Refuse what cannot be written (before any work), build and check the network
+    (:func:`proofcheck.runs.build.build`), write nothing unless its check verifies (or
+    was skipped), then the certificate and the export."""
     from pathlib import Path
+    out = Path(args.out)
+    _check_outputs(args, out)
+    statement, ds, tau = load_theorem_data(args)
+    from proofcheck.export.arch import Unrepresentable, check_representable
+    try:
+        check_representable(tau=tau, dtype=args.dtype)  # before any work
+    except Unrepresentable as e:
+        raise BadInput(str(e)) from None
+    print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
+          flush=True)
+    b, refused = _built(args, statement, ds, tau)
+    if refused is not None:
+        return refused
+    try:
+        check_representable(b.net, b.tau, args.dtype)
+    except Unrepresentable as e:
+        raise BadInput(str(e)) from None
+    if args.certificate and b.certificate is not None:
+        from proofcheck.io.certificate_writer import write_certificate
+        print(f"certificate: {write_certificate(args.certificate, b.certificate)}")
+    _write_export(args, out, b)
+    return 0 if b.verdict is None else b.verdict.exit_code
+
+
+def _check_outputs(args, out) -> None:
+    """Usage errors and unwritable outputs (exit 2) before any work; the format's
+    extra must be installed."""
     if args.dtype == "bfloat16" and args.format != "torch":
         raise BadInput("--dtype bfloat16 is available for --format torch only (numpy-based "
                        "writers have no bfloat16)")
-    out = Path(args.out)
     if not str(args.out).strip():
         raise BadInput("--out is empty")
     if out.exists() and args.format != "torch" and out.is_dir():
@@ -116,33 +141,42 @@ def cmd_export(args) -> int:
     require(mod, extra)
     if args.format == "onnx":
         require("onnxruntime", "export")
-    statement, ds, tau = load_theorem_data(args)
-    from proofcheck.export.arch import Unrepresentable, arrays, check_representable, describe
-    from proofcheck.export.build import build, metadata
-    try:
-        check_representable(tau=tau, dtype=args.dtype)  # before any work
-    except Unrepresentable as e:
-        raise BadInput(str(e)) from None
-    print(f"Theorem {statement} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}",
-          flush=True)
+
+
+def _built(args, statement, ds, tau):
+    """``(Built, None)``, or ``(None, exit code)`` when nothing may be exported: the
+    construction failed (REFUTED), the check did not verify, or theorem 1.8 found no
+    certified temperature."""
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
+    from proofcheck.runs.build import build
     try:
         b = build(statement, ds, tau=tau, check=not args.no_check, options=options_of(args),
                   construction=args.construction)
+    except ConstructionFailed as e:  # REFUTED on this admissible dataset: no network
+        print("\n".join(e.result.lines()))
+        print("the construction failed on this dataset: nothing exported", file=sys.stderr)
+        return None, e.result.verdict.exit_code
     except (ValueError, KeyError) as e:
         raise BadInput(e.args[0] if e.args else str(e)) from None
     if b.verdict is not None:
         print(f"exact check: {b.verdict.value}"
               + (f" (tau = {b.tau})" if b.tau is not None else ""))
+        if not b.verdict.passed:
+            print(f"the exact check is {b.verdict.value}: nothing exported (files would carry "
+                  "the digest of a certificate that does not verify the network)",
+                  file=sys.stderr)
+            return None, b.verdict.exit_code
     if statement == "1.8" and b.tau is None:
         print("no certified temperature found: nothing exported", file=sys.stderr)
-        return b.verdict.exit_code if b.verdict is not None else 3
-    try:
-        check_representable(b.net, b.tau, args.dtype)
-    except Unrepresentable as e:
-        raise BadInput(str(e)) from None
-    if args.certificate and b.certificate is not None:
-        from proofcheck.io.certificate_writer import write_certificate
-        print(f"certificate: {write_certificate(args.certificate, b.certificate)}")
+        return None, b.verdict.exit_code if b.verdict is not None else 3
+    return b, None
+
+
+def _write_export(args, out, b) -> None:
+    """The float export of ``b`` in ``args.format`` and the lines that say what it is."""
+    from proofcheck.export.arch import arrays, describe
+    from proofcheck.export.rounding import get_format, round_network
+    from proofcheck.runs.build import metadata
     meta = metadata(b, args.dtype)
     desc = describe(b.net, b.attention, b.tau, meta)
     tensors = arrays(b.net, "float32" if args.dtype == "bfloat16" else args.dtype) \
@@ -160,13 +194,11 @@ def cmd_export(args) -> int:
           f"{b.net.n_params()} parameters, {args.dtype})")
     print(f"dataset sha256 {meta['dataset_sha256']}; certificate digest "
           f"{meta['certificate_digest'] or 'none (not checked)'}")
-    from proofcheck.export.rounding import get_format, round_network
     _, st = round_network(b.net, get_format(args.dtype))
     print(f"rounding: {st['changed']} of {st['total']} stored scalars changed by rounding to "
           f"{args.dtype} (none overflows or underflows: checked before writing)")
     print("the exported float network is NOT what the exact verdict is about; see "
           "`proofcheck audit` for what floating point does to it")
-    return 0 if b.verdict is None else b.verdict.exit_code
 
 
 def _bf16_arrays(net):
@@ -176,17 +208,21 @@ def _bf16_arrays(net):
 
 def _require_files(args, out) -> None:
     """BadInput (before any work) when a file this export would write exists and is not
-    a regular file (a device such as /dev/null, a FIFO, a folder)."""
+    a regular file (a device such as /dev/null, a FIFO, a folder), or cannot be
+    written: the certificate's folder must exist and take a file; the export's
+    nearest existing folder must take one."""
     from pathlib import Path
 
-    from proofcheck.io.files import NotAFile, require_replaceable
-    paths = [("--certificate", Path(args.certificate))] if args.certificate else []
-    if args.format != "torch":
-        paths.append(("--out", out))
+    from proofcheck.io.files import require_replaceable, require_writable_folder
+    if args.certificate:
+        check_file_output(args.certificate, "--certificate")
+    paths = [] if args.format == "torch" else [("--out", out)]
     if args.format == "safetensors":
         paths.append(("--out's side file", out.with_name(out.name + ".json")))
+    folder = next((p for p in [out.parent, *out.parents] if p.exists()), Path("."))
     try:
         for what, p in paths:
             require_replaceable(p, what)
-    except NotAFile as e:
-        raise BadInput(e.strerror, str(e.filename)) from None
+        require_writable_folder(out if out.is_dir() else folder, "--out")
+    except OSError as e:
+        raise BadInput(e.strerror or str(e), str(e.filename)) from None

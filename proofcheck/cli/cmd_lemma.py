@@ -1,9 +1,14 @@
 """``proofcheck lemma ID``: check one catalogue statement (SPEC §2)."""
 from __future__ import annotations
 
-from proofcheck.cli.common import data_options, finish, integer_arg, load_data
+from proofcheck.cli.common import (
+    check_file_output,
+    data_options,
+    data_request,
+    integer_arg,
+    verdict_line,
+)
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.verdicts import combine
 
 
 def register(sub) -> None:
@@ -30,46 +35,37 @@ def register(sub) -> None:
 
 
 def cmd_lemma(args) -> int:
-    from proofcheck.catalogue import find, load
+    """Run the statement's checks through the pipeline layer
+    (:func:`proofcheck.runs.lemma.run_lemma`); the verdict is the kernel's re-check
+    of the certificate of its exact instances, with the checks it cannot carry."""
+    from proofcheck.registry import find
+    from proofcheck.runs.instances import load
+    from proofcheck.runs.lemma import (
+        certifiable,
+        check_reading,
+        verdict_text,
+        header_lines,
+        recheck_lines,
+        result_lines,
+        run_lemma,
+    )
     st = find(args.id)
-    if not st.implemented:
-        raise BadInput(f"statement {st.id} ({st.title}) is in the catalogue but not implemented "
-                       "in this version (status: planned)")
-    reading = getattr(args, "reading", None)
-    if reading is not None:
-        if not st.readings:
-            raise BadInput(f"statement {st.id} has no readings; --reading applies to "
-                           + ", ".join(s.id for s in load() if s.readings))
-        if reading not in st.readings:
-            raise BadInput(f"unknown reading {reading!r} of {st.id}; its readings: "
-                           f"{st.readings[0]} (default), " + ", ".join(st.readings[1:]))
-    ds, _ = load_data(args)
-    print(f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]")
-    if st.source != "proofcheck":
-        print(f"source: plugin package {st.source}")
-    for h in st.hypotheses:
-        print(f"hypothesis: {h}")
-    if st.readings:
-        r = reading or st.readings[0]
-        print(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
-              + "; readings: " + ", ".join(st.readings))
-    print(f"instance: {'dataset ' + ds.name if ds else 'built-in'}, seed {args.seed}\n")
-    results = (st.runner()(ds, args.seed, reading=reading) if reading is not None
-               else st.runner()(ds, args.seed))
-    code = finish(results)
+    check_reading(st, args.reading)
     if args.certificate:
-        from proofcheck.io.certificate_writer import (
-            lemma_certificate,
-            write_certificate,
-        )
-        cert = lemma_certificate(st.id, results, combine(r.verdict for r in results),
-                                 source=None if st.source == "proofcheck" else st.source,
-                                 text=st.title, hypotheses=st.hypotheses)
-        if cert is None:
+        if not certifiable(st):
+            raise BadInput(f"statement {st.id} has no kernel form for its instances: nothing "
+                           "to certify (drop --certificate; its checks run in `lemma`)")
+        check_file_output(args.certificate, "--certificate")
+    ds, _ = load(st, data_request(args))
+    run = run_lemma(st, ds, args.seed, args.reading)
+    print("\n".join(header_lines(run)) + "\n")
+    for r in run.results:
+        print("\n".join(result_lines(r)))
+    print("\n" + "\n".join(recheck_lines(run)))
+    if args.certificate:
+        if run.certificate is None:
             raise BadInput(f"statement {st.id} has no exact layer instances to certify "
                            "(its checks are symbolic or numeric; re-run `lemma` instead)")
-        print(f"certificate: {write_certificate(args.certificate, cert)}")
-    return code
-
-
-
+        from proofcheck.io.certificate_writer import write_certificate
+        print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
+    return verdict_line(args, run.verdict, verdict_text(run))

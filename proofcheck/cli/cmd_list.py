@@ -1,5 +1,5 @@
 """``proofcheck list``: print the statement catalogue (SPEC §2) with each entry's
-paper number, flag (:data:`proofcheck.catalogue.FLAGS`), status and readings."""
+paper number, flag (:data:`proofcheck.registry.FLAGS`), status and readings."""
 from __future__ import annotations
 
 
@@ -8,20 +8,26 @@ def register(sub) -> None:
         "list", help="print the statement catalogue",
         description="Print every statement the tool knows (built-in and from installed "
         "plugins): id, kind, paper number, flag, status and title.",
-        epilog="example: python -m proofcheck list")
+        epilog="example: python -m proofcheck list | python -m proofcheck list --markdown")
+    q.add_argument("--markdown", action="store_true",
+                   help="print the catalogue as the README's Markdown table (construction, "
+                   "kernel check, dependencies, admitted datasets, scope)")
     q.set_defaults(func=cmd_list)
 
 
 def cmd_list(args) -> int:
-    from proofcheck.catalogue import FLAGS, load
+    from proofcheck.registry import FLAGS, load, markdown_table
     cat = load()
+    if args.markdown:
+        print(markdown_table(cat), end="")
+        return 0
     rows = [(s.id, s.kind, s.paper, s.flag, "implemented" if s.implemented else "planned", s.title)
             for s in cat]
     head = ("id", "kind", "paper no.", "flag", "status", "statement")
     w = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
     for r in [head] + rows:
         print("  ".join(x.ljust(w[i]) for i, x in enumerate(r[:5])) + "  " + r[5])
-    print("\nflags (how the paper number is known; edit proofcheck/data/catalogue.json if you "
+    print("\nflags (how the paper number is known; edit proofcheck/registry/builtin.py if you "
           "hold the papers):")
     for f, meaning in FLAGS.items():
         print(f"  {f:<{max(map(len, FLAGS))}}  {meaning}")

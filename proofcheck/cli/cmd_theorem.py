@@ -7,13 +7,12 @@ import time
 from proofcheck.cli.common import (
     check_outputs,
     data_options,
+    data_request,
     header,
     integer_arg,
-    load_data,
     print_results,
-    progress_bar,
+    verdict_line,
 )
-from proofcheck.kernel.errors import BadInput
 
 
 def register(sub) -> None:
@@ -62,262 +61,106 @@ def register(sub) -> None:
     q.set_defaults(func=cmd_theorem)
 
 
+class _Bars:
+    """The progress bars of a theorem run, one per phase, each closed when the next
+    phase starts (and all at the end)."""
+
+    SPECS = {"block": ("exact check", "block", 30.0), "shard": ("exact check (Dask shards)",
+                                                              "shard", 30.0),
+             "trajectory": ("hardmax trajectory", "block", 30.0),
+             "certificate": ("certificates", "cert", 0.0),
+             "simulation": ("simulation (mpmath)", "pass", 10.0)}
+
+    def __init__(self):
+        self.open = {}
+
+    def _tick(self, name: str, total=None, postfix=None) -> None:
+        from proofcheck.progress import bar
+        for other in [k for k in self.open if k != name]:
+            self.open.pop(other).close()
+        if name not in self.open:
+            desc, unit, every = self.SPECS[name]
+            self.open[name] = bar(desc, total, unit, every=every)
+        self.open[name].update(1, postfix)
+
+    def hooks(self):
+        from proofcheck.kernel.verdicts import fmt_num
+        from proofcheck.runs.theorem import Hooks
+        return Hooks(block=lambda b, total: self._tick("block", total),
+                     shard=lambda k, total: self._tick("shard", total),
+                     trajectory=lambda b, total: self._tick("trajectory", total),
+                     certificate=lambda t, v: self._tick("certificate", None,
+                                                         f"tau = {fmt_num(t)}: {v.value}"),
+                     simulation=lambda t: self._tick("simulation", None, f"tau = {fmt_num(t)}"))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for b in self.open.values():
+            b.close()
+
+
+def options_of(args):
+    """The :class:`~proofcheck.runs.theorem.TheoremOptions` of the command line
+    (``--tau`` read with the one number parser)."""
+    from proofcheck.kernel.numbers import parse_number
+    from proofcheck.runs.theorem import TheoremOptions
+    tau = None if args.tau is None else parse_number(args.tau, "--tau")[0]
+    return TheoremOptions(backend=args.backend, tau=tau, construction=args.construction,
+                          simulate=False if args.no_simulation else None,
+                          sim_budget=args.simulation_budget, workers=args.workers,
+                          scheduler=args.scheduler)
+
+
 def cmd_theorem(args) -> int:
-    from proofcheck.catalogue import find
+    """Both theorems through one path (:mod:`proofcheck.runs.theorem`): run, summary,
+    report, the kernel's re-check of the run's certificate, certificate file,
+    verdict (the kernel's)."""
+    from proofcheck.registry import find
+    from proofcheck.reporting.summary import summary_lines, time_line
+    from proofcheck.runs.instances import theorem_data
+    from proofcheck.runs.theorem import (
+        THEOREMS,
+        recheck_lines,
+        run_theorem,
+        start_lines,
+        validate,
+        write_report,
+    )
     st = find(args.id)
-    if st.id not in ("1.6", "1.8"):
-        raise BadInput(f"{st.id} is not a theorem; theorems: 1.6, 1.8")
-    if st.id == "1.6" and args.tau is not None:
-        raise BadInput("--tau applies to theorem 1.8 (softmax) only")
-    if st.id == "1.6" and (args.simulation_budget is not None or args.no_simulation):
-        raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
-    if args.simulation_budget is not None and args.simulation_budget < 0:
-        raise BadInput(f"--simulation-budget must be at least 0 (got {args.simulation_budget})")
-    if st.id == "1.6":
-        _check_dist_options(args)
-    elif args.workers is not None or args.scheduler is not None:
-        raise BadInput("--workers / --scheduler apply to theorem 1.6 (the exact check) only")
-    _check_construction(args, st.id)
+    opts = options_of(args)
+    validate(st.id, opts)
     check_outputs(args)
     t_start = time.perf_counter()
-    ds, info = load_data(args)
-    if ds is None:
-        from proofcheck.io.examples import sample
-        if args.limit is not None and args.limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
-        ds, info = sample(limit=args.limit, task=args.task)
+    ds, info = theorem_data(st, data_request(args))
     t_load = time.perf_counter() - t_start
-    if st.id == "1.8":
-        return cmd_softmax(args, ds, info)
-    from lemmas.afz.theorems.theorem_1_6 import verify
-    from proofcheck.reporting.run_report import theorem_report, write_theorem_report
-    header("Theorem 1.6 (hardmax exact interpolation)", ds, info)
-    print(construction_line(args.construction, "1.6"))
-    print("constructing the network ...", flush=True)
-    bar_holder = {}
-
-    def progress(b, total):
-        if "bar" not in bar_holder:
-            bar_holder["bar"] = progress_bar(total)
-        bar_holder["bar"][0](b)
-
-    def shard_progress(k, total):
-        if "shards" not in bar_holder:
-            from proofcheck.progress import Progress
-            bar_holder["shards"] = Progress(total, "exact check (Dask shards)", "shard")
-        bar_holder["shards"].update()
+    header(THEOREMS[st.id], ds, info)
+    print("\n".join(start_lines(st.id, opts)), flush=True)
     from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
     try:
-        tc = verify(ds, backend=args.backend, progress=progress, workers=args.workers,
-                    scheduler=args.scheduler, shard_progress=shard_progress,
-                    construction=args.construction)
-    except ConstructionFailed as e:  # REFUTED on this admissible dataset, with the witness
-        v = print_results([e.result])
-        print(f"\nVERDICT: {v.value}")
-        return v.exit_code
-    tc.seconds = {"load dataset": t_load, **tc.seconds}
-    if "bar" in bar_holder:
-        bar_holder["bar"][1]()
-    if "shards" in bar_holder:
-        bar_holder["shards"].close()
-    v = print_results(tc.results)
-    c = tc.constants
-    print(f"\nN = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}")
-    print(r_line(c["R"], c["N"], c.get("round_text")))
-    print(f"construction {c['construction']}: L = {c['block_formula']}")
-    print(f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
-          + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
-          + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)")
-    print(f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
-          f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational {c['max_bits']} bits")
-    print(f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
-          f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)")
-    from proofcheck.reporting.approx import theta_line
+        with _Bars() as bars:
+            run = run_theorem(st.id, ds, info, opts, bars.hooks())
+    except ConstructionFailed as e:  # REFUTED on this admissible dataset: no network to certify
+        print_results([e.result])
+        return verdict_line(args, e.result.verdict)
+    run.seconds = {"load dataset": t_load, **run.seconds}
+    print_results(run.results)
     t0 = time.perf_counter()
-    print(theta_line(tc.construction.net))
-    tc.seconds["||theta*||^2"] = time.perf_counter() - t0
+    summary = summary_lines(st.id, run.check)
+    run.seconds["||theta*||^2"] = time.perf_counter() - t0
+    print("\n" + "\n".join(summary))
     if not args.no_report:
         t0 = time.perf_counter()
-        rep = theorem_report("1.6", ds, tc, v, extra=info)
-        md, js = write_theorem_report(args.out, rep)
-        tc.seconds["report"] = time.perf_counter() - t0
-        print(f"report: {md} and {js}")
+        paths = write_report(run, args.out)
+        run.seconds["report"] = time.perf_counter() - t0
+        print("report: " + ", ".join(str(p) for p in paths))
+    print("\n".join(recheck_lines(run)))
     if args.certificate:
-        from proofcheck.io.certificate_writer import (
-            theorem_certificate,
-            write_certificate,
-        )
-        from lemmas.afz.theorems.constructions import certified_constants
+        from proofcheck.io.certificate_writer import write_certificate
         t0 = time.perf_counter()
-        cert = theorem_certificate("1.6", ds, tc.construction.net, v,
-                                   constants=certified_constants(c))
-        print(f"certificate: {write_certificate(args.certificate, cert)}")
-        tc.seconds["certificate"] = time.perf_counter() - t0
-    tc.seconds["end to end"] = time.perf_counter() - t_start
-    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in tc.seconds.items()))
-    print(f"\nVERDICT: {v.value}")
-    return v.exit_code
-
-
-
-def r_line(R: int, N: int, what: str | None = None) -> str:
-    """What R is, in the theorem output (``what``: the construction's own words for a
-    round, its constant ``round_text``, if it has one)."""
-    what = what or ("each round makes a token shared by several sequences the unique top of "
-                    "some of them and tags again")
-    return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: {what}; "
-            f"R <= N - 1 = {N - 1})")
-
-
-def construction_line(name: str, theorem: str) -> str:
-    """The output line naming the construction that runs (a reconstruction, with
-    the seed's block count read as a bound)."""
-    from lemmas.afz.theorems.constructions import get
-    spec = get(name, theorem)
-    seed = "2M + 2N + 1" if theorem == "1.6" else "2M + 3N"
-    return (f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
-            f"count L = {seed} is read as a bound")
-
-
-def _check_construction(args, theorem: str) -> None:
-    """--construction names a construction serving ``theorem`` (else exit 2)."""
-    from lemmas.afz.theorems.constructions import get
-    try:
-        get(args.construction, theorem)
-    except KeyError as exc:
-        raise BadInput(exc.args[0]) from None
-
-
-MAX_LOCAL_WORKERS = 256  # one process each; beyond this a real cluster (--scheduler)
-
-
-def _check_dist_options(args) -> None:
-    """--workers / --scheduler: usage errors (exit 2) before any work."""
-    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
-    if workers is None and scheduler is None:
-        return
-    if workers is not None and workers < 1:
-        raise BadInput(f"--workers must be at least 1 (got {workers})")
-    from proofcheck.distributed import dask_available, parse_scheduler
-    if not dask_available():
-        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"")
-    if workers is not None and workers > MAX_LOCAL_WORKERS:
-        raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
-                       f"(got {workers}); for more, start a cluster and pass --scheduler")
-    if scheduler is not None:
-        try:
-            parse_scheduler(scheduler)
-        except ValueError as exc:
-            raise BadInput(f"--scheduler: not a Dask address ({exc}); "
-                           "e.g. --scheduler tcp://host:8786") from None
-
-
-def cmd_softmax(args, ds, info) -> int:
-    """Theorem 1.8: certify ``--tau`` or search tau_cert; every number printed
-    through :func:`proofcheck.kernel.verdicts.fmt_num`."""
-    from lemmas.afz.theorems.theorem_1_8 import verify
-    from proofcheck.progress import bar
-    from proofcheck.kernel.numbers import parse_number
-    from proofcheck.kernel.verdicts import fmt_num
-    from proofcheck.reporting.run_report import softmax_report, write_softmax_report
-    tau = None
-    if args.tau is not None:
-        tau, _ = parse_number(args.tau, "--tau")
-        if tau <= 0:
-            raise BadInput(f"--tau must be positive (got {args.tau})")
-    header("Theorem 1.8 (softmax exact interpolation)", ds, info)
-    print("certifying tau = " + (fmt_num(tau) if tau is not None else
-                                 "(search: largest dyadic)"), flush=True)
-    bars = {}
-
-    def prep(b, total):
-        if "prep" not in bars:
-            bars["prep"] = bar("hardmax trajectory", total, "block")
-        bars["prep"].update(1)
-
-    def cert_progress(t, verdict):
-        if "prep" in bars:
-            bars.pop("prep").close()
-        if "cert" not in bars:
-            bars["cert"] = bar("certificates", None, "cert", every=0.0)
-        bars["cert"].update(1, f"tau = {fmt_num(t)}: {verdict.value}")
-
-    def sim_progress(t):
-        if "cert" in bars:
-            bars.pop("cert").close()
-        if "sim" not in bars:
-            bars["sim"] = bar("simulation (mpmath)", None, "pass", every=10.0)
-        bars["sim"].update(1, f"tau = {fmt_num(t)}")
-    try:
-        sc = verify(ds, tau=tau, progress=cert_progress, prep_progress=prep,
-                    sim_progress=sim_progress, simulate_num=not args.no_simulation,
-                    sim_budget=args.simulation_budget, construction=args.construction)
-    finally:
-        for b in bars.values():
-            b.close()
-    if sc.construction_name != "default":
-        from lemmas.afz.theorems.theorem_1_8 import compare_constructions
-        print("running the default construction on the same data for the side-by-side table ...",
-              flush=True)
-        sc.comparison = compare_constructions(ds, sc)
-    v = print_results(sc.results)
-    c = sc.constants
-    f = lambda x: "n/a" if x is None else fmt_num(x)  # noqa: E731
-    if sc.tau_free:
-        print("\ntau_cert = every tau > 0  [no token has an attention competitor]")
-    else:
-        print(f"\ntau_cert = {f(sc.tau_cert)}  [certified: covers every tau in (0, tau_cert]]")
-    if sc.search_note:
-        print(f"  search: {sc.search_note}")
-    print(f"tau_closed = {f(sc.tau_closed)}  [closed-form estimate from the minimum gap; "
-          f"certificate: {sc.tau_closed_certified.value if sc.tau_closed_certified else 'n/a'}]")
-    print(f"tau_num = {f(sc.tau_num)}  [mpmath simulation: an audit, not a proof; it never "
-          "changes the verdict]")
-    for line in sc.simulation.lines(sc.tau_cert):
-        print(f"  {line}")
-    sa = [b for b in sc.certificate.bounds if b.sublayer == "SA" and b.max_eps is not None]
-    if sa:
-        print("softmax layers: " + "; ".join(
-            f"block {b.block}: gap >= {f(b.min_gap)}, eps <= {f(b.max_eps)}"
-            for b in sa[:6]) + (f" ... ({len(sa)} layers)" if len(sa) > 6 else ""))
-    print(r_line(sc.construction.info["R"], ds.N))
-    print(f"L = {c['L']} blocks (construction {c['construction']}: {c['block_formula']}; "
-          f"the seed's count 2M + 3N = "
-          f"{c['L_paper_softmax']}, read as a bound), max width {c['max_width']}, P = {c['P']}")
-    from proofcheck.reporting.approx import theta_line
-    print(theta_line(sc.construction.net))
-    print("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in sc.seconds.items()))
-    _print_comparison(sc.comparison)
-    if not args.no_report:
-        rep = softmax_report(ds, sc, v, extra=info, tau_given=tau)
-        md, js, png = write_softmax_report(args.out, rep, sc)
-        print(f"report: {md}, {js}" + (f", {png}" if png else ""))
-    if args.certificate:
-        from proofcheck.io.certificate_writer import (
-            theorem_certificate,
-            write_certificate,
-        )
-        t = sc.tau_cert if sc.tau_cert is not None else (tau if tau is not None else
-                                                          sc.certificate.tau)
-        from lemmas.afz.theorems.constructions import certified_constants
-        cert = theorem_certificate("1.8", ds, sc.construction.net, v, tau=t,
-                                   bounds=sc.certificate, constants=certified_constants(c))
-        print(f"certificate: {write_certificate(args.certificate, cert)}")
-    print(f"\nVERDICT: {v.value}")
-    return v.exit_code
-
-
-def _print_comparison(rows) -> None:
-    """The side-by-side table of :func:`lemmas.afz.theorems.theorem_1_8.compare_constructions`."""
-    if not rows:
-        return
-    from proofcheck.kernel.verdicts import fmt_num
-    print("\nside by side on this dataset (first row: this run; the others: tau_cert searched, "
-          "no simulation; time = construct + trajectory + certificates [+ simulation]):")
-    print(f"  construction | verdict | L | P | ||theta*||^2 | minus {rows[0]['construction']}'s "
-          "| tau_cert | time s")
-    for r in rows:
-        tau = "n/a" if r["tau_cert"] is None else fmt_num(r["tau_cert"])
-        print(f"  {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
-              f"{fmt_num(r['theta_sq_norm'])} | {fmt_num(r['theta_sq_diff'])} | {tau} | "
-              f"{r['seconds']:.2f}")
+        print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
+        run.seconds["certificate file"] = time.perf_counter() - t0
+    run.seconds["end to end"] = time.perf_counter() - t_start
+    print(time_line(run.seconds))
+    return verdict_line(args, run.verdict, run.recheck.verdict_line(), run.recheck.exit_code)

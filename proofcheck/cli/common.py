@@ -35,30 +35,11 @@ def data_options(q, default: str = "the shipped digits sample") -> None:
                    "(the masked patches); e.g. --task inpaint")
 
 
-def load_data(args):
-    """``(dataset, extra_info)`` from --dataset / --example, or ``(None, {})``."""
-    from proofcheck.io.examples import EXAMPLES
-    from proofcheck.io.datasets import load_dataset
-    if args.dataset is not None and args.example is not None:
-        raise BadInput("give either --dataset or --example, not both")
-    if args.dataset is not None:
-        if not args.dataset.strip():
-            raise BadInput("--dataset is empty")
-        if args.limit is not None or args.task != "label":
-            raise BadInput("--limit and --task apply to --example (or the default sample) only")
-        return load_dataset(args.dataset), {}
-    if args.example is not None and not args.example.strip():
-        raise BadInput("--example is empty")
-    if args.example:
-        if args.example not in EXAMPLES:
-            raise BadInput(f"unknown example {args.example!r}; known: {', '.join(EXAMPLES)}")
-        if args.limit is not None and args.limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
-        ds, info = EXAMPLES[args.example](limit=args.limit, task=args.task)
-        from proofcheck.kernel.dataset import check_admissible
-        check_admissible(ds)
-        return ds, info
-    return None, {}
+def data_request(args):
+    """The :class:`~proofcheck.runs.instances.DataRequest` of --dataset/--example/
+    --limit/--task."""
+    from proofcheck.runs.instances import DataRequest
+    return DataRequest(args.dataset, args.example, args.limit, args.task)
 
 
 def print_results(results) -> Verdict:
@@ -67,10 +48,16 @@ def print_results(results) -> Verdict:
     return combine(r.verdict for r in results)
 
 
-def finish(results) -> int:
-    v = print_results(results)
-    print(f"\nVERDICT: {v.value}")
-    return v.exit_code
+def verdict_line(args, verdict: Verdict, line: str | None = None, code: int | None = None
+                 ) -> int:
+    """Print the final ``VERDICT`` line (``line``: the kernel's, with the scope of a
+    pass; else the bare verdict) and return the exit code (``code``, else the
+    verdict's); the exit code is recorded on ``args`` first (an output error then keeps
+    it, see :mod:`proofcheck.cli`)."""
+    code = verdict.exit_code if code is None else code
+    args.verdict_exit_code = code
+    print("\n" + (line or f"VERDICT: {verdict.value}"))
+    return code
 
 
 def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):
@@ -91,18 +78,32 @@ def header(title, ds, info):
 
 
 def check_outputs(args):
-    """Fail before the run (exit 2) when a report folder or certificate path cannot
-    be written."""
-    import os
+    """Fail before the run (exit 2) when the report folder (``--out`` unless
+    ``--no-report``) or the certificate path (``--certificate``) cannot be written."""
     from pathlib import Path
-    if not args.no_report:
+
+    from proofcheck.io.files import require_writable_folder
+    if not getattr(args, "no_report", True):
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise BadInput("--out exists and is not a folder", str(out))
         parent = next((p for p in [out, *out.parents] if p.exists()), None)
-        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK):
-            raise BadInput("--out cannot be created (no writable parent folder)", str(out))
-    if args.certificate:
-        c = Path(args.certificate)
-        if c.is_dir() or not c.parent.is_dir() or not os.access(c.parent, os.W_OK):
-            raise BadInput("--certificate is not a writable file path", str(c))
+        if parent is None or not parent.is_dir():
+            raise BadInput("--out cannot be created (no parent folder)", str(out))
+        _writable(require_writable_folder, parent, "--out")
+    if getattr(args, "certificate", None):
+        check_file_output(args.certificate, "--certificate")
+
+
+def check_file_output(path, option: str) -> None:
+    """``BadInput`` (exit 2, before any work) unless a file can be written at ``path``
+    (:func:`proofcheck.io.files.require_writable`)."""
+    from proofcheck.io.files import require_writable
+    _writable(require_writable, path, option)
+
+
+def _writable(check, path, option: str) -> None:
+    try:
+        check(path, option)
+    except OSError as e:
+        raise BadInput(e.strerror or str(e), str(e.filename or path)) from None

@@ -202,7 +202,7 @@ def summary(ex: Experiment) -> dict:
     log-log slopes of F between neighbouring eps, and where F leaves the linear
     regime (F above eps ||theta*||^2: provably not a global minimiser)."""
     from proofcheck.kernel.numbers import format_q
-    from proofcheck.reporting.approx import sig_digits
+    from proofcheck.approx import sig_digits
     thf, scf = float(ex.threshold), float(ex.script_threshold)
     rows = []
     for r in ex.runs:
@@ -290,8 +290,8 @@ def markdown(js: dict, png_name: str | None) -> str:
 def plot(path, js: dict) -> None:
     """Log-log plot: trained J and J + eps||theta||^2 against eps, with the lines
     eps ||theta*||^2 (exact threshold) and eps * the committed script's value."""
-    from proofcheck.reporting.plots import _plt, _save
-    plt = _plt()
+    from proofcheck.reporting.plots import pyplot, save_png
+    plt = pyplot()
     eps = [r["eps"] for r in js["runs"]]
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.loglog(eps, [r["objective"] for r in js["runs"]], "o-", color="tab:blue",
@@ -307,4 +307,4 @@ def plot(path, js: dict) -> None:
     ax.set_ylabel("loss")
     ax.set_title(f"Tikhonov: authors' setting, seed {js['seed']}", fontsize=10)
     ax.legend(fontsize=7, frameon=False, loc="lower right")
-    _save(fig, path)
+    save_png(fig, path)

@@ -6,8 +6,9 @@
   :mod:`~proofcheck.export.safetensors_writer` — the three formats;
 * :mod:`~proofcheck.export.numpy_eval` and :mod:`~proofcheck.export.audit` — the
   float audit; :mod:`~proofcheck.export.rounding` — exact rounding to a float
-  format and the exact check of the rounded network;
-* :mod:`~proofcheck.export.build` — the network for a theorem and dataset.
+  format and the exact check of the rounded network.
+
+The network for a theorem and dataset is built by :mod:`proofcheck.runs.build`.
 
 Everything here is an audit of a network the exact checker has judged: nothing
 in this package changes a verdict of the exact checker.  The heavy libraries

@@ -203,137 +203,174 @@ def audit_many(net, inputs, targets, dtypes=("float64",), attention: str = "hard
 
     Raises ``ValueError`` for an unknown dtype; ``ImportError`` when bfloat16 is
     asked without torch.  Source: issue 13; SPEC §1 semantics."""
-    from proofcheck.kernel.attention import HARDMAX
-    from proofcheck.kernel.evaluate import spans_of
-    from proofcheck.kernel.fast import get_backend
     for dtype in dtypes:
         if dtype not in DTYPES:
             raise ValueError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
     t_start = time.perf_counter()
-    d = net.d
-    spans = spans_of(len(X) for X in inputs)
-    T = spans[-1][1]
-    seq_of = np.empty(T, dtype=np.int64)
-    tok_of = np.empty(T, dtype=np.int64)
-    for j, (lo, hi) in enumerate(spans):
-        seq_of[lo:hi] = j
-        tok_of[lo:hi] = np.arange(hi - lo)
-    B, n = len(inputs), max(len(X) for X in inputs)
-    mask = np.zeros((B, n), dtype=bool)
-    for j, X in enumerate(inputs):
-        mask[j, :len(X)] = True
-    lo_of = np.array([lo for lo, _ in spans], dtype=np.int64)
-    sides = [_Side(dt, net, attention, tau, inputs, mask, (B, n, d)) for dt in dtypes]
-
+    run = _Audit(net, inputs, dtypes, attention, tau)
     try:
-        be = get_backend("flint")
-        state = be.load(inputs)
-        E = be.to_float64(state)     # nearest float64 of the exact layer input
-        eps = 2.0 ** -50             # float64 filter: generous relative error allowance
-        t_exact = 0.0
-
-        def recorder(side, bi, sub):
-            def rec(row, what, exact_val, float_val):
-                side.pending.append((row, {"block": bi, "sublayer": sub,
-                                           "sequence": int(seq_of[row]), "token": int(tok_of[row]),
-                                           **what, "exact": exact_val, "float": float_val}))
-            return rec
-
-        def _loc(where):
-            return None if where is None else (int(seq_of[where[0]]), int(tok_of[where[0]]),
-                                               int(where[1]))
-
-        max_abs = float(np.max(np.abs(E))) if E.size else 0.0
         for bi, blk in enumerate(net.blocks, start=1):
-            for sub in ("FF", "SA"):
-                layer = blk.ff if sub == "FF" else blk.sa
+            for sub, layer in (("FF", blk.ff), ("SA", blk.sa)):
                 if layer.is_identity and (sub == "SA" or layer.width == 0):
-                    # exactly the identity in every precision too (the float evaluators
-                    # skip a width-0 FF with eta = 1 and an SA with rho = 1, V = 0)
-                    for s in sides:   # neither F nor E changes
-                        p = s.res.layers[-1] if s.res.layers else None
-                        if p is None:
-                            md, where, nonfin = _dev(s.F, E)
-                            p = LayerRow(0, "", "", md, _loc(where), max_abs, 0, nonfin)
-                        s.res.layers.append(LayerRow(bi, sub, layer.label, p.max_dev, p.where,
-                                                     max_abs, 0, p.nonfinite))
-                    continue
-                # float sub-layer (every precision)
-                outs = []
-                for s in sides:
-                    t0 = time.perf_counter()
-                    if sub == "FF":
-                        new, Z = s.ev.ff(bi - 1, s.xf)
-                        outs.append((new, Z, None))
-                    else:
-                        new, C, _ = s.ev.sa(bi - 1, s.xf, s.mk)
-                        outs.append((new, None, C))
-                    s.t_float += time.perf_counter() - t0
-                # exact sub-layer; FF checks first (the flint FF updates rows in place)
-                t0 = time.perf_counter()
-                if sub == "FF":
-                    exrows = _ExactRows(be, state)
-                    for s, (_, Z, _) in zip(sides, outs):
-                        s.pending, s.exits = [], 0
-                        if Z is not None and s.checking:
-                            tc = time.perf_counter()
-                            rec = recorder(s, bi, "FF")
-                            s.exits = _ff_exits(layer, s.ev.np64(Z)[mask], E, exrows, eps,
-                                                lambda row, k, z, zh, rec=rec: rec(
-                                                    row, {"unit": int(k), "coordinate": None},
-                                                    str(z), float(zh)))
-                            s.t_check += time.perf_counter() - tc
-                    new_state, touched, _ = be.ff(layer, state)
+                    run.identity(bi, sub, layer)
                 else:
-                    new_state, touched, _ = be.sa(layer, state, HARDMAX)
-                    best = None                       # exact unique attended token, if known
-                    if new_state is not state and new_state.tag is not None:
-                        tops = np.asarray(new_state.tag[0], dtype=np.int64)
-                        best = (tops - lo_of)[:, None] * np.ones((1, n), dtype=np.int64)
-                    elif new_state is not state and new_state.shift is not None:
-                        src = np.asarray(new_state.shift[0], dtype=np.int64)
-                        best = np.zeros((B, n), dtype=np.int64)
-                        best[mask] = src - lo_of[seq_of]
-                    exrows = _ExactRows(be, state)
-                    for s, (_, _, C) in zip(sides, outs):
-                        s.pending, s.exits = [], 0
-                        if C is not None and s.checking:
-                            tc = time.perf_counter()
-                            rec = recorder(s, bi, "SA")
-                            s.exits = _sa_exits(layer, s.ev.np64(C), E, exrows, mask, spans, d, eps,
-                                                lambda row, key, ex_set, fl_set, rec=rec: rec(
-                                                    row, {"key": key, "coordinate": None},
-                                                    ex_set, fl_set), best=best)
-                            s.t_check += time.perf_counter() - tc
-                if touched is None:
-                    E = be.to_float64(new_state)
-                elif touched:
-                    idx = np.asarray(touched, dtype=np.int64)
-                    E[idx] = [[_float(v) for v in be.row(new_state, int(i))] for i in idx]
-                state = new_state
-                max_abs = float(np.max(np.abs(E))) if E.size else 0.0
-                t_exact += time.perf_counter() - t0
-                for s, (new, _, _) in zip(sides, outs):
-                    s.xf = new
-                    s.F = s.ev.np64(new)[mask]
-                    md, where, nonfin = _dev(s.F, E)
-                    s.res.layers.append(LayerRow(bi, sub, layer.label, md, _loc(where), max_abs,
-                                                 s.exits, nonfin))
-                    s.res.exits_total += s.exits
-                    if s.pending:
-                        s.res.first_exit = min(s.pending, key=lambda p: p[0])[1]
-                        s.checking = False
-                        s.res.checked_until = {"block": bi, "sublayer": sub}
+                    run.step(bi, sub, layer)
             if progress:
                 progress(bi, net.L)
     finally:
-        for s in sides:
+        for s in run.sides:
             s.ev.close()
-    for s in sides:
-        s.res.final = _final(s.F, targets, spans, s.fmt)
-        s.res.seconds = {"float": s.t_float, "exact (shared)": t_exact,
+    for s in run.sides:
+        s.res.final = _final(s.F, targets, run.spans, s.fmt)
+        s.res.seconds = {"float": s.t_float, "exact (shared)": run.t_exact,
                          "region checks": s.t_check, "total (shared)": time.perf_counter() - t_start}
-    return [s.res for s in sides]
+    return [s.res for s in run.sides]
+
+
+class _Audit:
+    """The shared exact trajectory (flint backend, float64 copy ``E``) and one
+    :class:`_Side` per precision, advanced one sub-layer at a time."""
+
+    EPS = 2.0 ** -50             # float64 filter: generous relative error allowance
+
+    def __init__(self, net, inputs, dtypes, attention, tau):
+        from proofcheck.kernel.evaluate import spans_of
+        from proofcheck.kernel.fast import get_backend
+        self.d = net.d
+        self.spans = spans_of(len(X) for X in inputs)
+        T = self.spans[-1][1]
+        self.seq_of = np.empty(T, dtype=np.int64)
+        self.tok_of = np.empty(T, dtype=np.int64)
+        for j, (lo, hi) in enumerate(self.spans):
+            self.seq_of[lo:hi] = j
+            self.tok_of[lo:hi] = np.arange(hi - lo)
+        self.B, self.n = len(inputs), max(len(X) for X in inputs)
+        self.mask = np.zeros((self.B, self.n), dtype=bool)
+        for j, X in enumerate(inputs):
+            self.mask[j, :len(X)] = True
+        self.lo_of = np.array([lo for lo, _ in self.spans], dtype=np.int64)
+        self.sides = []
+        for dt in dtypes:
+            self.sides.append(_Side(dt, net, attention, tau, inputs, self.mask,
+                                    (self.B, self.n, self.d)))
+        self.be = get_backend("flint")
+        self.state = self.be.load(inputs)
+        self.E = self.be.to_float64(self.state)     # nearest float64 of the exact layer input
+        self.t_exact = 0.0
+        self.max_abs = float(np.max(np.abs(self.E))) if self.E.size else 0.0
+
+    def loc(self, where):
+        return None if where is None else (int(self.seq_of[where[0]]),
+                                           int(self.tok_of[where[0]]), int(where[1]))
+
+    def recorder(self, side, bi, sub):
+        def rec(row, what, exact_val, float_val):
+            side.pending.append((row, {"block": bi, "sublayer": sub,
+                                       "sequence": int(self.seq_of[row]),
+                                       "token": int(self.tok_of[row]), **what,
+                                       "exact": exact_val, "float": float_val}))
+        return rec
+
+    def identity(self, bi, sub, layer) -> None:
+        """An identity sub-layer is exactly the identity in every precision too (the
+        float evaluators skip a width-0 FF with eta = 1 and an SA with rho = 1, V = 0):
+        neither F nor E changes."""
+        for s in self.sides:
+            p = s.res.layers[-1] if s.res.layers else None
+            if p is None:
+                md, where, nonfin = _dev(s.F, self.E)
+                p = LayerRow(0, "", "", md, self.loc(where), self.max_abs, 0, nonfin)
+            s.res.layers.append(LayerRow(bi, sub, layer.label, p.max_dev, p.where,
+                                         self.max_abs, 0, p.nonfinite))
+
+    def step(self, bi, sub, layer) -> None:
+        """The float sub-layer in every precision, then the exact one with the region
+        checks (an FF's before the flint FF updates rows in place), then the rows."""
+        outs = [self.float_layer(s, bi, sub) for s in self.sides]
+        t0 = time.perf_counter()
+        new_state, touched = (self.exact_ff(bi, layer, outs) if sub == "FF"
+                              else self.exact_sa(bi, layer, outs))
+        if touched is None:
+            self.E = self.be.to_float64(new_state)
+        elif touched:
+            idx = np.asarray(touched, dtype=np.int64)
+            self.E[idx] = [[_float(v) for v in self.be.row(new_state, int(i))] for i in idx]
+        self.state = new_state
+        self.max_abs = float(np.max(np.abs(self.E))) if self.E.size else 0.0
+        self.t_exact += time.perf_counter() - t0
+        for s, (new, _, _) in zip(self.sides, outs):
+            self.record(s, bi, sub, layer, new)
+
+    def float_layer(self, s, bi, sub):
+        t0 = time.perf_counter()
+        if sub == "FF":
+            new, Z = s.ev.ff(bi - 1, s.xf)
+            out = (new, Z, None)
+        else:
+            new, C, _ = s.ev.sa(bi - 1, s.xf, s.mk)
+            out = (new, None, C)
+        s.t_float += time.perf_counter() - t0
+        return out
+
+    def exact_ff(self, bi, layer, outs):
+        exrows = _ExactRows(self.be, self.state)
+        for s, (_, Z, _) in zip(self.sides, outs):
+            s.pending, s.exits = [], 0
+            if Z is not None and s.checking:
+                tc = time.perf_counter()
+                rec = self.recorder(s, bi, "FF")
+                s.exits = _ff_exits(layer, s.ev.np64(Z)[self.mask], self.E, exrows, self.EPS,
+                                    lambda row, k, z, zh, rec=rec: rec(
+                                        row, {"unit": int(k), "coordinate": None},
+                                        str(z), float(zh)))
+                s.t_check += time.perf_counter() - tc
+        new_state, touched, _ = self.be.ff(layer, self.state)
+        return new_state, touched
+
+    def exact_sa(self, bi, layer, outs):
+        from proofcheck.kernel.attention import HARDMAX
+        new_state, touched, _ = self.be.sa(layer, self.state, HARDMAX)
+        best = self.attended(new_state)
+        exrows = _ExactRows(self.be, self.state)
+        for s, (_, _, C) in zip(self.sides, outs):
+            s.pending, s.exits = [], 0
+            if C is not None and s.checking:
+                tc = time.perf_counter()
+                rec = self.recorder(s, bi, "SA")
+                s.exits = _sa_exits(layer, s.ev.np64(C), self.E, exrows, self.mask, self.spans,
+                                    self.d, self.EPS,
+                                    lambda row, key, ex_set, fl_set, rec=rec: rec(
+                                        row, {"key": key, "coordinate": None}, ex_set, fl_set),
+                                    best=best)
+                s.t_check += time.perf_counter() - tc
+        return new_state, touched
+
+    def attended(self, new_state):
+        """The exact unique attended token of every token, when the backend knows it
+        (a tag's tops, a rank-one gather's sources), else None."""
+        if new_state is self.state:
+            return None
+        if new_state.tag is not None:
+            tops = np.asarray(new_state.tag[0], dtype=np.int64)
+            return (tops - self.lo_of)[:, None] * np.ones((1, self.n), dtype=np.int64)
+        if new_state.shift is not None:
+            src = np.asarray(new_state.shift[0], dtype=np.int64)
+            best = np.zeros((self.B, self.n), dtype=np.int64)
+            best[self.mask] = src - self.lo_of[self.seq_of]
+            return best
+        return None
+
+    def record(self, s, bi, sub, layer, new) -> None:
+        s.xf = new
+        s.F = s.ev.np64(new)[self.mask]
+        md, where, nonfin = _dev(s.F, self.E)
+        s.res.layers.append(LayerRow(bi, sub, layer.label, md, self.loc(where), self.max_abs,
+                                     s.exits, nonfin))
+        s.res.exits_total += s.exits
+        if s.pending:
+            s.res.first_exit = min(s.pending, key=lambda p: p[0])[1]
+            s.checking = False
+            s.res.checked_until = {"block": bi, "sublayer": sub}
 
 
 def _float(v) -> float:
@@ -536,8 +573,8 @@ def deviation_plot(path, results, title: str):
     that exits there named in its label.  Block ticks are plain integers."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    from proofcheck.reporting.plots import _plt, _save
-    plt = _plt()
+    from proofcheck.reporting.plots import pyplot, save_png
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9.5, 4.2), dpi=100)
     finite = [np.log10(v) for r in results for _, v in r.per_block() if np.isfinite(v) and v > 0]
     lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
@@ -573,4 +610,4 @@ def deviation_plot(path, results, title: str):
     ax.set_ylabel("log10 largest deviation (max norm)")
     ax.set_title(title)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    return _save(fig, path)
+    return save_png(fig, path)

@@ -17,86 +17,108 @@ from pathlib import Path
 OPSET = 17
 
 
+class _Graph:
+    """The nodes and initialisers of the graph being built; node outputs are named
+    ``<prefix>_<counter>`` in creation order (deterministic)."""
+
+    def __init__(self, tensors: dict, dtype: str):
+        import numpy as np
+        from onnx import TensorProto
+        self.np, self.tensors = np, tensors
+        self.np_dt = np.float64 if dtype == "float64" else np.float32
+        self.elem = TensorProto.DOUBLE if dtype == "float64" else TensorProto.FLOAT
+        self.nodes, self.inits, self.counter = [], [], 0
+
+    def const(self, name, arr):
+        from onnx import numpy_helper
+        self.inits.append(numpy_helper.from_array(self.np.asarray(arr, dtype=self.np_dt), name))
+        return name
+
+    def index(self, name, values):
+        from onnx import numpy_helper
+        self.inits.append(numpy_helper.from_array(self.np.array(values, dtype=self.np.int64),
+                                                  name))
+
+    def op(self, kind, inputs, prefix, **attrs):
+        from onnx import helper
+        self.counter += 1
+        out = f"{prefix}_{self.counter}"
+        self.nodes.append(helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+    def factored(self, x, p, nm, rank):
+        """``lam x + (x right^T) left`` of the Factored matrix ``nm`` of block prefix ``p``."""
+        t = self.tensors
+        y = self.op("Mul", [self.const(f"{p}sa.{nm}_lam", t[f"{p}sa.{nm}_lam"]), x], f"{p}{nm}lx")
+        if rank:
+            rt = self.const(f"{p}sa.{nm}_right.T", t[f"{p}sa.{nm}_right"].T)
+            lf = self.const(f"{p}sa.{nm}_left", t[f"{p}sa.{nm}_left"])
+            c = self.op("MatMul", [x, rt], f"{p}{nm}c")
+            y = self.op("Add", [y, self.op("MatMul", [c, lf], f"{p}{nm}lr")], f"{p}{nm}x")
+        return y
+
+    def ff(self, x, p, width):
+        t = self.tensors
+        ex = self.op("Mul", [self.const(p + "ff.eta", t[p + "ff.eta"]), x], p + "ff_eta_x")
+        if not width:
+            return ex
+        ut = self.const(p + "ff.U.T", t[p + "ff.U"].T)
+        bb = self.const(p + "ff.b", t[p + "ff.b"])
+        wt = self.const(p + "ff.W.T", t[p + "ff.W"].T)
+        z = self.op("Add", [self.op("MatMul", [x, ut], p + "ff_Ux"), bb], p + "ff_pre")
+        h = self.op("MatMul", [self.op("Relu", [z], p + "ff_relu"), wt], p + "ff_Wh")
+        return self.op("Add", [ex, h], p + "ff_out")
+
+    def sa(self, x, p, sa_desc, attention, tau_float, mask3, neg_inf):
+        rx = self.op("Mul", [self.const(p + "sa.rho", self.tensors[p + "sa.rho"]), x],
+                     p + "sa_rho_x")
+        if sa_desc["value_zero"]:
+            return rx
+        ax = self.factored(x, p, "A", sa_desc["rank_A"])
+        s = self.op("MatMul", [ax, self.op("Transpose", [x], p + "xT", perm=[0, 2, 1])],
+                    p + "scores")
+        s = self.op("Where", [mask3, s, neg_inf], p + "scores_masked")
+        m = self.op("ReduceMax", [s], p + "smax", axes=[-1], keepdims=1)
+        if attention == "hardmax":
+            c = self.op("Cast", [self.op("Equal", [s, m], p + "argmax")], p + "argmax_f",
+                        to=self.elem)
+            pi = self.op("Div", [c, self.op("ReduceSum", [c, "axis_last"], p + "ties",
+                                            keepdims=1)], p + "pi")
+        else:
+            tau = self.const(p + "tau", self.np.array(tau_float))
+            pi = self.op("Softmax", [self.op("Div", [self.op("Sub", [s, m], p + "sm"), tau],
+                                             p + "st")], p + "pi", axis=-1)
+        zc = self.op("MatMul", [pi, x], p + "attended")
+        return self.op("Add", [rx, self.factored(zc, p, "V", sa_desc["rank_V"])], p + "sa_out")
+
+
 def build_model(tensors: dict, description: dict, dtype: str = "float64"):
     """The ``onnx.ModelProto``; ``tensors`` as from :func:`proofcheck.export.arch.arrays`
     (float64 or float32 arrays)."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
-    np_dt = np.float64 if dtype == "float64" else np.float32
-    elem = TensorProto.DOUBLE if dtype == "float64" else TensorProto.FLOAT
-    d = description["d"]
-    nodes, inits = [], []
-    counter = [0]
-
-    def fresh(prefix):
-        counter[0] += 1
-        return f"{prefix}_{counter[0]}"
-
-    def const(name, arr):
-        inits.append(numpy_helper.from_array(np.asarray(arr, dtype=np_dt), name))
-        return name
-
-    def op(kind, inputs, prefix, **attrs):
-        out = fresh(prefix)
-        nodes.append(helper.make_node(kind, inputs, [out], **attrs))
-        return out
-
-    inits.append(numpy_helper.from_array(np.array([-1], dtype=np.int64), "axis_last"))
-    neg_inf = const("neg_inf", np.array(-np.inf))
-    mask3 = op("Unsqueeze", ["mask", "axis_one"], "mask3")
-    inits.append(numpy_helper.from_array(np.array([1], dtype=np.int64), "axis_one"))
-
-    def factored(x, p, nm, rank):
-        lam = const(f"{p}sa.{nm}_lam", tensors[f"{p}sa.{nm}_lam"])
-        y = op("Mul", [lam, x], f"{p}{nm}lx")
-        if rank:
-            rt = const(f"{p}sa.{nm}_right.T", tensors[f"{p}sa.{nm}_right"].T)
-            lf = const(f"{p}sa.{nm}_left", tensors[f"{p}sa.{nm}_left"])
-            c = op("MatMul", [x, rt], f"{p}{nm}c")
-            y = op("Add", [y, op("MatMul", [c, lf], f"{p}{nm}lr")], f"{p}{nm}x")
-        return y
-
+    from onnx import helper
+    g = _Graph(tensors, dtype)
+    g.index("axis_last", [-1])
+    neg_inf = g.const("neg_inf", g.np.array(-g.np.inf))
+    mask3 = g.op("Unsqueeze", ["mask", "axis_one"], "mask3")
+    g.index("axis_one", [1])
     x = "X"
     for i, b in enumerate(description["blocks"]):
         p = f"blocks.{i}."
-        # FF
-        eta = const(p + "ff.eta", tensors[p + "ff.eta"])
-        ex = op("Mul", [eta, x], p + "ff_eta_x")
-        if b["ff"]["width"]:
-            ut = const(p + "ff.U.T", tensors[p + "ff.U"].T)
-            bb = const(p + "ff.b", tensors[p + "ff.b"])
-            wt = const(p + "ff.W.T", tensors[p + "ff.W"].T)
-            z = op("Add", [op("MatMul", [x, ut], p + "ff_Ux"), bb], p + "ff_pre")
-            h = op("MatMul", [op("Relu", [z], p + "ff_relu"), wt], p + "ff_Wh")
-            x = op("Add", [ex, h], p + "ff_out")
-        else:
-            x = ex
-        # SA
-        rho = const(p + "sa.rho", tensors[p + "sa.rho"])
-        rx = op("Mul", [rho, x], p + "sa_rho_x")
-        if b["sa"]["value_zero"]:
-            x = rx
-            continue
-        ax = factored(x, p, "A", b["sa"]["rank_A"])
-        s = op("MatMul", [ax, op("Transpose", [x], p + "xT", perm=[0, 2, 1])], p + "scores")
-        s = op("Where", [mask3, s, neg_inf], p + "scores_masked")
-        m = op("ReduceMax", [s], p + "smax", axes=[-1], keepdims=1)
-        if description["attention"] == "hardmax":
-            c = op("Cast", [op("Equal", [s, m], p + "argmax")], p + "argmax_f", to=elem)
-            pi = op("Div", [c, op("ReduceSum", [c, "axis_last"], p + "ties", keepdims=1)],
-                    p + "pi")
-        else:
-            tau = const(p + "tau", np.array(description["tau_float"]))
-            pi = op("Softmax", [op("Div", [op("Sub", [s, m], p + "sm"), tau], p + "st")],
-                    p + "pi", axis=-1)
-        zc = op("MatMul", [pi, x], p + "attended")
-        x = op("Add", [rx, factored(zc, p, "V", b["sa"]["rank_V"])], p + "sa_out")
-    nodes.append(helper.make_node("Identity", [x], ["Y"]))
+        x = g.ff(x, p, b["ff"]["width"])
+        x = g.sa(x, p, b["sa"], description["attention"], description.get("tau_float"),
+                 mask3, neg_inf)
+    g.nodes.append(helper.make_node("Identity", [x], ["Y"]))
+    return _model(g, description)
+
+
+def _model(g: _Graph, description: dict):
+    from onnx import TensorProto, helper
+    d = description["d"]
     graph = helper.make_graph(
-        nodes, "proofcheck_transformer",
-        [helper.make_tensor_value_info("X", elem, ["B", "n", d]),
+        g.nodes, "proofcheck_transformer",
+        [helper.make_tensor_value_info("X", g.elem, ["B", "n", d]),
          helper.make_tensor_value_info("mask", TensorProto.BOOL, ["B", "n"])],
-        [helper.make_tensor_value_info("Y", elem, ["B", "n", d])], initializer=inits)
+        [helper.make_tensor_value_info("Y", g.elem, ["B", "n", d])], initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="proofcheck",
                               doc_string="Alcalde-Fantuzzi-Zuazua transformer constructed and "

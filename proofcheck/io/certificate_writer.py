@@ -16,7 +16,7 @@ from proofcheck.io.files import atomic_write
 from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import dataset_to_json, digest
 from proofcheck.kernel.model import FF, SA, Factored, Transformer
-from proofcheck.kernel.numbers import format_q
+from proofcheck.kernel.numbers import MAX_STRING_LENGTH, format_q
 from proofcheck.kernel.serialize import sha256
 
 FORMAT = "proofcheck-certificate/2"
@@ -72,7 +72,9 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
         claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
                                   else format_q(constants[k]))
                               for k in STATED_CONSTANTS if k in constants}
-        claim["constants"]["theta_sq_norm"] = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
+        theta = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
+        if len(theta) <= MAX_STRING_LENGTH:  # a longer exact string is beyond what verify reads
+            claim["constants"]["theta_sq_norm"] = theta
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,
             "dataset": dataset_to_json(dataset), "network": network_to_json(net),
             "verdict": verdict.value, "provenance": provenance()}

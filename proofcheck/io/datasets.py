@@ -220,7 +220,8 @@ def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
     return Dataset(name=path.stem, d=d, pairs=tuple(pairs), notes=tuple(notes))
 
 
-def load_dataset(path: str | Path, *, allow_pickle: bool = False) -> Dataset:
+def load_dataset(path: str | Path, *, allow_pickle: bool = False,
+                 admissible: bool = True) -> Dataset:
     """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it.
 
     ``.npz``: arrays ``X_j`` (n_j, d) and ``Y_j`` (m_j, d) for j = 0..N-1; integer
@@ -228,7 +229,8 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False) -> Dataset:
     string arrays (``<U``/``S``) are parsed like JSON strings.  Object arrays need
     pickle, which can run code from the file: they are refused unless
     ``allow_pickle=True``.  Raises ``BadInput`` or ``Inadmissible`` (after
-    ``check_admissible``).
+    ``check_admissible``; ``admissible=False`` checks the shape only, for a caller
+    that applies a statement's own rules).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -241,5 +243,6 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False) -> Dataset:
     else:
         raise BadInput(f"unsupported file type {path.suffix or '(none)'!r}, expected "
                        ".json or .npz", str(path))
-    check_admissible(ds)
+    if admissible:
+        check_admissible(ds)
     return ds

@@ -28,11 +28,12 @@ Run as ``python -m proofcheck.io.figure_reader FILE.pdf [--color r,g,b]``.
 """
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
+
+from lemmas.ts.balls import value_interval
+from proofcheck.approx import exponent_interval
 
 
 @dataclass(frozen=True)
@@ -251,15 +252,6 @@ def _line(page: _Page, box, color, tol) -> Segment:
     return max(cands, key=lambda s: abs(s.x1 - s.x0))
 
 
-def exponent_interval(ka, ya, kb, yb, y, h) -> tuple[Fraction, Fraction]:
-    """Exact interval of ``ka + (y - ya)(kb - ka)/(yb - ya)`` over every coordinate
-    ``y, ya, yb`` moved by at most ``h`` (the function is monotone in each, so the
-    extremes are at the corners).  Raises ``ZeroDivisionError`` if the ticks coincide."""
-    vals = [ka + (y + e1 - ya - e2) * (kb - ka) / (yb + e3 - ya - e2)
-            for e1, e2, e3 in product((-h, h), repeat=3)]
-    return min(vals), max(vals)
-
-
 def _check_linear(ticks, h) -> None:
     (ka, ya), (kb, yb) = ticks[0], ticks[-1]
     for k, y in ticks[1:-1]:
@@ -283,18 +275,6 @@ def read_line(path, color=(1, 0, 0)) -> Reading:
     (ka, ya), (kb, yb) = ticks[0], ticks[-1]
     exp = exponent_interval(Fraction(ka), ya, Fraction(kb), yb, line.y0, h)
     return Reading(tuple(ticks), line.y0, (line.x0, line.x1), h, exp, box)
-
-
-def value_interval(exponent, digits: int = 9) -> tuple[Fraction, Fraction]:
-    """Outward-rounded decimal enclosure of ``[10^e_lo, 10^e_hi]`` (python-flint arb)."""
-    from flint import arb, ctx
-
-    from lemmas.ts.balls import outward, q
-    with ctx.workprec(128):
-        lo = arb(10) ** arb(q(exponent[0]))
-        hi = arb(10) ** arb(q(exponent[1]))
-        places = max(digits - 1 - math.floor(exponent[0]), 0)
-        return outward(lo, places)[0], outward(hi, places)[1]
 
 
 def main(argv=None) -> int:

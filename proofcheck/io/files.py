@@ -49,6 +49,31 @@ def require_replaceable(path: Path, what: str = "output") -> None:
                        str(path))
 
 
+def require_writable(path: Path, what: str = "output") -> None:
+    """Raise ``OSError`` (with ``strerror`` naming ``what``) unless :func:`atomic_write`
+    can write ``path``: not a folder, device, FIFO or socket (:class:`NotAFile`), its
+    folder exists, and a file can be created there — tried with a probe file, created
+    and removed, since permission bits say nothing for root or a read-only mount."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(2, f"{what} {path}: the folder {path.parent} does not exist",
+                                str(path))
+    require_replaceable(path, what)
+    require_writable_folder(path.parent, what)
+
+
+def require_writable_folder(folder: Path, what: str = "output") -> None:
+    """Raise ``OSError`` unless a file can be created in the existing ``folder``
+    (a probe file, created and removed)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
+    except OSError as e:
+        raise PermissionError(e.errno, f"{what}: cannot write in {folder} ({e.strerror})",
+                              str(folder)) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def slug(name: str) -> str:
     """A file-name-safe form of ``name`` (at most 100 characters, never empty)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:100] or "dataset"

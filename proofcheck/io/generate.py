@@ -137,6 +137,43 @@ def admissible_datasets(min_d: int = 2, max_d: int = 6, max_N: int = 8, max_n: i
 # ---------------------------------------------------------------------------
 # Large datasets shaped like the digits example (issue: a million tokens)
 
+class _Interned:
+    """Tokens from integer ``(patch, position)`` keys; equal tokens are the same tuple
+    object (memory)."""
+
+    F = [Fraction(v) for v in range(0, 32)]
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def __call__(self, patch, pos):
+        key = patch + pos
+        t = self.seen.get(key)
+        if t is None:
+            t = self.seen[key] = tuple(self.F[v] for v in key)
+        return t
+
+
+def _dim_pool(rng: random.Random, common: int) -> list:
+    """``common`` distinct dim patches (pixels 0..8) of one position, the blank first."""
+    pool = [(0, 0, 0, 0)]
+    while len(pool) < common:
+        p = tuple(rng.randint(0, 8) for _ in range(4))
+        if p not in pool:
+            pool.append(p)
+    return pool
+
+
+def _stroke(code: int, n_pos: int, shared_top: bool):
+    """``(position, patch)`` of a sequence's bright stroke: the saturated patch at the
+    last position for a shared top, else a bright patch (pixels 9..16) numbered by
+    ``code``."""
+    if shared_top:
+        return n_pos - 1, (16, 16, 16, 16)
+    stroke = tuple(9 + (code // n_pos >> (3 * i)) % 8 for i in range(4))
+    return code % n_pos, (16, 16, 16, 15) if stroke == (16, 16, 16, 16) else stroke
+
+
 def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int, int] = (1, 3),
                 common: int = 6, fresh: float = 0.3, top_share: float = 0.0,
                 name: str | None = None) -> Dataset:
@@ -165,25 +202,9 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
     if not 0 <= top_share <= 1 or not 0 <= fresh <= 1 or common < 1:
         raise ValueError("need 0 <= top_share, fresh <= 1 and common >= 1")
     rng = random.Random(seed)
-    F = [Fraction(v) for v in range(0, 32)]
-    intern: dict = {}
-
-    def tok(patch, pos):
-        key = patch + pos
-        t = intern.get(key)
-        if t is None:
-            t = intern[key] = tuple(F[v] for v in key)
-        return t
-
+    tok = _Interned()
     positions = [(k // 4, k % 4) for k in range(16)][:tokens]
-    pools = []
-    for _ in positions:
-        pool = [(0, 0, 0, 0)]
-        while len(pool) < common:
-            p = tuple(rng.randint(0, 8) for _ in range(4))
-            if p not in pool:
-                pool.append(p)
-        pools.append(pool)
+    pools = [_dim_pool(rng, common) for _ in positions]
     weights = [1.0 / (k + 1) for k in range(common)]
     seen: set = set()
     pairs = []
@@ -191,31 +212,18 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
         shared_top = rng.random() < top_share
         attempt = 0
         while True:
-            code = j + attempt * n_seq
+            sk, stroke = _stroke(j + attempt * n_seq, len(positions), shared_top)
             attempt += 1
-            if shared_top:
-                sk, stroke = len(positions) - 1, (16, 16, 16, 16)
-            else:  # a bright patch numbered by (j, attempt): pixels 9..16
-                sk = code % len(positions)
-                c = code // len(positions)
-                stroke = tuple(9 + (c >> (3 * i)) % 8 for i in range(4))
-                if stroke == (16, 16, 16, 16):
-                    stroke = (16, 16, 16, 15)
-            patches = []
-            for k in range(len(positions)):
-                if k == sk:
-                    patches.append(stroke)
-                elif rng.random() < fresh:
-                    patches.append(tuple(rng.randint(0, 8) for _ in range(4)))
-                else:
-                    patches.append(rng.choices(pools[k], weights)[0])
-            x = tuple(tok(p, pos) for p, pos in zip(patches, positions))
+            patches = [stroke if k == sk else
+                       tuple(rng.randint(0, 8) for _ in range(4)) if rng.random() < fresh else
+                       rng.choices(pools[k], weights)[0] for k in range(len(positions))]
             # the integer (patch, position) keys: equal iff the tokens are equal, and
             # hashed far faster than tuples of Fractions (a million tokens)
             key = frozenset(p + pos for p, pos in zip(patches, positions))
             if key not in seen:
                 seen.add(key)
                 break
+        x = tuple(tok(p, pos) for p, pos in zip(patches, positions))
         m = rng.randint(*targets)
         y = tuple(tok((20 + j % 10, k, 0, 0), (0, 0)) for k in range(m))
         pairs.append(Pair(x, y))
@@ -223,63 +231,3 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
                  + (f"-top{top_share:g}" if top_share else ""), d=6, pairs=tuple(pairs))
     check_admissible(ds)
     return ds
-
-
-def main(argv=None) -> int:
-    """``python -m proofcheck.io.generate``: write a large digits-like dataset
-    (``proofcheck-dataset/1`` JSON) and print N, T, M (and R with ``--report-R``)."""
-    import argparse
-    import json
-    from pathlib import Path
-
-    from proofcheck.kernel.dataset import dataset_to_json
-    ap = argparse.ArgumentParser(
-        prog="python -m proofcheck.io.generate",
-        description="Write a large admissible dataset shaped like the digits example "
-        "(d = 6; tokens = 2x2 patch + position; sequences share their dim background "
-        "patches; several targets per sequence).  R, the number of separation rounds of "
-        "Theorem 1.6, drives the cost of phase S and is set by --top-share: 0 gives "
-        "distinct tops (R = 0 or close), s in (0, 1] makes a fraction s of the sequences "
-        "share one top token, so R is about s N (1: R = N - 1).",
-        epilog="examples: python -m proofcheck.io.generate --sequences 62500 --out /tmp/1e6.json"
-        " | python -m proofcheck.io.generate --sequences 500 --top-share 1 --report-R "
-        "--out /tmp/hard.json")
-    ap.add_argument("--sequences", type=int, default=62500, help="N (default 62500: 10^6 "
-                    "tokens with 16 tokens per sequence)")
-    ap.add_argument("--tokens", type=int, default=16, help="tokens per sequence, 2..16")
-    ap.add_argument("--targets", default="1-3", help="m_min-m_max targets per sequence "
-                    "(default 1-3)")
-    ap.add_argument("--top-share", type=float, default=0.0,
-                    help="fraction s of sequences sharing one top token: R ~ s N "
-                    "(0: R ~ 0, default; 1: R = N - 1)")
-    ap.add_argument("--common", type=int, default=6,
-                    help="dim patches per position shared by the sequences (default 6)")
-    ap.add_argument("--fresh", type=float, default=0.3,
-                    help="probability of a fresh random dim patch (default 0.3)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--report-R", action="store_true",
-                    help="also run phase S of the Theorem 1.6 construction and print R "
-                    "(takes O(R T) time)")
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args(argv)
-    lo, _, hi = a.targets.partition("-")
-    ds = digits_like(a.sequences, a.seed, a.tokens, (int(lo), int(hi or lo)),
-                     common=a.common, fresh=a.fresh, top_share=a.top_share)
-    Path(a.out).write_text(json.dumps(dataset_to_json(ds)))
-    line = f"{a.out}: N = {ds.N}, T = {ds.n_tokens}, M = {ds.M}, d = {ds.d}"
-    if a.report_R:
-        line += f", R = {separation_rounds(ds)}"
-    print(line)
-    return 0
-
-
-def separation_rounds(ds: Dataset) -> int:
-    """R of the Theorem 1.6 construction on ``ds`` (phase S only; imported lazily
-    from ``lemmas``, which is not part of the kernel)."""
-    from lemmas.afz.phases.separation import separate
-    return separate([list(p.inputs) for p in ds.pairs], ds.d).R
-
-
-if __name__ == "__main__":
-    import sys
-    sys.exit(main())

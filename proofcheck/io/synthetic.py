@@ -97,6 +97,13 @@ class SyntheticSetting:
     eta: Fraction
     seed: int
 
+    @property
+    def authors_sizes(self) -> bool:
+        """True when the draw has the authors' sizes (N, d, n, width)."""
+        ds = self.dataset
+        return (ds.N, ds.d, ds.n_tokens, len(self.U)) == \
+            (AUTHORS_N, AUTHORS_D, AUTHORS_N * AUTHORS_N_TOKENS, AUTHORS_WIDTH)
+
 
 def ff_of_mean(X, U, b, W, eta) -> Token:
     """``eta m + W relu(U m + b)`` for the exact mean ``m`` of the tokens ``X``

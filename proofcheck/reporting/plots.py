@@ -5,13 +5,13 @@ from fractions import Fraction
 from pathlib import Path
 
 
-def _save(fig, path, tight: bool = True) -> Path:
+def save_png(fig, path, tight: bool = True) -> Path:
     """Write ``fig`` as PNG without a software stamp (byte-reproducible), atomically
     and with mode 0644, then close it.  Raises ``OSError`` when ``path`` cannot be
     written (nothing is left half-written)."""
     import os
     import tempfile
-    plt = _plt()
+    plt = pyplot()
     if tight:
         fig.tight_layout()
     path = Path(path)
@@ -30,7 +30,8 @@ def _save(fig, path, tight: bool = True) -> Path:
     return path
 
 
-def _plt():
+def pyplot():
+    """``matplotlib.pyplot`` with the non-interactive Agg backend."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -58,7 +59,7 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
     ``[(tau, verdict)]``; exact values in the legend as ``fmt_num`` prints them.  No
     float of an unbounded number is taken (tau up to 2^±10^6 plots fine)."""
     from proofcheck.kernel.verdicts import fmt_num
-    plt = _plt()
+    plt = pyplot()
     if curve:
         fig, (ax, axc) = plt.subplots(2, 1, sharex=True, figsize=(9.0, 5.0), dpi=100,
                                       gridspec_kw={"height_ratios": [3, 1]})
@@ -83,7 +84,7 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
     (ax or axc).set_title(title)
     for a in [x for x in (ax, axc) if x is not None]:
         a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def _certified_range(ax, lo, hi, tau_cert, tau_free: bool, label: bool, fmt) -> None:
@@ -137,7 +138,7 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
     (``spans``: ``[(lo, hi)]`` row ranges).  Coincident tokens of different
     sequences stay visible: each sequence is drawn as an open marker of its own
     size.  One legend for the whole figure.  Float conversion here is display only."""
-    plt = _plt()
+    plt = pyplot()
     ncols = 3
     nrows = -(-len(stages) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(11, 3.7 * nrows), dpi=100, squeeze=False)
@@ -176,7 +177,7 @@ def trajectory_plot(path, stages, spans, title: str) -> Path:
     else:
         fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), fontsize=10)
     fig.suptitle(title, fontsize=12)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def _disp(x) -> float:
@@ -190,7 +191,7 @@ def _disp(x) -> float:
 def gap_plot(path, bounds, title: str) -> Path:
     """Minimum certified attention gap per softmax SA layer (log2 axis, computed
     without floats of the gaps, so any size plots)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.2), dpi=100)
     bounds = [b for b in bounds if b.get("min_gap") and Fraction(b["min_gap"]) > 0]
     xs = [b["block"] for b in bounds]
@@ -199,7 +200,7 @@ def gap_plot(path, bounds, title: str) -> Path:
     ax.set_xlabel("block (softmax SA layer)")
     ax.set_ylabel("log2 min certified gap")
     ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 NODE_H = 0.42          # node box height (data units: inches in the figure)
@@ -350,7 +351,7 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     """Statement dependency graph (an arrow a -> b: the proof of b uses a), drawn in
     layers (:func:`layered_layout`); statements without any dependency drawn apart in
     a labelled box."""
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as MPath
     pos, routes, groups = layered_layout(nodes, edges)
@@ -380,4 +381,4 @@ def dependency_plot(path, edges, nodes, title: str) -> Path:
     ax.set_ylim(y_lo, y_hi)
     ax.axis("off")
     ax.set_title(title, fontsize=12)
-    return _save(fig, path, tight=False)
+    return save_png(fig, path, tight=False)

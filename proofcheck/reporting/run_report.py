@@ -18,7 +18,7 @@ from proofcheck.kernel.dataset import digest
 from proofcheck.kernel.low_rank import rank_of
 from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
-from proofcheck.reporting.approx import theta_json, theta_markdown
+from proofcheck.approx import theta_json, theta_markdown
 
 
 def dataset_max_bits(ds) -> int:
@@ -144,9 +144,21 @@ def markdown(rep: dict) -> str:
                   "- " + "".join(f"{key} = {con[key]}, " for key in ("r", "mu") if key in con)
                   + f"k = ({', '.join(con['k'])})"]
     lines += [f"- {key}: {val}" for key, val in con.get("choices", {}).items()]
+    lines += recheck_markdown(rep)
     lines += ["", "## Time (seconds)", ""]
     lines += [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
+
+
+def recheck_markdown(rep: dict) -> list[str]:
+    """The "Kernel re-check" section: the verdict of the trusted kernel on the run's
+    certificate (the report's verdict) and the run's own verdict beside it."""
+    k = rep.get("kernel_recheck")
+    if not k:
+        return []
+    return (["", "## Kernel re-check", "",
+             f"`verify_certificate` on the run's certificate: **{k['verdict']}** (the run's "
+             f"own checks: {k['run_verdict']})", "", "```"] + k["lines"] + ["```"])
 
 
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
@@ -255,6 +267,7 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
     lines += ["", f"Boxes straddling an FF kink: {rep['straddles']}.", "",
               "## Search", "", "| tau | certificate |", "|---|---|"]
     lines += [f"| {fl(t)} | {v} |" for t, v in rep["trials"]]
+    lines += recheck_markdown(rep)
     lines += ["", "## Time (seconds)", ""] + [f"- {k}: {v}" for k, v in rep["seconds"].items()]
     return "\n".join(lines) + "\n"
 

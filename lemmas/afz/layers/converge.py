@@ -100,7 +100,7 @@ def _symbolic(d: int, axis: int):
 
     from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
-    from proofcheck.symbolic import _rational_zero, sympy_field
+    from proofcheck.symbolic import sympy_field
     k1 = sp.Symbol("k1", real=True)
     a, b, c = sp.symbols("a b c", positive=True)
     ks = (k1, k1 + a, k1 + a + b, k1 + a + b + c)
@@ -113,7 +113,7 @@ def _symbolic(d: int, axis: int):
     try:
         ff = converge_ff(axis, d, *ks)
         prof = Profile.along(ff, e, sympy_field())
-        if not _rational_zero(prof.eta):
+        if not sympy_field().is_zero(prof.eta):
             return CheckResult(name, Verdict.REFUTED, det, Witness(
                 "the layer is residual", expected=0, got=prof.eta))
         det.append(f"eta = 0; alpha = {prof.alphas}")

@@ -180,9 +180,9 @@ def run(dataset=None, seed: int = 0):
     (on every instance of :func:`lemmas.afz.instances.lemma_instances`); exact
     check on S and on probes of every piece, the direction search at its bound,
     plus the symbolic proof."""
-    from lemmas.afz.instances import each_instance
+    from lemmas.afz.instances import each_instance, user_dimension
     from proofcheck.symbolic_sa import guarded
-    d = dataset.d if dataset is not None else 2
+    d = user_dimension(dataset)
     return (each_instance(_hat_instance, dataset, seed) + direction_search_check()
             + [rejections_check("3.2")]
             + guarded("3.2 symbolic", lambda: symbolic(d=max(2, min(d, 3)))[0]))
@@ -206,9 +206,9 @@ def run_plateau(dataset=None, seed: int = 0):
     ``|<w,x> - t_p| <= delta1`` moves by ``q - p``, every token with
     ``|<w,x> - t_p| >= delta2`` is fixed; exact on S and probes (every instance
     of :func:`lemmas.afz.instances.lemma_instances`), plus the symbolic proof."""
-    from lemmas.afz.instances import each_instance
+    from lemmas.afz.instances import each_instance, user_dimension
     from proofcheck.symbolic_sa import guarded
-    d = dataset.d if dataset is not None else 2
+    d = user_dimension(dataset)
     return (each_instance(_plateau_instance, dataset, seed) + [rejections_check("3.2p")]
             + guarded("3.2p symbolic", lambda: symbolic(d=max(2, min(d, 3)))[1]))
 

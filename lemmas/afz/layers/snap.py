@@ -92,9 +92,9 @@ def run(dataset=None, seed: int = 0):
     snaps to a target y; exact check on the line, on the dataset's points off the
     line outside the support, and on probes generated from the layer, plus the
     symbolic proof."""
-    from lemmas.afz.instances import each_instance
+    from lemmas.afz.instances import each_instance, user_dimension
     from proofcheck.symbolic_sa import guarded
-    d = dataset.d if dataset is not None else 2
+    d = user_dimension(dataset)
     return (each_instance(_instance, dataset, seed) + [rejections_check()]
             + guarded("3.3 symbolic", symbolic, max(2, min(d, 3))))
 

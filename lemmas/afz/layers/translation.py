@@ -41,9 +41,9 @@ def run(dataset=None, seed: int = 0):
     """Check Lemma 3.1 on the dataset's input tokens (or the built-in instances of
     :func:`lemmas.afz.instances.lemma_instances`) with seeded translation vectors
     (integers at odd seeds: every rational spelling).  Returns a list of CheckResult."""
-    from lemmas.afz.instances import each_instance
+    from lemmas.afz.instances import each_instance, user_dimension
     from proofcheck.symbolic_sa import guarded
-    d = dataset.d if dataset is not None else 2
+    d = user_dimension(dataset)
     return (each_instance(_instance, dataset, seed) + [rejections_check()]
             + guarded("3.1 symbolic", symbolic, max(2, min(d, 3))))
 

@@ -250,11 +250,26 @@ def search_instances(seed: int = 0):
     return out
 
 
+def least_k(points, forbidden, d: int):
+    """The least c = 1, 2, ... (within the bound stated by ``choose_k``,
+    ``(d - 1)(M(M-1)/2 + M|F|) + 1``) whose ``k = (1, c, ..., c^(d-1))`` gives
+    pairwise distinct kappas off ``forbidden``: ``(k, bound)``, k None if none.
+    Written again, plainly (a loop over c, no shortcut), to check the search of
+    :func:`choose_k`; check code, not construction code."""
+    M = len(points)
+    bound = (d - 1) * (M * (M - 1) // 2 + len(forbidden) * M) + 1  # pairs + (leader, value)
+    for c in range(1, bound + 1):
+        k = tuple(Fraction(c) ** i for i in range(d))
+        kap = [dot(k, x) for x in points]
+        if len(set(kap)) == M and not set(kap) & set(forbidden):
+            return k, bound
+    return None, bound
+
+
 def search_sweep_check(seed: int = 0):
     """``choose_k`` on :func:`search_instances` against the plain search of
-    :func:`lemmas.afz.phases.statements.least_k` (the least c within the stated
+    :func:`least_k` (the least c within the stated
     bound): same k and kappas on every instance (each solvable)."""
-    from lemmas.afz.phases.statements import least_k
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     cases = search_instances(seed)
     for n, (pts, forb, d) in enumerate(cases):

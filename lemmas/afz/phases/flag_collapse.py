@@ -142,7 +142,7 @@ def _snaps(sep, out: FlagPhases, ys, d: int, float_format, progress) -> None:
         delta = min(abs(v - kap) for v in vals if v != kap) / 4
         centre = kap
         if float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_snap
+            from lemmas.afz.options import float_safe_snap
             centre, delta = float_safe_snap(kap, delta, float_format)
         out.blocks.append(Block(snap_ff(0, d, centre, delta, y), identity_sa(), phase="I"))
         out.claims.append((Moves({r: y for r in rows[y]}), Fixed()))

@@ -39,16 +39,16 @@ def quarter_gaps(kappas, targets) -> list[Fraction]:
 def snaps(kappas, targets, attending, d: int, float_format=None, progress=None):
     """``kappas[l]``, ``targets[l]`` (``(d,)``), ``attending[l]``: rows sitting at
     ``kappa_l e_1``.  Returns ``(ffs, claims, deltas)``.  ``float_format``: see
-    :mod:`lemmas.afz.theorems.options` (float-safe centre and power-of-two half-width).
+    :mod:`lemmas.afz.options` (float-safe centre and power-of-two half-width).
     ``progress()`` (optional) once per snap."""
     if float_format is not None:
-        from lemmas.afz.theorems.options import check_targets
+        from lemmas.afz.options import check_targets
         check_targets(targets, float_format)
     ffs, claims, deltas = [], [], []
     for kap, y, rows, delta in zip(kappas, targets, attending, quarter_gaps(kappas, targets)):
         centre = kap
         if float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_snap
+            from lemmas.afz.options import float_safe_snap
             centre, delta = float_safe_snap(kap, delta, float_format)
         if progress:
             progress()

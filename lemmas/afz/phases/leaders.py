@@ -51,7 +51,7 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
     ranges; ``m[j]``: number of leaders of sequence j (``1 <= m_j <= n_j``).
     Region-P leaders sit at ``t_j = floor(beta) + margin + spacing j``; sphere
     leaders on radius ``r``.  Larger scales give larger attention gaps (softmax).
-    ``float_format``: float-safe hats (:func:`lemmas.afz.theorems.options.float_safe_hat`).
+    ``float_format``: float-safe hats (:func:`lemmas.afz.options.float_safe_hat`).
     ``progress()`` (optional) once per sequence."""
     d = len(rows[0])
     fast = hasattr(rows, "projections")  # the lazy rows of phase S
@@ -80,7 +80,7 @@ def place_leaders(rows, spans, m, u, r=Fraction(32), margin=Fraction(1),
         d2 = (Fraction(int(min(near).p), int(min(near).q)) if near else Fraction(1)) / 2
         c, d1 = tp, d2 / 2
         if float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_hat
+            from lemmas.afz.options import float_safe_hat
             c, d1, d2 = float_safe_hat(tp, d2, float_format)
         ffs.append(plateau_ff(u, c, d1, d2, tuple(b - a for a, b in zip(p, q)),
                               label="leader (3.2p)"))

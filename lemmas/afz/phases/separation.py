@@ -484,7 +484,7 @@ class _PhaseS:
         shift = tuple(H * x for x in self.u)
         cc, d1 = Fraction(tp, self.D), d2 / 2
         if self.float_format is not None:
-            from lemmas.afz.theorems.options import float_safe_hat
+            from lemmas.afz.options import float_safe_hat
             cc, d1, d2 = float_safe_hat(cc, d2, self.float_format)
         ff = plateau_ff(self.u, cc, d1, d2, shift, label="probe (3.2p)")
         with_p = [j for j in C.seqs if p in self.seq_sets[j]]
@@ -541,7 +541,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     (:meth:`_PhaseS.probe`) and tag (:meth:`_PhaseS.tag`).  ``rows`` of the
     result are the exact token coordinates after block R+1 (the checker
     re-derives them by evaluation).  ``float_format``: float-safe probe hats
-    (:func:`lemmas.afz.theorems.options.float_safe_hat`).  ``progress()``
+    (:func:`lemmas.afz.options.float_safe_hat`).  ``progress()``
     (optional) is called after each probe round.
     """
     st = _PhaseS(inputs, d, float_format)

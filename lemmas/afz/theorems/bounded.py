@@ -161,7 +161,7 @@ def lexicographic_u(sep) -> tuple[Fraction, ...]:
 def _require_representable(net, fmt_name: str) -> None:
     """Raise ``ValueError`` naming the first stored scalar that is not a ``fmt_name``
     value (the bounded network is float-safe exactly when it is representable)."""
-    from proofcheck.export.rounding import get_format, is_representable
+    from proofcheck.floats import get_format, is_representable
     fmt = get_format(fmt_name)
     for bi, sub, name, v in net.parameters():
         if not is_representable(v, fmt):

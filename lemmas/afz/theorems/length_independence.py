@@ -101,10 +101,8 @@ def sweep_check(ds, seed: int = 0, added=ADDED) -> list[CheckResult]:
     return out
 
 
-def run(dataset=None, seed: int = 0):
-    """``lemma length-independence`` on the dataset, or on the first 4 images of the
-    digits sample and seeded generated datasets in d = 2, 3, 4."""
-    from lemmas.afz.phases.statements import scoped
-    from proofcheck.io.examples import sample
-    also = (sample(limit=4)[0],) if dataset is None else ()
-    return scoped("length-independence", lambda ds: sweep_check(ds, seed), dataset, seed, also)
+def run(dataset, seed: int = 0):
+    """``lemma length-independence`` on ``dataset`` (by default the registry's: the
+    first 4 images of the digits sample and seeded generated datasets in d = 2, 3, 4)."""
+    from lemmas.afz.instances import scoped
+    return scoped("length-independence", lambda ds: sweep_check(ds, seed), dataset)

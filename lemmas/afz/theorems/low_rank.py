@@ -69,10 +69,8 @@ def check_instance(ds) -> list[CheckResult]:
     return out
 
 
-def run(dataset=None, seed: int = 0):
-    """``lemma low-rank`` on the dataset, or on the digits sample and seeded generated
-    datasets in several dimensions."""
-    from lemmas.afz.phases.statements import scoped
-    from proofcheck.io.examples import sample
-    also = (sample(limit=4)[0],) if dataset is None else ()
-    return scoped("low-rank", check_instance, dataset, seed, also)
+def run(dataset, seed: int = 0):
+    """``lemma low-rank`` on ``dataset`` (by default the registry's: the digits sample
+    and seeded generated datasets in several dimensions)."""
+    from lemmas.afz.instances import scoped
+    return scoped("low-rank", check_instance, dataset)

@@ -182,17 +182,6 @@ def softmax_never_exact(sa, nonleaders, block: int, label: str) -> CheckResult:
                                                        "block": block})
 
 
-def instances(dataset=None, seed: int = 0):
-    """The default instances: the dataset given, or the first 4 images of the packaged
-    digits sample and seeded generated datasets in d = 2, 3, 4 (seeds ``seed``..)."""
-    if dataset is not None:
-        return [dataset]
-    from proofcheck.io.examples import sample
-    from proofcheck.io.generate import random_dataset
-    return [sample(limit=2)[0]] + [random_dataset(seed + k, d=d, N=4, max_n=6, style="mixed")
-                                   for k, d in enumerate((2, 3, 4))]
-
-
 def check_instance(dataset) -> list[CheckResult]:
     """Hardmax exactness and the all-tau proof on ``dataset``'s collapse layer."""
     from lemmas.afz.theorems.theorem_1_6 import construct
@@ -281,14 +270,17 @@ def general_refuted() -> CheckResult:
                                got="(0, 0)"))
 
 
-def run(dataset=None, seed: int = 0, reading: str | None = None):
+def run(dataset, seed: int = 0, reading: str | None = None):
     """``lemma 1.8-collapse`` under ``reading`` (default ``construction``): the
-    hardmax and all-tau checks on every instance (:func:`instances`), then the
-    general reading as a note; ``general``: that reading's REFUTED verdict."""
+    hardmax and all-tau checks on every instance (``dataset``, or the registry's
+    default instances: the first images of the packaged digits sample and seeded
+    generated datasets in d = 2, 3, 4), then the general reading as a note;
+    ``general``: that reading's REFUTED verdict."""
+    from lemmas.afz.instances import datasets_of
     reading = resolve(READINGS, reading)
     if reading == "general":
         return [general_refuted()]
-    sets = instances(dataset, seed)
+    sets = datasets_of(dataset)
     out = [r for ds in sets for r in check_instance(ds)]
     n = len(sets)
     summary = CheckResult(f"1.8-collapse (construction reading) on these {n} instances: "

@@ -80,12 +80,11 @@ def check(net, inputs, info, g=None):
          "docstring"])
 
 
-def run(dataset=None, seed: int = 0):
-    """The check on the default network of ``dataset`` (or a seeded random one that
-    needs separation rounds)."""
+def run(dataset, seed: int = 0):
+    """``lemma tag-growth``: the check on the default network of ``dataset`` (the
+    registry's default: a seeded random one that needs separation rounds)."""
     from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.generate import random_dataset
-    ds = dataset if dataset is not None else random_dataset(7, d=2, N=6, max_n=4, style="nested")
+    ds = dataset
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)

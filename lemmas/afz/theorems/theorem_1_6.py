@@ -187,42 +187,46 @@ def low_rank_check(net: Transformer):
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
-           workers: int | None = None, scheduler: str | None = None,
-           shard_progress=None, construction: str = "default") -> TheoremCheck:
+           construction=None, checker=None, options=None) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
-    With ``workers`` (a local Dask cluster) or ``scheduler`` (an address) the
-    check is sharded by sequence (:mod:`proofcheck.distributed`;
-    ``shard_progress(done, total)`` per shard); the outputs are then not gathered.
-    ``construction`` names the construction
-    (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`); ``KeyError`` if unknown.
+    ``construction``: a :class:`lemmas.afz.theorems.constructions.ConstructionSpec`
+    (``None``: this module's :func:`construct` and :func:`constant_checks`).
+    ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
+    kernel's :func:`~lemmas.claim_check.check_network` (the pipeline layer
+    passes the Dask-sharded check here).  ``options``: construction options
+    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default).
     Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
     dataset (admissible: the caller validated it)."""
-    from lemmas.afz.theorems.constructions import get
+    from lemmas.afz.theorems.phase_spans import phase_spans_check
     from lemmas.claim_check import check_network
-    spec = get(construction, ID)
+    if isinstance(construction, str):
+        raise TypeError("verify(construction=...) takes a ConstructionSpec: pass "
+                        f"lemmas.afz.theorems.constructions.get({construction!r}, '1.6')")
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     t0 = time.perf_counter()
     try:
-        c = spec.build(inputs, targets, dataset.d, r=r)
+        if construction is None:
+            c = construct(inputs, targets, dataset.d, r=r, options=options)
+        else:
+            c = construction.build(inputs, targets, dataset.d, r=r, options=options)
     except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
         raise ConstructionFailed(construction_failure(f"Theorem {ID}", dataset, exc)) from exc
     t_build = time.perf_counter() - t0
     prog = (lambda b: progress(b, c.net.L)) if progress else None
-    if workers is not None or scheduler is not None:
-        from proofcheck.distributed import check_distributed
-        nc = check_distributed(c.net, inputs, targets, c.claims, workers=workers,
-                               scheduler=scheduler, backend=backend, progress=shard_progress)
-    else:
-        nc = check_network(c.net, inputs, targets, c.claims, backend=backend, progress=prog)
+    nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,
+                                    progress=prog)
     t0 = time.perf_counter()
-    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
-    from lemmas.afz.phases.statements import phase_spans_check
+    if construction is None:
+        checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
+    else:
+        checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
+                                                      c.info)
     checks.append(phase_spans_check(c))
-    consts.setdefault("construction", spec.name)
-    consts.setdefault("block_formula", spec.blocks)
+    consts.setdefault("construction", construction.name if construction else "default")
+    consts.setdefault("block_formula", construction.blocks if construction else "2M + R + 1")
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds
@@ -231,12 +235,14 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
 
 
 def run(dataset=None, seed: int = 0):
-    """``lemma 1.6``: Theorem 1.6 on the dataset (or seeded random admissible ones in
-    several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
-    from lemmas.afz.phases.statements import scoped
+    """``lemma 1.6``: Theorem 1.6 on ``dataset`` (by default the registry's seeded random
+    admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`); a
+    construction failing on an instance is REFUTED there."""
+    from lemmas.afz.instances import scoped
+
     def check(ds):
         try:
             return verify(ds).results
         except ConstructionFailed as e:
             return [e.result]
-    return scoped("Theorem 1.6", check, dataset, seed)
+    return scoped("Theorem 1.6", check, dataset)

@@ -252,42 +252,31 @@ def closed_form_tau(net, traj: Trajectory) -> Fraction | None:
 
 def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress=None,
            prep_progress=None, sim_progress=None, sim_budget: int | None = None,
-           construction: str = "default") -> SoftmaxCheck:
+           construction: str = "default", options=None) -> SoftmaxCheck:
     """Theorem 1.8 on ``dataset``: certify the given ``tau`` (rational) or search
     tau_cert; closed form and tau_num (the simulation, an audit bounded by
     ``sim_budget`` work units, default :data:`proofcheck.simulate.SIM_BUDGET`).
     ``progress(tau, verdict)`` per certificate, ``prep_progress(block, total)`` during
     the tau-independent pass, ``sim_progress(tau)`` per simulation.  ``construction``
     names the construction (:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`,
-    one serving 1.8; ``KeyError`` otherwise), built with :data:`SCALES`."""
+    one serving 1.8; ``KeyError`` otherwise), built with :data:`SCALES`; ``options``:
+    construction options (:class:`lemmas.afz.options.ConstructionOptions`; None: the
+    default)."""
     from lemmas.afz.theorems.constructions import get
     spec = get(construction, ID)
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
     t0 = time.perf_counter()
-    c = spec.build(inputs, targets, dataset.d, **SCALES)
+    c = spec.build(inputs, targets, dataset.d, **SCALES,
+                   **({"options": options} if options is not None else {}))
     secs["construct"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     traj = prepare(c.net, inputs, progress=prep_progress)
     secs["hardmax trajectory"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    trials = []
-    tau_free = False
-    note = fnote = ""
-    if tau is not None:
-        tau = Fraction(tau)
-        F, limit, fnote = choose_floor(traj, targets, c.net, inputs)
-        cert = certify(c.net, inputs, targets, tau, trajectory=traj, floor_bits=F)
-        trials.append((tau, cert.verdict))
-        if progress:
-            progress(tau, cert.verdict)
-        tau_cert = tau if cert.verdict == Verdict.VERIFIED_CERTIFIED else None
-        tau_free = tau_cert is not None and not _gaps(traj)
-    else:
-        s = search_tau_cert(c.net, inputs, targets, progress=progress, trajectory=traj)
-        tau_cert, cert, trials, tau_free, note, fnote = (s.tau, s.cert, s.trials, s.tau_free,
-                                                          s.note, s.floor_note)
+    tau_cert, cert, trials, tau_free, note, fnote = _certify(c.net, inputs, targets, tau,
+                                                              traj, progress)
     secs["certify"] = time.perf_counter() - t0
     tau_closed = closed_form_tau(c.net, traj) if traj.stop is None else None
     closed_v = None
@@ -297,41 +286,64 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     sim = simulation_audit(c.net, inputs, targets, tau_cert, tau_free, simulate_num, dps,
                            sim_progress, sim_budget)
     secs["simulate"] = time.perf_counter() - t0
-    res = []
-    R = c.info["R"]
     notes = (spec.notes(c, cert) if spec.notes is not None else
-             [construction_note(c.net.L, dataset.M, dataset.N, R)])
-    res.append(CheckResult("construction", Verdict.VERIFIED, notes))
-    if cert.verdict == Verdict.VERIFIED_CERTIFIED:
-        gaps = [b.min_gap for b in cert.bounds if b.min_gap is not None]
-        span = "every tau > 0" if tau_free else f"every tau in (0, {fmt_num(tau_cert)}]"
-        res.append(CheckResult(
-            f"softmax certificate at tau = {fmt_num(tau_cert)} covers {span}",
-            Verdict.VERIFIED_CERTIFIED,
-            [f"{sum(1 for b in cert.bounds if b.max_eps is not None)} softmax SA layers bounded"
-             + (f", smallest certified gap {fmt_num(min(gaps))}" if gaps else
-                " (no token has a competitor)"),
-             "every final box is a single point; exact interpolation {T_tau(X_j)} = {Y_j} "
-             "for all pairs"] + ([note] if note else []) + ([fnote] if fnote else [])))
-    else:
-        t = trials[-1][0] if trials else tau
-        at = f"tau = {fmt_num(t)}" if t is not None else "the tau -> 0 limit"
-        res.append(CheckResult(f"softmax certificate ({at})", cert.verdict,
-                               ([cert.reason] if cert.reason else []) + ([note] if note else []),
-                               cert.witness))
-    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
-    L = c.net.L
-    consts["construction"] = spec.name
-    consts.setdefault("block_formula", spec.blocks)
-    consts["L_seed_softmax"] = 2 * dataset.M + 3 * dataset.N
-    if not any(r.name.startswith("L <= 2M + 3N") for r in checks):
-        checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",
-                                  Verdict.VERIFIED if L <= 2 * dataset.M + 3 * dataset.N
-                                  else Verdict.REFUTED,
-                                  [f"L = {L} <= {2 * dataset.M + 3 * dataset.N}"]))
+             [construction_note(c.net.L, dataset.M, dataset.N, c.info["R"])])
+    res = [CheckResult("construction", Verdict.VERIFIED, notes),
+           _certificate_check(cert, tau_cert, tau, tau_free, trials, note, fnote)]
+    checks, consts = _constants(spec, c, dataset)
     return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, sim.tau_num, trials, sim.curve,
                         res + checks, consts, secs, tau_free, note, sim.note, fnote,
                         construction_name=spec.name, simulation=sim)
+
+
+def _certify(net, inputs, targets, tau, traj, progress):
+    """``(tau_cert, certificate, trials, tau_free, search note, floor note)``: the
+    certificate at the given ``tau``, or the search for tau_cert."""
+    if tau is None:
+        s = search_tau_cert(net, inputs, targets, progress=progress, trajectory=traj)
+        return s.tau, s.cert, s.trials, s.tau_free, s.note, s.floor_note
+    tau = Fraction(tau)
+    F, _, fnote = choose_floor(traj, targets, net, inputs)
+    cert = certify(net, inputs, targets, tau, trajectory=traj, floor_bits=F)
+    if progress:
+        progress(tau, cert.verdict)
+    tau_cert = tau if cert.verdict == Verdict.VERIFIED_CERTIFIED else None
+    return tau_cert, cert, [(tau, cert.verdict)], tau_cert is not None and not _gaps(traj), "", \
+        fnote
+
+
+def _certificate_check(cert, tau_cert, tau, tau_free, trials, note, fnote) -> CheckResult:
+    """The check line of the softmax certificate (what it covers, or why it fails)."""
+    if cert.verdict != Verdict.VERIFIED_CERTIFIED:
+        t = trials[-1][0] if trials else tau
+        at = f"tau = {fmt_num(t)}" if t is not None else "the tau -> 0 limit"
+        return CheckResult(f"softmax certificate ({at})", cert.verdict,
+                           ([cert.reason] if cert.reason else []) + ([note] if note else []),
+                           cert.witness)
+    gaps = [b.min_gap for b in cert.bounds if b.min_gap is not None]
+    span = "every tau > 0" if tau_free else f"every tau in (0, {fmt_num(tau_cert)}]"
+    return CheckResult(
+        f"softmax certificate at tau = {fmt_num(tau_cert)} covers {span}",
+        Verdict.VERIFIED_CERTIFIED,
+        [f"{sum(1 for b in cert.bounds if b.max_eps is not None)} softmax SA layers bounded"
+         + (f", smallest certified gap {fmt_num(min(gaps))}" if gaps else
+            " (no token has a competitor)"),
+         "every final box is a single point; exact interpolation {T_tau(X_j)} = {Y_j} "
+         "for all pairs"] + ([note] if note else []) + ([fnote] if fnote else []))
+
+
+def _constants(spec, c, dataset):
+    """The construction's constant checks and the seed's 1.8 budget ``L <= 2M + 3N``."""
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    L, budget = c.net.L, 2 * dataset.M + 3 * dataset.N
+    consts["construction"] = spec.name
+    consts.setdefault("block_formula", spec.blocks)
+    consts["L_seed_softmax"] = budget
+    if not any(r.name.startswith("L <= 2M + 3N") for r in checks):
+        checks.append(CheckResult("L <= 2M + 3N (the seed's count of Theorem 1.8, read as a bound)",
+                                  Verdict.VERIFIED if L <= budget else Verdict.REFUTED,
+                                  [f"L = {L} <= {budget}"]))
+    return checks, consts
 
 
 def comparison_row(sc: SoftmaxCheck) -> dict:
@@ -377,11 +389,11 @@ def simulation_audit(net, inputs, targets, tau_cert, tau_free: bool, simulate_nu
                           budget=budget)
 
 
-def run(dataset=None, seed: int = 0):
-    """``lemma 1.8``: Theorem 1.8 on the dataset (or seeded random admissible ones in
-    several dimensions, :func:`lemmas.afz.phases.statements.scoped`)."""
-    from lemmas.afz.phases.statements import scoped
-    return scoped("Theorem 1.8", _lemma_results, dataset, seed)
+def run(dataset, seed: int = 0):
+    """``lemma 1.8``: Theorem 1.8 on ``dataset`` (by default the registry's seeded random
+    admissible datasets in several dimensions, :func:`lemmas.afz.instances.scoped`)."""
+    from lemmas.afz.instances import scoped
+    return scoped("Theorem 1.8", _lemma_results, dataset)
 
 
 def _lemma_results(ds) -> list:

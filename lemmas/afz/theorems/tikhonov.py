@@ -60,7 +60,6 @@ from proofcheck.kernel.model import (
     identity_ff,
     identity_sa,
 )
-from proofcheck.io.synthetic import AUTHORS_D, AUTHORS_N, AUTHORS_N_TOKENS, AUTHORS_WIDTH
 from proofcheck.kernel.verdicts import CheckResult, Verdict
 
 ID = "tikhonov"
@@ -144,7 +143,7 @@ def loss_check(name: str, net: Transformer, inputs, targets, backend: str = "fli
     equality per pair (witness on failure) and the exact value of J.  Returns
     ``(CheckResult, J or None)``."""
     from lemmas.claim_check import check_network
-    from proofcheck.reporting.approx import approx_text
+    from proofcheck.approx import approx_text
     nc = check_network(net, inputs, targets, None, backend=backend)
     if nc.verdict == Verdict.ERROR:
         return CheckResult(name, Verdict.ERROR,
@@ -225,7 +224,7 @@ def _norms_check(net: Transformer, setting) -> CheckResult:
     """(1) and (2) read off ``net``, checked against :func:`drawn_sq_norms` of the draw
     (REFUTED, with both values, when the network does not carry the drawn parameters)."""
     from proofcheck.kernel.verdicts import Witness
-    from proofcheck.reporting.approx import approx_text, sig_digits
+    from proofcheck.approx import approx_text, sig_digits
     inputs = [list(p.inputs) for p in setting.dataset.pairs]
     th, parts = authors_sq_norm(net)
     sc, sparts = script_sq_norm(net, inputs)
@@ -261,8 +260,8 @@ def _norms_check(net: Transformer, setting) -> CheckResult:
 def figure_exponent(fig=None) -> tuple[Fraction, Fraction]:
     """Exact interval of log10 of the value of the recorded figure line
     (:data:`FIGURE_1A`), read linearly between its two ticks
-    (:func:`proofcheck.io.figure_reader.exponent_interval`)."""
-    from proofcheck.io.figure_reader import exponent_interval
+    (:func:`proofcheck.approx.exponent_interval`)."""
+    from proofcheck.approx import exponent_interval
     f = FIGURE_1A if fig is None else fig
     (ka, ya), (kb, yb) = f["tick_low"], f["tick_high"]
     return exponent_interval(Fraction(ka), ya, Fraction(kb), yb, f["line_y"], f["half_unit"])
@@ -289,7 +288,7 @@ def figure_check(th: Fraction, sc: Fraction, fig=None) -> CheckResult:
     """(3) of the module docstring: the recorded line of the published figure is
     ``eps * th`` (within the reading's resolution, widened by the script's float32
     rounding) and is not ``eps * sc``."""
-    from proofcheck.io.figure_reader import value_interval
+    from lemmas.ts.balls import value_interval
     from proofcheck.kernel.numbers import approx
 
     def dec(x):
@@ -342,9 +341,7 @@ def authors_checks(setting, net: Transformer | None = None, backend: str = "flin
         return [_admissible_check(setting), lc,
                 CheckResult("authors' setting: ||theta*||^2", Verdict.ERROR, [str(e)])]
     out = [_admissible_check(setting), lc, nc]
-    authors_sizes = (ds.N, ds.d, ds.n_tokens, len(setting.U)) == \
-        (AUTHORS_N, AUTHORS_D, AUTHORS_N * AUTHORS_N_TOKENS, AUTHORS_WIDTH)
-    if setting.seed == 0 and authors_sizes:
+    if setting.seed == 0 and setting.authors_sizes:
         out.append(figure_check(nc.data["theta_sq_norm"], nc.data["script_value"]))
     return out
 
@@ -353,7 +350,7 @@ def construction_checks(dataset, title: str = "Theorem 1.6 construction"):
     """``J(theta*) = 0`` and ``||theta*||^2`` (stored-scalar convention) for the
     Theorem 1.6 network built for ``dataset``."""
     from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.reporting.approx import approx_text
+    from proofcheck.approx import approx_text
     inputs = [list(p.inputs) for p in dataset.pairs]
     targets = [list(p.outputs) for p in dataset.pairs]
     c = construct(inputs, targets, dataset.d)
@@ -366,18 +363,14 @@ def construction_checks(dataset, title: str = "Theorem 1.6 construction"):
     return [lc]
 
 
-def run(dataset=None, seed: int = 0):
+def run(dataset=None, seed: int = 0, setting=None):
     """``lemma tikhonov``: with a dataset, the Theorem 1.6 construction on it;
-    without, the authors' setting drawn with ``seed`` and, for comparison, the
-    Theorem 1.6 construction on the same data.  Raises ``BadInput`` (exit 2) for a
-    seed outside ``0 <= seed < 2^64``."""
+    without, the authors' ``setting`` (:class:`proofcheck.io.synthetic.SyntheticSetting`,
+    drawn with the seed: the registry's default instance) and, for comparison, the
+    Theorem 1.6 construction on the same data."""
     if dataset is not None:
         return construction_checks(dataset)
-    from proofcheck.io.synthetic import authors_setting
-    from proofcheck.kernel.errors import BadInput
-    try:
-        s = authors_setting(seed)
-    except ValueError as e:  # a seed torch.manual_seed would not take the same way
-        raise BadInput(str(e), "--seed") from None
-    return authors_checks(s) + construction_checks(
-        s.dataset, "Theorem 1.6 construction (for comparison)")
+    if setting is None:
+        raise ValueError("tikhonov needs a dataset or the authors' setting")
+    return authors_checks(setting) + construction_checks(
+        setting.dataset, "Theorem 1.6 construction (for comparison)")

@@ -261,6 +261,7 @@ def fast_trajectory(net, inputs, progress=None) -> Trajectory:
             tr.records.append(rec)
             new, touched, _ = be.sa(blk.sa, st, HARDMAX)
             _guard(be, st, new, touched, f"block {bi} SA")
+            ext.touched(new, touched, seq_of)  # rows changed in place: their ranges are stale
             st = new
         if progress:
             progress(bi, net.L)

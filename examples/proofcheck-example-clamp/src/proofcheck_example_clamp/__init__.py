@@ -4,8 +4,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from proofcheck.api import FF, CheckResult, StatementSpec, check_layer
-from proofcheck.symbolic import prove_profile
+from proofcheck.api import FF, Statement, check_layer, prove_profile
 
 
 def clamp_ff(c, d: int) -> FF:
@@ -15,17 +14,15 @@ def clamp_ff(c, d: int) -> FF:
     return FF(one, U=(e1,), b=(-c,), W=(tuple(-x for x in e1),), label="clamp")
 
 
-def run(dataset=None, seed: int = 0) -> list[CheckResult]:
+def run(dataset, seed: int = 0):
     d = dataset.d if dataset is not None else 3
     c = Fraction(seed % 7 - 3, 2)
-    layer = clamp_ff(c, d)
-    tokens = [tuple(Fraction(x) for x in t) for p in dataset.pairs for t in p.inputs] \
-        if dataset is not None else []
+    tokens = [t for p in dataset.pairs for t in p.inputs] if dataset is not None else []
     for x1 in (c - 1, c, c + Fraction(1, 3), c + 5):     # both sides of the kink and on it
         tokens.append((x1,) + tuple(Fraction(k + 1) for k in range(d - 1)))
     expected = [(min(t[0], c),) + t[1:] for t in tokens]  # the conclusion, from the statement
-    results = [check_layer(f"clamp at c = {c} on {len(tokens)} tokens", layer, [tokens],
-                           [expected])]
+    results = [check_layer(f"clamp at c = {c} on {len(tokens)} tokens", clamp_ff(c, d),
+                           [tokens], [expected])]
     # for every c at once: the profile of the RETURNED symbolic layer along e1
     cs = sp.Symbol("c", real=True)
     e1 = [1] + [0] * (d - 1)
@@ -37,7 +34,6 @@ def run(dataset=None, seed: int = 0) -> list[CheckResult]:
     return results
 
 
-STATEMENT = StatementSpec(
-    id="x.clamp", title="Clamp of the first coordinate by one ReLU", kind="FF lemma",
-    paper="-", flag="project", run=run,
-    hypotheses=("c is rational", "tokens in ℚ^d, d ≥ 1"))
+STATEMENT = Statement(
+    "x.clamp", "FF lemma", "Clamp of the first coordinate by one ReLU", "-", "project",
+    checks=(run,), scope="all-parameters", hypotheses=("c is rational", "tokens in ℚ^d, d ≥ 1"))

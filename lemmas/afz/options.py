@@ -58,7 +58,7 @@ def check_targets(targets, fmt_name: str) -> None:
     is not a ``fmt_name`` value: a float-safe snap's plateau value is
     ``W1 delta + k2 e`` with float weights, so it cannot be such a target (with
     dyadic inputs every value of a float-weight network is dyadic)."""
-    from proofcheck.export.rounding import get_format, is_representable
+    from proofcheck.floats import get_format, is_representable
     fmt = get_format(fmt_name)
     for l, y in enumerate(targets):
         for c, v in enumerate(y):
@@ -73,7 +73,7 @@ def float_safe_snap(kappa: Fraction, delta: Fraction, fmt_name: str):
     half-width = largest power of two ``<= delta - |centre - kappa| / 2``, so that
     ``2 delta' + |c - kappa| <= 2 delta``.  Raises ``ValueError`` when the plateau
     would not contain kappa (the format is too coarse at this magnitude)."""
-    from proofcheck.export.rounding import get_format, round_q
+    from proofcheck.floats import get_format, round_q
     c = round_q(kappa, get_format(fmt_name))
     off = abs(c - kappa)
     if off >= delta / 2 or off > pow2_floor(delta - off / 2) / 2:
@@ -88,7 +88,7 @@ def float_safe_hat(t_p: Fraction, delta2: Fraction, fmt_name: str):
     value ``c`` of ``t_p``, ``delta2'`` = largest power of two ``<= delta2 - |c - t_p|``
     (support inside the original one), ``delta1' = delta2' / 2``.  Raises
     ``ValueError`` when ``|c - t_p| > delta1' / 2`` (the format is too coarse)."""
-    from proofcheck.export.rounding import get_format, round_q
+    from proofcheck.floats import get_format, round_q
     c = round_q(t_p, get_format(fmt_name))
     off = abs(c - t_p)
     if off >= delta2 / 2 or off > pow2_floor(delta2 - off) / 4:

@@ -15,80 +15,51 @@ layers it returned):
 * collapse: every row exactly at ``kappa_l e_1`` of its own leader l, kappas
   pairwise distinct and off the targets' first coordinates, ``k`` the least
   ``(1, c, ..., c^(d-1))`` that does it within the stated bound (searched again
-  here); plus the collapse module's symbolic proof and search checks;
+  here; the registry runs the collapse module's symbolic proof and search
+  checks beside it);
 * interpolation: every snap's plateau (read from its layer) holds its kappa and
   its support no other kappa or target first coordinate; outputs = targets.
 
 A construction that raises on an admissible instance is REFUTED with that
 instance as witness (the constructive claim fails there).
 
-Entry points (one per statement id, :data:`ENTRY_POINTS`): ``run_separation``,
+Entry points (the registry names them, one per statement id): ``run_separation``,
 ``run_leaders``, ``run_collapse``, ``run_interpolation``; each ``(dataset=None,
-seed=0) -> list[CheckResult]``.
+seed=0) -> list[CheckResult]``; ``dataset``: one dataset, or the list of default
+instances the registry declares (:func:`phase_sets`).
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
+from lemmas.afz.instances import scoped
+from lemmas.afz.phases.collapse import least_k
+from lemmas.afz.theorems.phase_spans import phase_spans_check
 from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.claim_check import check_network
 from lemmas.claims import Fixed
 from proofcheck.kernel.model import Block, Transformer, dot, identity_sa
-from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness, combine
-
-# built-in instances of `lemma 1.6` / `lemma 1.8`: (seed offset, dimension)
-DEFAULT_INSTANCES = ((0, 2), (1, 3), (2, 4))
-# the phase statements' seeded instances: (seed offset, dimension, N, style)
-PHASE_INSTANCES = ((0, 2, 5, "mixed"), (1, 3, 5, "mixed"), (2, 4, 5, "mixed"),
-                   (3, 5, 4, "mixed"), (4, 2, 6, "nested"), (5, 3, 6, "overlap"),
-                   (6, 4, 5, "union"))
-
+from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
 
 def _instance(ds):
     return ds, [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
 
 
-def instances(dataset, seed: int, also=()) -> list:
-    """``[dataset]``, or the datasets ``also`` followed by the seeded generated
-    datasets of :data:`DEFAULT_INSTANCES`."""
-    from proofcheck.io.generate import random_dataset
-    if dataset is not None:
-        return [dataset]
-    return list(also) + [random_dataset(seed + k, d=d, N=5, style="mixed")
-                         for k, d in DEFAULT_INSTANCES]
-
-
-def phase_instances(seed: int) -> list:
-    """The phase statements' built-in instances: seeded datasets in d = 2..5 of
-    every generator style (:data:`PHASE_INSTANCES`) and the edge datasets of
+def phase_sets(dataset) -> list:
+    """The instances of a phase statement: ``[dataset]`` for the user's dataset;
+    for the default instances the registry declares (a list: seeded datasets in
+    d = 2..5 of every generator style) those followed by the edge datasets of
     :mod:`lemmas.afz.edges` (ties, equal neighbours on both sides, negative
-    coordinates, tightest margins, every separation round)."""
+    coordinates, tightest margins, every separation round); the edge datasets
+    alone for ``None``."""
     from lemmas.afz.edges import edge_datasets
-    from proofcheck.io.generate import random_dataset
-    return [random_dataset(seed + k, d=d, N=n, style=st) for k, d, n, st in PHASE_INSTANCES] \
-        + edge_datasets()
+    if dataset is not None and not isinstance(dataset, (list, tuple)):
+        return [dataset]
+    return list(dataset or ()) + edge_datasets()
 
 
-def scoped(name: str, check, dataset, seed: int, also=(), sets=None) -> list[CheckResult]:
-    """Run ``check(ds)`` on every instance; each check line names its instance and
-    says "on this instance", and a first line states the scope of the whole run
-    ("on these N instances": the statement is checked there, not proved for all
-    datasets)."""
-    sets = sets if sets is not None else instances(dataset, seed, also)
-    out = []
-    for ds in sets:
-        for r in check(ds):
-            r.name = f"'{ds.name}' (d = {ds.d}): {r.name} (on this instance)"
-            out.append(r)
-    scope = "on this instance" if len(sets) == 1 else f"on these {len(sets)} instances"
-    head = CheckResult(f"{name}: checked {scope}", combine(r.verdict for r in out),
-                       [", ".join(f"'{ds.name}' (d = {ds.d}, N = {ds.N})" for ds in sets)])
-    return [head] + out
-
-
-def _phase_scoped(name, check, dataset, seed):
-    sets = [dataset] if dataset is not None else phase_instances(seed)
-    return scoped(name, check, dataset, seed, sets=sets)
+def _phase_scoped(name, check, dataset):
+    return scoped(name, check, phase_sets(dataset))
 
 
 def built(name, ds):
@@ -109,37 +80,6 @@ def _prefix(c, last_block, drop_last_sa=False):
         blocks[-1] = Block(blocks[-1].ff, identity_sa(), blocks[-1].phase)
         claims[-1] = (claims[-1][0], Fixed())
     return Transformer(c.net.d, blocks), claims
-
-
-def phase_spans_check(c) -> CheckResult:
-    """The construction's stated phase spans (``c.phases``, name -> (first, last)
-    block; a name ``"L, C, I"`` spans several phases) against the blocks it
-    built: every block's phase label (``"L+C"``: in both L and C) lies in a span
-    of each name it carries, every span holds only blocks carrying one of its
-    names, and the spans cover blocks 1..L."""
-    ph, L = c.phases, c.net.L
-
-    def parts(text):  # "L+C" and a span named "L, C, I" carry several phase names
-        return {x.strip() for x in text.replace("+", ",").split(",") if x.strip()}
-    names = [parts(blk.phase) for blk in c.net.blocks]
-    spans = {}
-    for key, (lo, hi) in ph.items():
-        for n in parts(key):
-            spans.setdefault(n, []).append((lo, hi))
-    bad = next((b for b, ns in enumerate(names, start=1)
-                if any(not any(lo <= b <= hi for lo, hi in spans.get(n, ())) for n in ns)), None)
-    if bad is None:
-        bad = next((b for key, (lo, hi) in ph.items() for b in range(lo, hi + 1)
-                    if not 1 <= b <= L or not parts(key) & names[b - 1]), None)
-    covered = {b for lo, hi in ph.values() for b in range(lo, hi + 1)}
-    ok = bad is None and covered == set(range(1, L + 1))
-    stated = ", ".join(f"{n} = {tuple(v)}" for n, v in ph.items())
-    return CheckResult("phase spans: every block in the span of its phase, the spans cover the "
-                       "blocks", Verdict.VERIFIED if ok else Verdict.REFUTED,
-                       [f"{stated}; L = {L} blocks"],
-                       None if ok else Witness("phase span or block label out of place", block=bad,
-                                               expected=f"blocks 1..{L}, each in its phase's span",
-                                               got=stated))
 
 
 def _run_prefix(name, ds, upto, drop_last_sa, post):
@@ -202,7 +142,7 @@ def separation_conclusion(c, outs, ds) -> CheckResult:
 def run_separation(dataset=None, seed: int = 0):
     """``lemma separation``: blocks 1..R+1 and :func:`separation_conclusion`."""
     return _phase_scoped("separation", lambda ds: _run_prefix(
-        "separation", ds, lambda c: c.phases["S"][1], False, separation_conclusion), dataset, seed)
+        "separation", ds, lambda c: c.phases["S"][1], False, separation_conclusion), dataset)
 
 
 # --------------------------------------------------------------------------- leaders
@@ -253,25 +193,10 @@ def run_leaders(dataset=None, seed: int = 0):
     """``lemma leaders``: the leader FFs (without the collapse SA) and
     :func:`leaders_conclusion`."""
     return _phase_scoped("leaders", lambda ds: _run_prefix(
-        "leaders", ds, lambda c: c.phases["L"][1], True, leaders_conclusion), dataset, seed)
+        "leaders", ds, lambda c: c.phases["L"][1], True, leaders_conclusion), dataset)
 
 
 # --------------------------------------------------------------------------- collapse
-
-def least_k(points, forbidden, d: int):
-    """The least c = 1, 2, ... (within the bound stated by ``choose_k``,
-    ``(d - 1)(M(M-1)/2 + M|F|) + 1``) whose ``k = (1, c, ..., c^(d-1))`` gives
-    pairwise distinct kappas off ``forbidden``: ``(k, bound)``, k None if none.
-    Written here again, plainly, to check the search of the construction."""
-    M = len(points)
-    bound = (d - 1) * (M * (M - 1) // 2 + M * len(forbidden)) + 1
-    for c in range(1, bound + 1):
-        k = tuple(Fraction(c) ** i for i in range(d))
-        kap = [dot(k, x) for x in points]
-        if len(set(kap)) == M and not set(kap) & set(forbidden):
-            return k, bound
-    return None, bound
-
 
 def collapse_conclusion(c, outs, ds, positions) -> CheckResult:
     """Every row at ``kappa_l e_1`` of its own leader; kappas ``<k, leader>``,
@@ -319,15 +244,13 @@ def _collapse_check(ds):
 
 
 def run_collapse(dataset=None, seed: int = 0):
-    """``lemma collapse``: on the phase instances, the network up to the collapse
-    and :func:`collapse_conclusion`; then the collapse module's own checks
-    (:func:`lemmas.afz.phases.collapse.run`: symbolic proof, layer instances, the
-    k search at its bound, its rejections and a sweep against :func:`least_k`)."""
-    from lemmas.afz.phases import collapse
-    own = collapse.run(None, seed)
-    for r in own:  # checked here; the kernel has no certificate form for these layer instances
-        r.instance = None
-    return _phase_scoped("collapse", _collapse_check, dataset, seed) + own
+    """``lemma collapse`` (phase C): on the phase instances, the network up to the
+    collapse and :func:`collapse_conclusion`.  The registry declares the collapse
+    module's own checks (:func:`lemmas.afz.phases.collapse.run`: symbolic proof,
+    layer instances, the k search at its bound, its rejections and a sweep against
+    :func:`~lemmas.afz.phases.collapse.least_k`) next to this one, so ``lemma
+    collapse`` runs both."""
+    return _phase_scoped("collapse", _collapse_check, dataset)
 
 
 # --------------------------------------------------------------------------- interpolation
@@ -366,12 +289,7 @@ def run_interpolation(dataset=None, seed: int = 0):
         ds, inputs, targets = _instance(ds)
         nc = check_network(c.net, inputs, targets, c.claims)
         return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds)]
-    return _phase_scoped("interpolation", check, dataset, seed)
+    return _phase_scoped("interpolation", check, dataset)
 
 
-# one entry point per statement id (the statement registry calls these)
-ENTRY_POINTS = {"separation": run_separation, "leaders": run_leaders, "collapse": run_collapse,
-                "interpolation": run_interpolation}
-
-__all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "ENTRY_POINTS",
-           "dot"]
+__all__ = ["run_separation", "run_leaders", "run_collapse", "run_interpolation", "dot"]

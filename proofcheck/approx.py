@@ -5,11 +5,15 @@ hundreds or thousands of bits; ``float()`` of such a number overflows or loses
 its exponent.  :func:`sig_digits` rounds an exact ``Fraction`` to a few
 significant decimal digits with integer arithmetic only; the exact value always
 goes into the JSON (reports, certificates) as a ``"p/q"`` string.  Used for
-``||theta*||^2`` (SPEC §2, statement ``tikhonov``).
+``||theta*||^2`` (SPEC §2, statement ``tikhonov``).  :func:`exponent_interval` turns a
+reading off a log-scale plot into an exact interval of exponents (the published
+Tikhonov figure, :mod:`proofcheck.io.figure_reader`; the rigorous enclosure of the
+values is :func:`lemmas.ts.balls.value_interval`).
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import product
 
 from proofcheck.kernel.numbers import approx
 
@@ -65,3 +69,12 @@ def theta_markdown(t: dict) -> str:
     return (f"||θ*||² ≈ {t['approx']} (exact rational in the JSON report: "
             f"{t['numerator_bits']}-bit numerator / {t['denominator_bits']}-bit denominator; "
             f"{t['convention']})")
+
+
+def exponent_interval(ka, ya, kb, yb, y, h) -> tuple[Fraction, Fraction]:
+    """Exact interval of ``ka + (y - ya)(kb - ka)/(yb - ya)`` over every coordinate
+    ``y, ya, yb`` moved by at most ``h`` (the function is monotone in each, so the
+    extremes are at the corners).  Raises ``ZeroDivisionError`` if the ticks coincide."""
+    vals = [ka + (y + e1 - ya - e2) * (kb - ka) / (yb + e3 - ya - e2)
+            for e1, e2, e3 in product((-h, h), repeat=3)]
+    return min(vals), max(vals)

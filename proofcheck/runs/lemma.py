@@ -1,0 +1,197 @@
+"""``lemma ID``: run every check a statement declares, certify its exact layer
+instances and take the verdict from the kernel's re-check of that certificate.
+
+Pipeline: the statement's instances (``--dataset`` or its defaults) → each
+declared check (:attr:`Statement.checks`) → the lemma certificate of the exact
+layer instances (:func:`proofcheck.io.certificate_writer.lemma_certificate`) →
+:func:`proofcheck.runs.recheck.recheck` → the verdict: the kernel's verdict on the
+instances, combined with the checks the certificate cannot carry (symbolic proofs,
+rigorous numerics, searches).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import CheckResult, Verdict, combine
+from proofcheck.runs.recheck import Recheck, recheck
+
+
+@dataclass
+class LemmaRun:
+    """The outcome of one ``lemma`` run.
+
+    ``results``: every check's results, in declaration order; ``certificate``: the
+    sealed lemma certificate (``None`` when no result has an exact layer instance);
+    ``recheck``: the kernel's re-check of it; ``verdict``: the run's verdict (see
+    the module docstring); ``instance``: what the checks ran on, in words."""
+
+    statement: object
+    reading: str | None
+    seed: int
+    instance: str
+    results: list[CheckResult] = field(default_factory=list)
+    certificate: dict | None = None
+    recheck: Recheck | None = None
+
+    @property
+    def certified(self) -> list[CheckResult]:
+        """The results the certificate carries: the exact layer instances, for a
+        statement the kernel has a lemma form for (a declared ``kernel_check``, or a
+        plugin's statement); none otherwise."""
+        if not certifiable(self.statement):
+            return []
+        return [r for r in self.results if getattr(r, "instance", None) is not None]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The kernel's verdict on the certified instances, combined with every other
+        computed check; argued steps do not count, and a run with nothing computed
+        is INCONCLUSIVE."""
+        kept = {id(r) for r in self.certified}
+        rest = [r.verdict for r in self.results if id(r) not in kept and not is_argued(r)]
+        if self.recheck is not None:
+            rest.append(self.recheck.verdict)
+        return combine(rest) if rest else Verdict.INCONCLUSIVE
+
+
+def certifiable(statement) -> bool:
+    """True when a lemma certificate of the statement's instances is one the kernel
+    reads: the kernel re-derives the statement (``kernel_check``), or it is a
+    plugin's (instances re-checked only)."""
+    return statement.kernel_check is not None or statement.source != "proofcheck"
+
+
+def check_reading(statement, reading: str | None) -> None:
+    """``--reading NAME`` must name one of the statement's readings (else exit 2)."""
+    if reading is None:
+        return
+    if not statement.readings:
+        from proofcheck.registry import load
+        raise BadInput(f"statement {statement.id} has no readings; --reading applies to "
+                       + ", ".join(s.id for s in load() if s.readings))
+    if reading not in statement.readings:
+        raise BadInput(f"unknown reading {reading!r} of {statement.id}; its readings: "
+                       f"{statement.readings[0]} (default), " + ", ".join(statement.readings[1:]))
+
+
+def run_checks(statement, dataset=None, seed: int = 0, reading: str | None = None) -> list:
+    """Every declared check of ``statement`` on ``dataset`` (``None``: its default
+    instances, built for ``seed``), results in declaration order; no certificate."""
+    from proofcheck.runs.instances import defaults
+    if not statement.implemented:
+        raise BadInput(f"statement {statement.id} ({statement.title}) is in the catalogue but "
+                       "not implemented in this version (status: planned)")
+    check_reading(statement, reading)
+    kwargs = defaults(statement, seed)
+    if dataset is not None:
+        kwargs["dataset"] = dataset
+    data = kwargs.pop("dataset", None)
+    if reading is not None:
+        kwargs["reading"] = reading
+    results = []
+    for fn in statement.check_functions():
+        results += list(fn(data, seed, **kwargs))
+    if statement.source != "proofcheck":
+        mark_argued(results)
+    return results
+
+
+def is_argued(res: CheckResult) -> bool:
+    return bool(getattr(res, "argued", False))
+
+
+def mark_argued(results) -> None:
+    """A plugin's passing result that no check of :mod:`proofcheck.api` computed is an
+    argued step (it was written by hand): marked so, it never counts as VERIFIED."""
+    from proofcheck.api import is_computed
+    for r in results:
+        if not isinstance(r, CheckResult):
+            raise TypeError(f"a check returned {type(r).__name__}, not a CheckResult")
+        if r.verdict.passed and not is_computed(r):
+            r.argued = True
+
+
+def result_lines(res: CheckResult) -> list[str]:
+    """The lines of one result; an argued step is labelled as such, not with a verdict."""
+    lines = res.lines()
+    if is_argued(res):
+        lines[0] = f"[ARGUED, not computed] {res.name}"
+    return lines
+
+
+def run_lemma(statement, dataset=None, seed: int = 0, reading: str | None = None) -> LemmaRun:
+    """:func:`run_checks`, then the certificate of the exact layer instances and the
+    kernel's re-check of it.  Raises ``BadInput`` for a statement that is not
+    implemented or an unknown reading; an exception inside a check propagates (an
+    internal error)."""
+    run = LemmaRun(statement, reading, seed, _instance_text(statement, dataset, seed),
+                   run_checks(statement, dataset, seed, reading))
+    run.certificate = certificate_of(statement, run.certified)
+    if run.certificate is not None:
+        run.recheck = recheck(run.certificate)
+    return run
+
+
+def certificate_of(statement, certified: list[CheckResult]) -> dict | None:
+    """The sealed lemma certificate of the exact layer instances (its stated verdict
+    is theirs: the checks it cannot carry are not part of it), or ``None``."""
+    from proofcheck.io.certificate_writer import lemma_certificate
+    if not certified:
+        return None
+    source = None if statement.source == "proofcheck" else statement.source
+    return lemma_certificate(statement.id, certified, combine(r.verdict for r in certified),
+                             source=source, text=statement.title,
+                             hypotheses=statement.hypotheses)
+
+
+def _instance_text(statement, given, seed: int) -> str:
+    if given is not None:
+        return f"dataset {given.name}"
+    from proofcheck.registry.instances import describe
+    names = [f"{k}: {describe(spec)}" for k, spec in statement.instances.items()]
+    names += [statement.own_instances] if statement.own_instances else []
+    what = "; ".join(names) if names else "built-in"
+    return f"{what}, seed {seed}"
+
+
+def header_lines(run: LemmaRun) -> list[str]:
+    """What ``lemma`` prints before the checks: the statement, its source,
+    hypotheses, admissibility, scope, reading and instance."""
+    st = run.statement
+    out = [f"{st.id}: {st.title}  [{st.kind}; paper: {st.paper} ({st.flag})]"]
+    if st.source != "proofcheck":
+        out.append(f"source: plugin package {st.source}")
+    out += [f"hypothesis: {h}" for h in st.hypotheses]
+    if st.readings:
+        r = run.reading or st.readings[0]
+        out.append(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
+                   + "; readings: " + ", ".join(st.readings))
+    out.append(f"scope: {st.scope}")
+    out.append(f"instance: {run.instance}")
+    return out
+
+
+def verdict_text(run: LemmaRun) -> str:
+    """The VERDICT line of a lemma run: the kernel's (with the scope of what it
+    re-derived) when the run's verdict is the kernel's, else the bare verdict (checks
+    beside the certificate decided it, or there is no certificate)."""
+    if run.recheck is not None and run.recheck.verdict == run.verdict:
+        return run.recheck.verdict_line()
+    return f"VERDICT: {run.verdict.value}"
+
+
+def recheck_lines(run: LemmaRun) -> list[str]:
+    """The kernel's re-check of the certificate, as printed after the checks."""
+    if run.recheck is None and any(getattr(r, "instance", None) is not None
+                                   for r in run.results):
+        return [f"kernel re-check: none (the kernel has no certificate form for "
+                f"{run.statement.id}; its exact layer checks above ran in the kernel's "
+                "layer check)"]
+    if run.recheck is None:
+        return ["kernel re-check: none (no exact layer instance to certify; the checks above "
+                "ran in this process)"]
+    n = len(run.certified)
+    return ([f"kernel re-check of the certificate ({n} exact layer instance"
+             f"{'s' if n != 1 else ''}, verify_certificate): {run.recheck.verdict.value}"]
+            + ["    " + x for x in run.recheck.lines])

@@ -1,0 +1,54 @@
+"""The one verdict path (issue 20, item 9): every run's verdict is the trusted
+kernel's verdict on the certificate the run writes (or would write), from
+:func:`proofcheck.kernel.verify.verify_certificate` on the in-memory certificate.
+
+Fail closed: a certificate the run itself wrote that the kernel finds malformed,
+and any exception inside the kernel, is ERROR (never a weaker check's verdict).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import Verdict
+
+
+@dataclass
+class Recheck:
+    """``verdict`` and ``lines`` of :func:`verify_certificate`, its
+    :class:`~proofcheck.kernel.verify.Outcome` (``None`` when the kernel refused or
+    failed) and its time."""
+
+    verdict: Verdict
+    lines: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    outcome: object = None
+
+    def verdict_line(self) -> str:
+        """The kernel's VERDICT line: what a pass established (its scope), or the bare
+        verdict when the kernel refused the certificate or failed."""
+        return self.outcome.verdict_line() if self.outcome is not None else \
+            f"VERDICT: {self.verdict.value}"
+
+    @property
+    def exit_code(self) -> int:
+        return self.outcome.exit_code() if self.outcome is not None else self.verdict.exit_code
+
+
+def recheck(cert: dict) -> Recheck:
+    """Re-check ``cert`` (a sealed certificate dict) with the kernel, on its default
+    route (the fast tier is loaded, so large certificates take the fast route, as
+    ``verify`` does)."""
+    import proofcheck.kernel.fast  # noqa: F401  (registers the fast route, as `verify` does)
+    from proofcheck.kernel.verify import verify_certificate
+    t0 = time.perf_counter()
+    try:
+        out = verify_certificate(cert)
+    except BadInput as e:  # the run wrote a certificate the kernel cannot read
+        return Recheck(Verdict.ERROR, [f"the kernel refuses the certificate this run wrote: {e}"],
+                       time.perf_counter() - t0)
+    except Exception as e:  # noqa: BLE001  (fail closed)
+        return Recheck(Verdict.ERROR, [f"internal error in the kernel re-check: "
+                                       f"{type(e).__name__}: {e}"], time.perf_counter() - t0)
+    return Recheck(out.verdict, list(out.lines), time.perf_counter() - t0, out)

@@ -1,0 +1,242 @@
+"""``theorem 1.6|1.8``: one pipeline for both theorems.
+
+construct and check (:func:`lemmas.afz.theorems.theorem_1_6.verify`, hardmax, exact;
+:func:`lemmas.afz.theorems.theorem_1_8.verify`, softmax, certified τ) → the sealed
+certificate of the run (in memory) → the kernel's re-check of it
+(:func:`proofcheck.runs.recheck.recheck`) → the summary lines and the run report →
+the verdict, which is the kernel's.  The command line, the report site and the
+bench all run theorems through :func:`run_theorem`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import Verdict, combine
+from proofcheck.runs.recheck import Recheck, recheck
+
+THEOREMS = {"1.6": "Theorem 1.6 (hardmax exact interpolation)",
+            "1.8": "Theorem 1.8 (softmax exact interpolation)"}
+MAX_LOCAL_WORKERS = 256  # one process each; beyond this a real cluster (--scheduler)
+
+
+@dataclass(frozen=True)
+class TheoremOptions:
+    """``backend`` (1.6: ``flint`` or ``fraction``), ``tau`` (1.8: certify this
+    temperature instead of searching), ``construction`` (a name of
+    :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`), ``simulate`` (1.8: the
+    mpmath search for tau_num), ``workers``/``scheduler`` (1.6: shard the exact check
+    over Dask), ``options`` (construction options,
+    :class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+
+    backend: str = "flint"
+    tau: Fraction | None = None
+    construction: str = "default"
+    simulate: bool | None = None
+    sim_budget: int | None = None
+    workers: int | None = None
+    scheduler: str | None = None
+    options: object = None
+
+
+@dataclass
+class Hooks:
+    """Progress callbacks (each optional): ``block(b, L)`` after each evaluated block
+    (1.6), ``shard(done, total)`` after each Dask shard, ``trajectory(b, L)`` during
+    the τ-independent pass (1.8), ``certificate(tau, verdict)`` after each softmax
+    certificate, ``simulation(tau)`` after each mpmath simulation."""
+
+    block: Callable | None = None
+    shard: Callable | None = None
+    trajectory: Callable | None = None
+    certificate: Callable | None = None
+    simulation: Callable | None = None
+
+
+@dataclass
+class TheoremRun:
+    """One theorem run: ``check`` is the construction side's ``TheoremCheck`` (1.6)
+    or ``SoftmaxCheck`` (1.8); ``certificate`` the sealed certificate of the run;
+    ``recheck`` the kernel's re-check of it; ``verdict`` the kernel's verdict."""
+
+    statement: str
+    dataset: object
+    info: dict
+    options: TheoremOptions
+    check: object
+    certificate: dict
+    recheck: Recheck
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def results(self) -> list:
+        return self.check.results
+
+    @property
+    def run_verdict(self) -> Verdict:
+        """The verdict of the run's own checks (the certificate states it)."""
+        return combine(r.verdict for r in self.results)
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.recheck.verdict
+
+    @property
+    def net(self):
+        return self.check.construction.net
+
+
+def validate(theorem: str, opts: TheoremOptions) -> None:
+    """Usage errors (``BadInput``, exit 2) before any work: options that do not apply
+    to ``theorem``, an unknown construction, a bad Dask address or worker count."""
+    from lemmas.afz.theorems.constructions import get
+    if theorem not in THEOREMS:
+        raise BadInput(f"{theorem} is not a theorem; theorems: {', '.join(THEOREMS)}")
+    if theorem == "1.6" and opts.tau is not None:
+        raise BadInput("--tau applies to theorem 1.8 (softmax) only")
+    if opts.tau is not None and opts.tau <= 0:
+        raise BadInput(f"--tau must be positive (got {opts.tau})")
+    if theorem == "1.8" and (opts.workers is not None or opts.scheduler is not None):
+        raise BadInput("--workers / --scheduler apply to theorem 1.6 (the exact check) only")
+    if theorem == "1.6" and (opts.sim_budget is not None or opts.simulate is False):
+        raise BadInput("--simulation-budget / --no-simulation apply to theorem 1.8 only")
+    if opts.sim_budget is not None and opts.sim_budget < 0:
+        raise BadInput(f"--simulation-budget must be at least 0 (got {opts.sim_budget})")
+    try:
+        get(opts.construction, theorem)
+    except KeyError as exc:
+        raise BadInput(exc.args[0]) from None
+    _validate_dask(opts)
+
+
+def _validate_dask(opts: TheoremOptions) -> None:
+    if opts.workers is None and opts.scheduler is None:
+        return
+    if opts.workers is not None and opts.workers < 1:
+        raise BadInput(f"--workers must be at least 1 (got {opts.workers})")
+    from proofcheck.distributed import dask_available, parse_scheduler
+    if not dask_available():
+        raise BadInput("--workers / --scheduler need dask: pip install -e \".[dist]\"")
+    if opts.workers is not None and opts.workers > MAX_LOCAL_WORKERS:
+        raise BadInput(f"--workers must be at most {MAX_LOCAL_WORKERS} local processes "
+                       f"(got {opts.workers}); for more, start a cluster and pass --scheduler")
+    if opts.scheduler is not None:
+        try:
+            parse_scheduler(opts.scheduler)
+        except ValueError as exc:
+            raise BadInput(f"--scheduler: not a Dask address ({exc}); "
+                           "e.g. --scheduler tcp://host:8786") from None
+
+
+def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
+    """The lines printed when the run starts: for 1.6 the construction that runs (a
+    reconstruction, the seed's block count read as a bound), for 1.8 the temperature."""
+    if theorem == "1.6":
+        from lemmas.afz.theorems.constructions import get
+        spec = get(opts.construction, theorem)
+        return [f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
+                "count L = 2M + 2N + 1 is read as a bound", "constructing the network ..."]
+    from proofcheck.kernel.verdicts import fmt_num
+    return ["certifying tau = " + (fmt_num(opts.tau) if opts.tau is not None else
+                                   "(search: largest dyadic)")] + (
+        [] if opts.construction == "default" else
+        ["(the default construction then runs on the same data for the side-by-side table)"])
+
+
+def run_theorem(theorem: str, dataset, info: dict | None = None,
+                opts: TheoremOptions = TheoremOptions(), hooks: Hooks | None = None) -> TheoremRun:
+    """Run ``theorem`` (``"1.6"`` or ``"1.8"``) on the admissible ``dataset``; see the
+    module docstring.  Call :func:`validate` first for options from a user."""
+    hooks = hooks or Hooks()
+    check = _check_16(dataset, opts, hooks) if theorem == "1.6" else _check_18(dataset, opts, hooks)
+    t0 = time.perf_counter()
+    cert = _certificate(theorem, dataset, check, opts)
+    t_cert = time.perf_counter() - t0
+    rc = recheck(cert)
+    seconds = {**check.seconds, "certificate": t_cert, "kernel re-check": rc.seconds}
+    return TheoremRun(theorem, dataset, dict(info or {}), opts, check, cert, rc, seconds)
+
+
+def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
+    from lemmas.afz.theorems.constructions import get
+    from lemmas.afz.theorems.theorem_1_6 import verify
+    return verify(dataset, backend=opts.backend, progress=hooks.block,
+                  construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks),
+                  options=opts.options)
+
+
+def _dask_checker(opts: TheoremOptions, hooks: Hooks):
+    """The Dask-sharded exact check (:mod:`proofcheck.distributed`), or ``None``."""
+    if opts.workers is None and opts.scheduler is None:
+        return None
+    from proofcheck.distributed import check_distributed
+
+    def check(net, inputs, targets, claims, backend="flint", progress=None):
+        return check_distributed(net, inputs, targets, claims, workers=opts.workers,
+                                 scheduler=opts.scheduler, backend=backend, progress=hooks.shard)
+    return check
+
+
+def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
+    """The 1.8 run; a construction other than the default is put side by side with
+    the default one on the same data (:func:`~lemmas.afz.theorems.theorem_1_8.
+    compare_constructions`)."""
+    from lemmas.afz.theorems.theorem_1_8 import compare_constructions, verify
+    sc = verify(dataset, tau=opts.tau, progress=hooks.certificate,
+                prep_progress=hooks.trajectory, sim_progress=hooks.simulation,
+                simulate_num=opts.simulate is not False, sim_budget=opts.sim_budget,
+                construction=opts.construction, options=opts.options)
+    if sc.construction_name != "default":
+        sc.comparison = compare_constructions(dataset, sc)
+    return sc
+
+
+def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
+    """The sealed certificate of the run; it states the run's own verdict."""
+    from proofcheck.io.certificate_writer import theorem_certificate
+    v = combine(r.verdict for r in check.results)
+    net = check.construction.net
+    if theorem == "1.6":
+        from lemmas.afz.theorems.constructions import certified_constants
+        return theorem_certificate("1.6", dataset, net, v,
+                                   constants=certified_constants(check.constants))
+    tau = check.tau_cert if check.tau_cert is not None else (
+        opts.tau if opts.tau is not None else check.certificate.tau)
+    from lemmas.afz.theorems.constructions import certified_constants
+    return theorem_certificate("1.8", dataset, net, v, tau=tau, bounds=check.certificate,
+                               constants=certified_constants(check.constants))
+
+
+def report_of(run: TheoremRun) -> dict:
+    """The JSON run report (``proofcheck-report/1``) with the kernel's verdict, the
+    run's own verdict and the re-check's lines."""
+    from proofcheck.reporting.run_report import softmax_report, theorem_report
+    if run.statement == "1.6":
+        rep = theorem_report("1.6", run.dataset, run.check, run.verdict, extra=run.info)
+    else:
+        rep = softmax_report(run.dataset, run.check, run.verdict, extra=run.info,
+                             tau_given=run.options.tau)
+    rep["kernel_recheck"] = {"verdict": run.recheck.verdict.value,
+                             "run_verdict": run.run_verdict.value, "lines": run.recheck.lines}
+    rep["seconds"] = {k: round(v, 4) for k, v in run.seconds.items()}
+    return rep
+
+
+def write_report(run: TheoremRun, out) -> list:
+    """Write the run report under ``out`` (Markdown, JSON; 1.8 also its picture);
+    returns the paths written."""
+    from proofcheck.reporting.run_report import write_softmax_report, write_theorem_report
+    rep = report_of(run)
+    if run.statement == "1.6":
+        return list(write_theorem_report(out, rep))
+    return [p for p in write_softmax_report(out, rep, run.check) if p is not None]
+
+
+def recheck_lines(run: TheoremRun) -> list[str]:
+    """The kernel's re-check, as printed before the verdict."""
+    return ([f"kernel re-check of the run's certificate (verify_certificate): "
+             f"{run.verdict.value} (the run's own checks: {run.run_verdict.value})"]
+            + ["    " + x for x in run.recheck.lines])
