@@ -124,3 +124,50 @@ def test_small_decimal_exponents_still_verify():
     """The same form with ``e-3``: well inside the budget, checked and refuted (the
     stated outputs are wrong)."""
     assert verify_certificate(_exponent_ff_cert(200, 3)).verdict.name == "REFUTED"
+
+
+def _lemma41_d64(n: int) -> dict:
+    """``n`` true Lemma 4.1 instances in d = 64 (1,800 bytes each): every one forms
+    several dense 64 x 64 matrices of Python Fractions."""
+    c = committed("lemma-4.1")
+    d, u = 64, [str(k % 7 + 1) for k in range(64)]
+    inst = {"name": "x", "kind": "SA", "d": d, "verdict": "VERIFIED", "data": {"u": u},
+            "layer": {"rho": "0", "A": {"lam": "0", "left": [u], "right": [u]},
+                      "V": {"lam": "1", "left": [], "right": []}},
+            "inputs": [[["0"] * d]], "expected": [[["0"] * d]]}
+    c["instances"] = [copy.deepcopy(inst) for _ in range(n)]
+    return resealed(c)
+
+
+def test_dense_lemma_matrices_are_charged_as_fraction_work():
+    """548 such instances (1 MB) took 23 s: the dense matrices were charged like fmpq
+    steps.  Now 40 units an entry-term: 40 instances (70 KB) exceed the 2e7 budget."""
+    import time
+    t0 = time.perf_counter()
+    assert verify_certificate(_lemma41_d64(40)).verdict.name == "RESOURCE_LIMIT"
+    assert time.perf_counter() - t0 < 10
+    assert verify_certificate(_lemma41_d64(2)).verdict.name == "VERIFIED"
+
+
+def _sphere_points(n: int) -> dict:
+    """One Lemma 4.3 instance with ``n`` rational points of the unit circle in the
+    negative quadrant: its conclusion compares every pair of points."""
+    from fractions import Fraction
+    c = committed("lemma-4.3")
+    pts = []
+    for t in range(1, n + 1):
+        s = Fraction(t, n + 1)
+        pts.append([str(-(1 - s * s) / (1 + s * s)), str(-2 * s / (1 + s * s))])
+    c["instances"] = [{"name": "x", "kind": "SA", "d": 2, "verdict": "VERIFIED",
+                       "layer": {"rho": "0", "A": {"lam": "1", "left": [], "right": []},
+                                 "V": {"lam": "1", "left": [], "right": []}},
+                       "inputs": [[["-1", "0"]]], "expected": [[["-1", "0"]]],
+                       "data": {"r": "1", "points": pts}}]
+    return resealed(c)
+
+
+def test_sphere_points_pairwise_work_is_charged():
+    """6,000 points (270 KB) ran over a minute (an uncharged pairwise loop); 1,200 now
+    stop at the work budget, 10 still verify."""
+    assert verify_certificate(_sphere_points(1200)).verdict.name == "RESOURCE_LIMIT"
+    assert verify_certificate(_sphere_points(10)).verdict.name == "VERIFIED"
