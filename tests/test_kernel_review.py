@@ -171,3 +171,24 @@ def test_sphere_points_pairwise_work_is_charged():
     stop at the work budget, 10 still verify."""
     assert verify_certificate(_sphere_points(1200)).verdict.name == "RESOURCE_LIMIT"
     assert verify_certificate(_sphere_points(10)).verdict.name == "VERIFIED"
+
+
+def test_low_rank_check_of_wide_layers_is_charged():
+    """The low-rank form of A and V was decided on dense Python-Fraction matrices without
+    a charge: 22 SA layers with 32 factors in d = 64 (1 MB) took 12.5 s.  Three such
+    layers (130 KB) now exceed the 2e7 budget."""
+    import random
+    from fractions import Fraction
+    from proofcheck.kernel.dataset import Dataset, Pair
+    from test_kernel_forgeries import _theorem_cert
+    rng, d = random.Random(2), 64
+    e = [tuple(Fraction(int(i == k)) for i in range(d)) for k in range(2)]
+    ds = Dataset("wide", d, tuple(Pair((t,), (t,)) for t in e))
+
+    def fac():
+        return {"lam": "0", "left": [[str(rng.randint(-9, 9)) for _ in range(d)]
+                                     for _ in range(32)],
+                "right": [[str(rng.randint(-9, 9)) for _ in range(d)] for _ in range(32)]}
+    blocks = [{"ff": {"eta": "1", "U": [], "b": [], "W": []},
+               "sa": {"rho": "1", "A": fac(), "V": fac()}} for _ in range(3)]
+    assert verify_certificate(_theorem_cert(ds, blocks)).verdict.name == "RESOURCE_LIMIT"

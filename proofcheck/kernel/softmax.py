@@ -1,22 +1,20 @@
-"""The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F``
-and per-layer bounds (SPEC §4 "Softmax"), in one pass, with no search.  Every token i
-lies, for EVERY ``0 < tau' <= tau``, in the box ``xhat_i +- r_i`` around its exact
-HARDMAX value; the pass walks the records of the hardmax trajectory with the radii:
+"""The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F`` and per-layer
+bounds (SPEC §4 "Softmax"), in one pass, with no search.  Every token i lies, for EVERY ``0 < tau'
+<= tau``, in the box ``xhat_i +- r_i`` around its exact HARDMAX value; the pass walks the records
+of the hardmax trajectory with the radii:
 
-* SA: with ``R`` the largest radius since the last SA layer a score moves by at most
-  ``E(R)`` (:func:`score_error`); stated ``0 < min_gap <= Ghat - 2 E(R)``, ``max_eps >=
-  min(1, (n-1) e^{-gap/tau})`` (:func:`exp_upper`), ``radius >= |rho| R + |V| (R +
-  eps (S + 2R))`` (the attended mean is within ``R + eps (S + 2R)`` of ``xhat_c``),
-  which becomes every token's radius;
-* FF: on a box where no ReLU argument changes sign the layer is ``x -> J x + c``, the
-  radius becomes ``|J| r``; across a kink see :meth:`DenseFF.propagate`; the stated
-  ``radius`` must be at least the largest.
+* SA: with ``R`` the largest radius since the last SA layer a score moves by at most ``E(R)``
+  (:func:`score_error`); stated ``0 < min_gap <= Ghat - 2 E(R)``, ``max_eps >= min(1, (n-1)
+  e^{-gap/tau})`` (:func:`exp_upper`), ``radius >= |rho| R + |V| (R + eps (S + 2R))`` (the attended
+  mean is within ``R + eps (S + 2R)`` of ``xhat_c``), which becomes every token's radius;
+* FF: on a box where no ReLU argument changes sign the layer is ``x -> J x + c``, the radius
+  becomes ``|J| r``; across a kink see :meth:`DenseFF.propagate`; the stated ``radius`` must be at
+  least the largest.
 
-Every step is monotone in eps and the radii and ``e^{-gap/tau}`` grows with tau, so
-the certificate covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0
-and the final tokens equal to the targets as sets.  A stated bound that does not
-follow is INCONCLUSIVE with both values; ``hints=None`` derives them (the certifier).
-"""
+Every step is monotone in eps and the radii and ``e^{-gap/tau}`` grows with tau, so the certificate
+covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0 and the final tokens equal to
+the targets as sets.  A stated bound that does not follow is INCONCLUSIVE with both values;
+``hints=None`` derives them (the certifier)."""
 from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
