@@ -1,5 +1,6 @@
-"""Forged certificates found by review: each must be refused (exit 2) or fail, never
-VERIFIED; every forgery is a committed certificate with one field changed and resealed."""
+"""Forged and oversized certificates the kernel must refuse (exit 2) or stop on (RESOURCE-LIMIT),
+never VERIFIED: committed certificates with one field changed and resealed, short stated radii,
+plugin ids that look like catalogue ids, and small files whose values or checks blow up."""
 from __future__ import annotations
 
 import copy
@@ -14,6 +15,10 @@ from proofcheck.kernel.verify import verify_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 CERTS = ROOT / "reports" / "certificates"
+
+
+PLUGIN_CLAIM = {"statement": "x.big", "source": "plugin:someone", "text": "t",
+                "hypotheses": ["none"], "scope": "instances"}
 
 
 def committed(name: str) -> dict:
@@ -55,50 +60,6 @@ def test_plugin_ids_glued_to_a_prefix_or_without_separators_pose_as_catalogue(si
     assert e.value.path == "$.claim.statement"
 
 
-def _big_value_sa_cert(n: int) -> dict:
-    """A 43 KB plugin SA instance: one sequence of ``n`` tokens of ~33,000-bit values
-    (``k e-9999``), ``A = V = I``: n^2 dense scores of ~66,000 bits each."""
-    from test_kernel_forgeries import fac, lemma_cert, sa
-    claim = {"statement": "x.big", "source": "plugin:someone", "text": "t",
-             "hypotheses": ["none"], "scope": "instances"}
-    c = lemma_cert("x.big", "SA", sa(1, fac(1), fac(1)), [[(0, 0)]], [[(0, 0)]], claim=claim)
-    inst = c["instances"][0]
-    inst["inputs"] = [[[f"{k}e-9999", f"{k * k + 1}e-9998"] for k in range(1, n + 1)]]
-    inst["expected"] = [[["0", "0"]] * n]
-    return resealed(c)
-
-
-def test_dense_scores_of_huge_values_stop_at_the_work_budget(tmp_path):
-    """The score work was charged by count only: this 43 KB certificate ran 111 s in
-    16 GB before REFUTED.  Run under a 1.5 GB address-space limit: RESOURCE-LIMIT, not a
-    MemoryError (ERROR) or a timeout."""
-    import subprocess
-    import sys
-    path = tmp_path / "big.json"
-    path.write_text(json.dumps(_big_value_sa_cert(1000)), encoding="utf-8")
-    assert path.stat().st_size < 1 << 20
-    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)); "
-            "from proofcheck.kernel.verify import verify_file; "
-            "print(verify_file(sys.argv[1]).verdict.name)")
-    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
-                       timeout=60, cwd=ROOT)
-    assert r.stdout.strip() == "RESOURCE_LIMIT", r.stderr[-500:]
-
-
-def _exponent_ff_cert(n: int, exponent: int) -> dict:
-    """A plugin FF instance on ``n`` one-token sequences whose coordinates are
-    ``k e-<exponent>``: 7 characters each, ~3.3 x exponent bits each."""
-    from test_kernel_forgeries import ff, lemma_cert
-    claim = {"statement": "x.big", "source": "plugin:someone", "text": "t",
-             "hypotheses": ["none"], "scope": "instances"}
-    layer = ff("1/3", [("1/7", "2/11")] * 4, ["1/13"] * 4, [("3/17", "5/19")] * 4)
-    c = lemma_cert("x.big", "FF", layer, [[(0, 0)]], [[(0, 0)]], claim=claim)
-    inst = c["instances"][0]
-    inst["inputs"] = [[[f"{k}e-{exponent}", f"{k + 7}e-{exponent - 1}"]] for k in range(1, n + 1)]
-    inst["expected"] = [[["0", "0"]]] * n
-    return resealed(c)
-
-
 def _verdict_under_memory_limit(cert: dict, tmp_path) -> str:
     import subprocess
     import sys
@@ -111,6 +72,38 @@ def _verdict_under_memory_limit(cert: dict, tmp_path) -> str:
     r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                        timeout=60, cwd=ROOT)
     return r.stdout.strip()
+
+
+def _big_value_sa_cert(n: int) -> dict:
+    """A 43 KB plugin SA instance: one sequence of ``n`` tokens of ~33,000-bit values
+    (``k e-9999``), ``A = V = I``: n^2 dense scores of ~66,000 bits each."""
+    from test_kernel_forgeries import fac, lemma_cert, sa
+    claim = PLUGIN_CLAIM
+    c = lemma_cert("x.big", "SA", sa(1, fac(1), fac(1)), [[(0, 0)]], [[(0, 0)]], claim=claim)
+    inst = c["instances"][0]
+    inst["inputs"] = [[[f"{k}e-9999", f"{k * k + 1}e-9998"] for k in range(1, n + 1)]]
+    inst["expected"] = [[["0", "0"]] * n]
+    return resealed(c)
+
+
+def test_dense_scores_of_huge_values_stop_at_the_work_budget(tmp_path):
+    """The score work was charged by count only: this 43 KB certificate ran 111 s in
+    16 GB before REFUTED.  Under a 1.5 GB address-space limit: RESOURCE-LIMIT, not a
+    MemoryError (ERROR) or a timeout."""
+    assert _verdict_under_memory_limit(_big_value_sa_cert(1000), tmp_path) == "RESOURCE_LIMIT"
+
+
+def _exponent_ff_cert(n: int, exponent: int) -> dict:
+    """A plugin FF instance on ``n`` one-token sequences whose coordinates are
+    ``k e-<exponent>``: 7 characters each, ~3.3 x exponent bits each."""
+    from test_kernel_forgeries import ff, lemma_cert
+    claim = PLUGIN_CLAIM
+    layer = ff("1/3", [("1/7", "2/11")] * 4, ["1/13"] * 4, [("3/17", "5/19")] * 4)
+    c = lemma_cert("x.big", "FF", layer, [[(0, 0)]], [[(0, 0)]], claim=claim)
+    inst = c["instances"][0]
+    inst["inputs"] = [[[f"{k}e-{exponent}", f"{k + 7}e-{exponent - 1}"]] for k in range(1, n + 1)]
+    inst["expected"] = [[["0", "0"]]] * n
+    return resealed(c)
 
 
 def test_decimal_exponents_are_charged_to_the_work_budget(tmp_path):
