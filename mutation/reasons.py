@@ -15,6 +15,46 @@ VALID = "valid variant: "
 UNCAUGHT = "not caught: "
 
 RULES = [
+    ("bounded assembly", "construct", r"one = all\(-len\(y\) == 1|one = all\(len\(y\) != 1",
+     VALID + "the general path (the default phases L, C, I) also when every pair has one "
+     "target: a correct, longer network"),
+    ("bounded assembly", "construct", r"rest\.hats\[0\]\[",
+     UNCAUGHT + "a display string of the report (the flag lifts' direction) reads the wrong "
+     "entry; no check reads the text (the network is unchanged)"),
+    ("bounded assembly", "lexicographic_u", r"mult = \(lay\.z\[lay\.content\[0\]\]\) \* "
+     r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] \+ 0$",
+     VALID + "another radix of the mixed-radix direction u (a larger one, or cmax, which still "
+     "exceeds the content range cmax - 1 as contents are >= 1): the radix conclusion checks "
+     "every weight above the largest difference the lower coordinates make"),
+    ("bounded separation", "choose_signature", r"spread = max\(key\) - -|best\.classes > [2-9]",
+     VALID + "another signature candidate (or none) within the budget: a different, still "
+     "correct separation (the largest signature <= 4N and R <= N - 1 are checked)"),
+    ("bounded separation", "plan_layout", r"content\[0\], units|content\[ -1\], units",
+     VALID + "another content coordinate signs the attention scores (every content coordinate "
+     "is >= 1 after the layout, checked)"),
+    ("bounded separation", "plan_layout", r"span\[i\] = max\(q\[i\] for q in cur\) \+ 0",
+     UNCAUGHT + "a fold scale one short (x_i + S x_j with S = max x_i): two points collide only "
+     "when one sits at the coordinate's maximum and another at its minimum one row up, which "
+     "no instance has"),
+    ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
+     VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
+     "general path): the sphere leaders' geometry holds for every r > 0"),
+    ("leaders", "place_leaders", r"spacing=Fraction\(\s*[2-9]\)|margin=Fraction\(\s*[2-9]\)",
+     VALID + "another default region-P margin or spacing of place_leaders (used by the bounded "
+     "construction's general path; the default construction passes its own): the leaders' "
+     "geometry holds for every margin >= 1 and spacing > 0, and the region-P check t_j > beta "
+     "passes"),
+    ("top-collapse", "ellipsoid_points", r"for n in range\(\s*[2-9], 1 << 20\)",
+     VALID + "the ellipsoid's candidates eps_0 / n start one later than the docstring's n = 1: "
+     "other points of the same level set, each checked on it and in the open negative orthant"),
+    ("bounded separation", "_rounds", r"pairs\[\(q, s\)\] -= 0",
+     VALID + "the positions index keeps positions no token holds any more: every isolating "
+     "direction is chosen against a superset of the real positions (checked exactly), which "
+     "is still correct"),
+    ("bounded separation", "plan_layout", r"span\[content\[0\]\] \+ 0",
+     UNCAUGHT + "for d = 2 the signature stacking step S_z drops by one; it still exceeds the "
+     "content coordinate's range after the layout on every instance (checked by the layout "
+     "conclusion), and would fold two classes onto each other only where that range reaches S_z"),
     ("sphere", "iter_negative_orthant_points", r"eps = Fraction|a = Fraction",
      VALID + "other sphere points: |v| < 1 and v < 0 still hold for every count and d, so "
      "the points are distinct, on the sphere and in the open negative orthant (checked at "
@@ -125,7 +165,7 @@ RULES = [
     ("bounded separation", "plan_layout", r"span = ",
      UNCAUGHT + "a coordinate's span read from the neighbouring coordinate; the layout is "
      "wrong only where that coordinate's range is larger, which no instance run has"),
-    ("bounded assembly", "construct", r"one = all\(len\(y\) == 0",
+    ("bounded assembly", "construct", r"one = all\(len\(y\) == -?[0-9]",
      VALID + "the general path (the default phases L, C, I) also when every pair has one "
      "target: a correct, longer network"),
     ("bounded separation", "_rounds", r"free \+= [2-9]",
@@ -137,7 +177,9 @@ RULES = [
      "signature tag, still correct"),
     ("bounded separation", "plan_layout", r"cur = ",
      UNCAUGHT + "fold offsets read from the neighbouring coordinate; wrong only where the two "
-     "coordinates' minima differ enough to fold a point onto another, which no instance has"),
+     "coordinates' minima differ enough to fold a point onto another: the instance found that "
+     "does (random_dataset(2002, d=3, N=4, max_n=4, style='overlap')) also refutes the unmutated "
+     "bounded construction (block 4, the first flag lift), so it is not an edge instance yet"),
     ("flag collapse", "_snaps", r"\) / [3-9]$",
      VALID + "a smaller snap half-width (any delta <= gap / 2 keeps the support clear)"),
     ("flag collapse", "_snaps", r"y\[\s*-1\]|all\(v != 0",

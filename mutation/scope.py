@@ -22,7 +22,7 @@ _LAYER_CHECK_CODE = ("run", "run_plateau", "symbolic", "_symbolic", "symbolic_ta
                      "search_bound_check", "rejection_check", "_hat_instance",
                      "_plateau_instance", "tight_direction_sets", "direction_search_check",
                      "search_instances", "search_sweep_check", "rejections_check", "last_fails_sets",
-                     "least_k")
+                     "_stated_parameter", "least_k")
 
 # name -> (file, functions that are check code); the table's module names
 MODULES = {
@@ -71,11 +71,14 @@ CHECKS = {
     "scalars": [["lemma", "3.1"], ["lemma", "3.2"], ["lemma", "3.2p"], ["lemma", "3.3"]] + _THEOREM,
     "clustering/tag": [["lemma", "4.1"], ["lemma", "separation"]] + _THEOREM,
     "corner": [["lemma", "4.2"], ["lemma", "collapse"]],
-    "sphere": [["lemma", "4.3"], ["lemma", "leaders"], ["lemma", "collapse"]] + _THEOREM,
-    "collapse": [["lemma", "collapse"]] + _PHASE_CASES("collapse") + _THEOREM,
+    # the bounded construction's general path uses the default phases L, C, I too
+    "sphere": [["lemma", "4.3"], ["lemma", "leaders"], ["lemma", "collapse"]] + _THEOREM
+    + _BOUNDED,
+    "collapse": [["lemma", "collapse"]] + _PHASE_CASES("collapse") + _THEOREM + _BOUNDED,
     "separation": [["lemma", "separation"]] + _PHASE_CASES("separation") + _THEOREM,
-    "leaders": [["lemma", "leaders"]] + _PHASE_CASES("leaders") + _THEOREM,
-    "interpolation": [["lemma", "interpolation"]] + _PHASE_CASES("interpolation") + _THEOREM,
+    "leaders": [["lemma", "leaders"]] + _PHASE_CASES("leaders") + _THEOREM + _BOUNDED,
+    "interpolation": [["lemma", "interpolation"]] + _PHASE_CASES("interpolation") + _THEOREM
+    + _BOUNDED,
     "assembly": [["lemma", "1.6"], ["lemma", "separation"], ["lemma", "leaders"],
                  ["lemma", "collapse"], ["lemma", "interpolation"]] + _THEOREM,
     "peel": _PEEL,

@@ -76,9 +76,32 @@ def tight() -> Dataset:
     return Dataset("edge-tight", 5, pairs)
 
 
+def two_token_top() -> Dataset:
+    """A two-token sequence whose top is nearest its other token (gap 1 after the
+    separation) next to longer sequences with wider gaps: the smallest gap below a
+    top, which bounds the peel collapse's mu, comes from the short sequence."""
+    rows = [([(1, 1), (1, 2)], [(1, 0), (0, 1)]), ([(4, 1), (1, 4), (6, 6)], [(2, 0)]),
+            ([(9, 9), (2, 3)], [(3, 3)])]
+    return Dataset("edge-two-token-top", 2, _pairs(rows))
+
+
+def leader_neighbour() -> Dataset:
+    """Shared points in several orders (found by a seeded search): after the
+    separation the first token of a later sequence has a region-P leader placed
+    before it as its nearest projection, so that leader's recorded projection
+    decides the later hat's width."""
+    F = Fraction
+    a, b, c = (F(-1, 2), 3), (2, -1), (F(-1, 3), 0)
+    rows = [([a, b, c], [(-1, -1)]), ([(-3, F(-4, 3)), b], [(0, -2), (0, 2)]),
+            ([c, a, b, (0, -1)], [(0, F(-5, 3)), (F(-1, 2), 3)]),
+            ([b, (0, F(-5, 3))], [(3, F(-5, 2)), (-3, F(-2, 3))])]
+    return Dataset("edge-leader-neighbour", 2, _pairs(rows))
+
+
 def edge_datasets() -> list[Dataset]:
-    """The edge datasets above (d = 2, 2, 3, 4, 5)."""
-    return [common_top(), ties(), both_sides(), negative(), tight()]
+    """The edge datasets above (d = 2, 2, 3, 4, 5, 2, 2)."""
+    return [common_top(), ties(), both_sides(), negative(), tight(), two_token_top(),
+            leader_neighbour()]
 
 
 def single_target(ds: Dataset) -> Dataset:

@@ -201,10 +201,21 @@ def _instance(d, ss, seed):
     return out
 
 
+def _stated_parameter(p, r, d: int) -> bool:
+    """``p`` is the stereographic image (radius ``r``) of ``v = (-a, -eps, ..., -eps)``
+    with ``a`` in (1/8, 7/8) and ``eps = 1/(2d)``, as :func:`negative_orthant_points`
+    states (``v = p[:-1] / (r - p[-1])``, the inverse of :func:`sphere_point`)."""
+    if r - p[-1] == 0:
+        return False
+    v = [x / (r - p[-1]) for x in p[:-1]]
+    return Fraction(-7, 8) < v[0] < Fraction(-1, 8) and all(x == Fraction(-1, 2 * d) for x in v[1:])
+
+
 def many_points_check():
     """``negative_orthant_points`` at large counts (the parameters approach the ends
     of their ranges): 100 points in d = 2, 4, 7, each exactly on the sphere, in the
-    open negative orthant, pairwise distinct; and d = 1 is rejected clearly."""
+    open negative orthant, the image of the stated parameter (``a`` in (1/8, 7/8),
+    ``eps = 1/(2d)``), pairwise distinct; and d = 1 is rejected clearly."""
     from proofcheck.kernel.verdicts import CheckResult, Verdict, Witness
     r = Fraction(7, 2)
     for d in (2, 4, 7):
@@ -214,6 +225,14 @@ def many_points_check():
                 return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], Witness(
                     f"point off the sphere or outside the open negative orthant (d = {d})",
                     token=k, got=p))
+        bad = next((k for k, p in enumerate(pts) if not _stated_parameter(p, r, d)), None)
+        if bad is not None:
+            w = Witness(f"point is not the stereographic image of (-a, -eps, ..., -eps) with "
+                        f"a in (1/8, 7/8), eps = 1/(2d) (d = {d})", token=bad,
+                        expected=f"eps = {Fraction(1, 2 * d)}",
+                        got=tuple(x / (r - pts[bad][-1]) for x in pts[bad][:-1]),
+                        code="sphere-parameter")
+            return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], w)
         if len(pts) != 100 or len(set(pts)) != 100:
             return CheckResult("4.3 points at count 100", Verdict.REFUTED, [], Witness(
                 f"wrong number of distinct points (d = {d})", expected=100, got=len(set(pts))))
@@ -226,4 +245,4 @@ def many_points_check():
         return CheckResult("4.3 points: d = 1 rejected", Verdict.REFUTED, [],
                            Witness("d = 1 not rejected with a clear error", expected=want, got=got))
     return CheckResult("4.3 points at count 100 on these 3 instances (d = 2, 4, 7): on the sphere, in the open negative "
-                       "orthant, distinct; d = 1 rejected", Verdict.VERIFIED, [])
+                       "orthant, images of the stated parameter, distinct; d = 1 rejected", Verdict.VERIFIED, [])

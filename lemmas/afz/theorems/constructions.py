@@ -27,7 +27,9 @@ class ConstructionSpec:
     constants)``, the construction's own exact constant checks (L against its block
     formula and the theorem's budget, width, P); ``notes``: ``(construction,
     certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
-    default's own note).
+    default's own note); ``conclusions``: ``(construction, inputs, targets, d) ->
+    checks``, the construction's stated conclusions checked on the network it built
+    for the dataset (None: none beyond its claims and constants).
     """
 
     name: str
@@ -37,6 +39,7 @@ class ConstructionSpec:
     build: Callable
     constant_checks: Callable
     notes: Callable | None = None
+    conclusions: Callable | None = None
 
 
 def _default_build(inputs, targets, d, **options):
@@ -84,6 +87,16 @@ def _bounded_constants(net, d, N, M, info):
     return constant_checks(net, d, N, M, info)
 
 
+def _peel_conclusions(c, inputs, targets, d):
+    from lemmas.afz.theorems.conclusions import peel_conclusions
+    return peel_conclusions(c, inputs, targets, d)
+
+
+def _bounded_conclusions(c, inputs, targets, d):
+    from lemmas.afz.theorems.conclusions import bounded_conclusions
+    return bounded_conclusions(c, inputs, targets, d)
+
+
 DEFAULT = "default"
 
 CONSTRUCTIONS: dict[str, ConstructionSpec] = {
@@ -96,7 +109,7 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "peel", ("1.6",), "R + 1 + (M - N) + ceil(M/4)",
         "proofcheck's own: each sequence's top is its first leader (collapse with "
         "A = mu I + u u^T), M - N extra leaders moved, four targets placed per FF",
-        _peel_build, _peel_constants),
+        _peel_build, _peel_constants, conclusions=_peel_conclusions),
     "seed": ConstructionSpec(
         "seed", ("1.8",), "2M + R + 1 + ceil(M/2)",
         "the seed's Theorem 1.8 mechanism, reconstructed: after the softmax collapse, "
@@ -107,7 +120,7 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "bounded", ("1.6",), "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1",
         "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
         "one flag lift per pair, a flag collapse, snaps only for targets off the e_1 ray",
-        _bounded_build, _bounded_constants),
+        _bounded_build, _bounded_constants, conclusions=_bounded_conclusions),
 }
 
 

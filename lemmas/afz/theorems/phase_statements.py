@@ -139,10 +139,79 @@ def separation_conclusion(c, outs, ds) -> CheckResult:
                         f"tag factors lambda = {[str(x) for x in c.info['lambdas']]}"])
 
 
+TAG_CANDIDATES = (1, 2, 3, 5, 8, 13)  # phase S tries these tag factors first (then its fallback)
+
+
+def _probe_margin(blk, b, u, state):
+    """None, or the witness that block ``b``'s probe hat (read along u) is not
+    centred on a projection of ``state`` within half the distance to the nearest
+    other projection."""
+    from proofcheck.kernel.lemma_checks.profile import Profile
+    k = sorted(Profile.along(blk.ff, u).kinks())
+    centre, half = (k[0] + k[-1]) / 2, (k[-1] - k[0]) / 2
+    proj = {dot(u, x) for s in state for x in s}
+    others = [abs(p - centre) for p in proj if p != centre]
+    if centre in proj and (not others or half <= min(others) / 2):
+        return None
+    w = Witness("the probe hat is not centred on a projection within half the distance to "
+                "the nearest other", block=b, sublayer="FF",
+                expected=f"centre a projection, half-width <= {min(others, default=0) / 2}",
+                got=(centre, half), code="probe-margin")
+    return w
+
+
+def _tag_rule(blk, b, u, state):
+    """None, or the witness that block ``b``'s tag factor lambda (read from its
+    layer) is not a positive integer with every smaller candidate of
+    :data:`TAG_CANDIDATES` breaking injectivity: the values ``<u, x> + lam <u, T>``
+    must be distinct over the distinct pairs (point x, its sequence's top T)."""
+    lam = blk.sa.V.lam
+    pairs = {(x, max(s, key=lambda z: dot(u, z))) for s in state for x in s}
+
+    def injective(lm):
+        return len({dot(u, x) + lm * dot(u, t) for x, t in pairs}) == len(pairs)
+    smaller = [k for k in TAG_CANDIDATES if k < lam and injective(k)]
+    if Fraction(lam).denominator == 1 and lam >= 1 and not smaller:
+        return None
+    w = Witness("the tag factor is not the smallest candidate keeping <u, .> injective",
+                block=b, sublayer="SA", expected=smaller[:1] or "a positive integer", got=lam,
+                code="tag-rule")
+    return w
+
+
+def phase_s_rules_check(c, ds) -> list[CheckResult]:
+    """Phase S's stated choices on its layers, block by block: every round's probe
+    hat (blocks 2..R+1, along u) centred on a token's projection, its support within
+    half the distance to the nearest other projection (``nearest``: the smallest
+    distance, ``d2`` half of it, so the hat moves one point); every tag factor the
+    smallest candidate keeping ``<u, .>`` injective (``tag``)."""
+    from proofcheck.kernel.layercheck import evaluate_layer
+    u = tuple(c.info["u"])
+    state = [list(p.inputs) for p in ds.pairs]
+    found = {"probe": None, "tag": None}
+    for b in range(1, c.phases["S"][1] + 1):
+        blk = c.net.blocks[b - 1]
+        if b >= 2 and found["probe"] is None:
+            found["probe"] = _probe_margin(blk, b, u, state)
+        state = evaluate_layer(blk.ff, state)
+        if found["tag"] is None:
+            found["tag"] = _tag_rule(blk, b, u, state)
+        state = evaluate_layer(blk.sa, state)
+    names = {"probe": "separation: every probe hat within half the distance to the nearest "
+                      "other projection",
+             "tag": "separation: every tag factor the smallest candidate keeping <u, .> injective"}
+    return [CheckResult(names[k], Verdict.VERIFIED if w is None else Verdict.REFUTED,
+                        [f"{c.phases['S'][1]} blocks"] if w is None else [], w)
+            for k, w in found.items()]
+
+
 def run_separation(dataset=None, seed: int = 0):
-    """``lemma separation``: blocks 1..R+1 and :func:`separation_conclusion`."""
+    """``lemma separation``: blocks 1..R+1, :func:`separation_conclusion` and
+    :func:`phase_s_rules_check`."""
+    def post(c, outs, ds):
+        return [separation_conclusion(c, outs, ds)] + phase_s_rules_check(c, ds)
     return _phase_scoped("separation", lambda ds: _run_prefix(
-        "separation", ds, lambda c: c.phases["S"][1], False, separation_conclusion), dataset)
+        "separation", ds, lambda c: c.phases["S"][1], False, post), dataset)
 
 
 # --------------------------------------------------------------------------- leaders
@@ -279,6 +348,18 @@ def snap_plateaus_check(c, ds) -> CheckResult:
                                                 f"{min(c.info['snap_deltas'])}"])
 
 
+def snap_delta_check(c, ds) -> CheckResult:
+    """The stated half-width rule of phase I (:mod:`lemmas.afz.phases.interpolation`):
+    snap l is centred on kappa_l with ``delta_l`` exactly 1/4 of the distance to the
+    nearest other kappa or target first coordinate, read from its layer."""
+    from lemmas.afz.theorems.conclusions import snap_rule_check
+    kappas = list(c.info["kappas"])
+    first = c.phases["I"][0]
+    return snap_rule_check("interpolation: every snap's half-width is 1/4 of the nearest gap",
+                           c.net, range(first, first + len(kappas)), kappas,
+                           {y[0] for p in ds.pairs for y in p.outputs})
+
+
 def run_interpolation(dataset=None, seed: int = 0):
     """``lemma interpolation``: the whole network (every output set equals its
     target set) and :func:`snap_plateaus_check`."""
@@ -288,7 +369,8 @@ def run_interpolation(dataset=None, seed: int = 0):
             return [failed]
         ds, inputs, targets = _instance(ds)
         nc = check_network(c.net, inputs, targets, c.claims)
-        return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds)]
+        return nc.results + [phase_spans_check(c), snap_plateaus_check(c, ds),
+                             snap_delta_check(c, ds)]
     return _phase_scoped("interpolation", check, dataset)
 
 

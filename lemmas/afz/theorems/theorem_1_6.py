@@ -225,6 +225,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
         checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
                                                       c.info)
     checks.append(phase_spans_check(c))
+    if construction is not None and construction.conclusions is not None:
+        checks += construction.conclusions(c, inputs, targets, dataset.d)
     consts.setdefault("construction", construction.name if construction else "default")
     consts.setdefault("block_formula", construction.blocks if construction else "2M + R + 1")
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
