@@ -110,10 +110,11 @@ def sa_rows(sa: SA, X, spans, rule=HARDMAX):
     out = X * q(sa.rho)
     if not spans:
         return out
+    b = max(map(bits, X.entries()), default=0)  # scores cost with the values' size
     for A, V in sa.heads:
         parts = []
         for lo, hi in spans:
-            charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
+            charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)", b)
             parts.append(attend(A, rows(X, lo, hi), rule, sa.causal))
         out += apply_factored(V, fmpq_mat(X.nrows(), d, [x for p in parts for x in p.entries()]))
     return out

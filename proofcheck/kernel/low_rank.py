@@ -11,6 +11,7 @@ every theorem certificate (:func:`check`) and by the statement."""
 from flint import fmpq_mat
 
 from proofcheck.kernel.evaluate import q
+from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import Factored, Transformer
 
 BOUND = 1
@@ -38,6 +39,7 @@ def low_rank_part(m: Factored, d: int) -> int:
              if any(x != 0 for x in a) and any(x != 0 for x in b)]
     if len(terms) <= 1 and d >= 2:
         return len(terms)
+    charge(40 * d * d * (len(terms) + 1), "a dense SA matrix of the low-rank check (Fractions)")
     B = m.dense(d)
     if d <= 2:
         if d == 1 or (B[0][1] == B[1][0] == 0 and B[0][0] == B[1][1]):

@@ -12,6 +12,7 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.limits import charge
 
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000
@@ -56,7 +57,8 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
             if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
                 raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
                                f"in absolute value ({short})", path)
-            e = int(exp)
+            e = int(exp)  # "1e-9999": 33,000 bits from 7 characters, charged to the check
+            charge(abs(e) * 3322 // 1000, "the value of a decimal exponent")
         mant = digits_to_int((ipart + fpart) or "0")
         if sign == "-":
             mant = -mant

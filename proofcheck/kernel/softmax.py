@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import (PlainBackend, allowed, apply_factored, f2q,
+from proofcheck.kernel.evaluate import (PlainBackend, allowed, apply_factored, bits, f2q,
                                         interpolation_witness, q, rows)
 from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, direction
 from proofcheck.kernel.limits import charge
@@ -217,7 +217,7 @@ def sequence_stats(A: Factored, Xs, causal: bool = False):
     2``) over the keys each token may see, or ``(None, token, (c1, c2))`` when a
     token's top score is attained twice."""
     n = Xs.nrows()
-    charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)")
+    charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)", max(map(bits, Xs.entries())))
     S = (apply_factored(A, Xs) * Xs.transpose()).entries()
     best = None
     for i in range(1 if causal else 0, n):

@@ -40,7 +40,7 @@ def param_formula(d: int, M: int, R: int) -> int:
     return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 
-_PREFIX = re.compile(r"^(lemma|theorem|proposition|prop|thm|lem|statement)\b[\s.:#-]*")
+_PREFIX = re.compile(r"^(lemma|theorem|proposition|prop|thm|lem|statement)[\s._:#-]*")
 
 
 def normalise_id(s: str) -> str:
@@ -54,12 +54,15 @@ def normalise_id(s: str) -> str:
 
 _KNOWN = {normalise_id(k): v for k, v in [(i, i) for i in CATALOGUE_IDS] + list(ALIASES.items())}
 
+_SEP = re.compile(r"[\s._:#-]")  # dropped: "1.8.collapse", "lowrank", "C1" read as the ids
+_SQUASHED = {_SEP.sub("", k): v for k, v in _KNOWN.items()}
+
 
 def poses_as(sid: str) -> str | None:
     """The catalogue id that ``sid`` equals or aliases after :func:`normalise_id`
-    (also with ``-``/``_``/space read alike), else ``None``."""
+    (also with ``-``/``_``/space read alike, or with every separator dropped), else ``None``."""
     n = normalise_id(sid)
     for cand in (n, n.replace("_", "-").replace(" ", "-"), n.replace(" ", "")):
         if cand in _KNOWN:
             return _KNOWN[cand]
-    return None
+    return _SQUASHED.get(_SEP.sub("", n))

@@ -120,15 +120,13 @@ def _dataset(cert):
         raise BadInput(f"the claim names the dataset {escape(claim['dataset']['name'])!r} but "
                        f"the embedded dataset is {escape(ds.name)!r}", "$.claim.dataset.name")
     if claim.get("d", ds.d) != ds.d:
-        raise BadInput(f"the claim states d = {claim['d']}, the dataset is in d = {ds.d}",
-                       "$.claim.d")
+        raise BadInput(f"claimed d = {claim['d']}, but the dataset is in d = {ds.d}", "$.claim.d")
     return ds
 
 
 def check(cert, route: str):
     """``(verdict, lines, route label)`` of a theorem certificate."""
-    claim, sem = cert["claim"], cert["semantics"]
-    st = claim["statement"]
+    claim, sem, st = cert["claim"], cert["semantics"], cert["claim"]["statement"]
     if sem["attention"] != BUDGETS[st][2]:
         raise BadInput(f"Theorem {st} is about {BUDGETS[st][2]} attention, the "
                        f"certificate's semantics are {sem['attention']}", "$.semantics.attention")
@@ -211,13 +209,15 @@ def stated_bounds(cert):
     """``(F, [(block, sublayer, hint, path)])``.  /2: ``{"exp_floor_bits", "layers"}``,
     one per non-identity sub-layer.  /1: the SA layers' ``min_gap``, ``max_eps`` (radii
     derived) and the finest floor the eps used.  None: derived, floor ``2^-256``."""
-    b, out = cert.get("bounds") or [], []
+    b, out, d = cert.get("bounds") or [], [], cert["network"]["d"]
     if isinstance(b, dict):
         F = b["exp_floor_bits"]
         if not 1 <= F <= MAX_FLOOR_BITS:
             raise BadInput(f"exp_floor_bits must be 1..{MAX_FLOOR_BITS}", "$.bounds.exp_floor_bits")
         for k, h in enumerate(b["layers"]):
-            p = f"$.bounds.layers[{k}]"
+            p, n = f"$.bounds.layers[{k}]", len(h["radius"])
+            if n != d:  # a short radius would drop coordinates from the boxes
+                raise BadInput(f"radius has {n} coordinates, not d = {d}", p)
             hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
                                for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":

@@ -1044,10 +1044,11 @@ class FlintBackend:
         hard = getattr(rule, "name", "") == "hardmax"
         if not fast:
             A = fmpq_mat([[q2f(x) for x in r] for r in sa.A.dense(d)])
+            b = self.max_bits(state)  # scores cost with the values' size (as on the plain route)
         for lo, hi in state.spans:
             cache = {}
             if not fast:
-                charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
+                charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)", b)
             if fast:
                 ps = p[lo:hi]
                 top, bot = max(ps), min(ps)

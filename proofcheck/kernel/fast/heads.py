@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from flint import fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import allowed, apply_factored
+from proofcheck.kernel.evaluate import allowed, apply_factored, bits
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 
@@ -100,14 +100,14 @@ def head_means(A: Factored, X, spans, rule, causal: bool) -> fmpq_mat:
     if rank_one:
         p = (X * _col(A.left[0])).entries()
         qv = (X * _col(A.right[0])).entries()
-    flat = []
+    flat, b = [], max(map(bits, e), default=0)  # scores cost with the values' size
     for lo, hi in spans:
         rows = [e[i * d:(i + 1) * d] for i in range(lo, hi)]
         if rank_one:
             charge((hi - lo) * (d + 8), "an SA head (prefix extremes)")
             ms = _rank_one_means(p[lo:hi], qv[lo:hi], rows, causal)
         else:
-            charge((hi - lo) ** 2 * (d + 8), "an SA head (scores)")
+            charge((hi - lo) ** 2 * (d + 8), "an SA head (scores)", b)
             Xs = fmpq_mat(hi - lo, d, [x for r in rows for x in r])
             ms = _dense_means(A, Xs, rows, rule, causal)
         for m in ms:

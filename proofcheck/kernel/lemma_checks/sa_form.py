@@ -45,8 +45,8 @@ def require_sa(layer, d: int) -> SA:
 
 
 def dense(f, d: int) -> list[list[Fraction]]:
-    """The ``(d, d)`` matrix of a ``Factored``."""
-    charge(d * d * (len(f.left) + 1), "a dense matrix of a lemma check")
+    """The ``(d, d)`` matrix of a ``Factored``; 40 units an entry-term (Python Fractions)."""
+    charge(40 * d * d * (len(f.left) + 1), "a dense matrix of a lemma check")
     return [[Fraction(x) for x in row] for row in f.dense(d)]
 
 

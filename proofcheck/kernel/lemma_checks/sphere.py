@@ -7,8 +7,8 @@ sphere point attends only to itself and is fixed."""
 from fractions import Fraction
 
 from proofcheck.kernel import lemma_checks as D
-from proofcheck.kernel.lemma_checks.sa_form import (Refuted, dense, expect_matrix, expect_value,
-    fmt_value, identity, rank, require_hardmax, require_sa, run_check)
+from proofcheck.kernel.lemma_checks.sa_form import (Refuted, charge, dense, expect_matrix,
+    expect_value, fmt_value, identity, rank, require_hardmax, require_sa, run_check)
 from proofcheck.kernel.model import dot
 from proofcheck.kernel.verdicts import Witness
 
@@ -45,6 +45,7 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
         expect_matrix("V", V, identity(d))
         expect_matrix("A", A, identity(d))
         lines.append(f"form: rho = 0, A = I (rank {rank(A)}), V = I (rank {rank(V)})")
+        charge(40 * len(pts) ** 2 * d, "the pairwise scores of Lemma 4.3's points (Fractions)")
         for k, s in enumerate(pts):
             As = sa.A.apply(s)
             own = dot(As, s)
