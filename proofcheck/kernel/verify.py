@@ -87,6 +87,9 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
                                        f"{escape(e)}"])
     stated = cert["verdict"]
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
+    if got is Verdict.INCONCLUSIVE and stated != got.value:  # no witness: nothing refuted
+        return Outcome(got, lines + [f"the certificate states {stated}; the re-check cannot "
+                                     "establish it: not accepted"], route=where["route"])
     if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
         return Outcome(Verdict.REFUTED, lines + [f"the certificate states {stated} but the "
                                                  f"re-check gives {got.value}"],
