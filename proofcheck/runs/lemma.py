@@ -56,6 +56,20 @@ class LemmaRun:
         return combine(rest) if rest else Verdict.INCONCLUSIVE
 
 
+def certificate_refusal(run: LemmaRun) -> str | None:
+    """Why the run's certificate must not be written, or ``None``: a certificate states
+    the verdict of the instances it carries, so a run that checks beside it decided
+    differently (a REFUTED symbolic proof beside passing instances) has none (it would
+    read as a passing run)."""
+    if run.certificate is None:
+        return None
+    stated = combine(r.verdict for r in run.certified)
+    if stated == run.verdict:
+        return None
+    return (f"the run is {run.verdict.value} by checks the certificate cannot carry, while "
+            f"its {len(run.certified)} exact instance(s) are {stated.value}")
+
+
 def certifiable(statement) -> bool:
     """True when a lemma certificate of the statement's instances is one the kernel
     reads: the kernel re-derives the statement (``kernel_check``), or it is a
