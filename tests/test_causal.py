@@ -22,6 +22,7 @@ from proofcheck.io.datasets import load_dataset
 from proofcheck.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import Inadmissible
+from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
 
 ADMISSIBLE = sorted(f for f, _, code in case_table() if code == 0)
@@ -91,6 +92,11 @@ def test_default_under_the_mask_leaves_its_claims_at_block_1(capsys):
     assert tag.kind == "sequence-shift" and tag.top[0] == 5 > w.token  # the top comes later
     interp = next(r for r in tc.results if r.name.startswith("exact interpolation"))
     assert interp.verdict == Verdict.REFUTED and interp.witness.code == "output-not-target"
+    iw = interp.witness
+    assert iw.expected is None and iw.got is not None
+    targets = sample()[0].pairs[iw.sequence].outputs
+    assert "expected None" not in iw.describe()
+    assert all(fmt_num(tuple(y)) in iw.describe() for y in targets)  # the target set shown
     assert main(["theorem", "1.6", "--attention", "causal", "--no-report"]) == 1
 
 

@@ -15,6 +15,7 @@ from flint import fmpq, fmpq_mat
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF, SA, Factored
+from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Witness
 
 
@@ -183,6 +184,13 @@ def _key(token) -> tuple:
     return tuple([v for x in token for v in (x.numerator, x.denominator)])
 
 
+def _set_text(tokens, limit: int = 8) -> str:
+    """``{(a, b), ...}``: the first ``limit`` tokens, exact, then how many more."""
+    shown = ", ".join(fmt_num(t) for t in tokens[:limit])
+    more = f", ... ({len(tokens) - limit} more)" if len(tokens) > limit else ""
+    return "{" + shown + more + "}"
+
+
 def interpolation_witness(outputs, targets):
     """Exact set equality per pair, both inclusions (SPEC §1): ``(witness or None,
     multiplicities)``."""
@@ -195,7 +203,8 @@ def interpolation_witness(outputs, targets):
         tgt_set = set(tkeys)
         for i, x in enumerate(out):
             if _key(x) not in tgt_set:
-                return Witness("output token is not a target (inclusion outputs ⊆ targets fails)",
+                return Witness(f"output token is not one of the targets {_set_text(tset)} of "
+                               "its pair (inclusion outputs ⊆ targets fails)",
                                sequence=j, token=i, got=tuple(out[i]),
                                code="output-not-target"), mults
         for k, (y, ky) in enumerate(zip(tset, tkeys)):
