@@ -237,3 +237,15 @@ def test_causal_all_verifies_when_a_prefix_map_exists(seed):
     for name in ("causal-all", "causal-last"):
         tc = run_causal(ds, name)
         assert _verdict(tc) == Verdict.VERIFIED, [r.lines() for r in tc.results]
+
+
+def test_an_unknown_construction_lists_the_causal_ones_too(capsys):
+    """`list` shows causal-last / causal-all under 1.6: the exit-2 error names them too,
+    with the option they need; 1.8 has none."""
+    from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
+    assert main(["theorem", "1.6", "--construction", "nope", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in ("default", "peel", "bounded", *CAUSAL_CONSTRUCTIONS))
+    assert "--attention causal" in err
+    assert main(["theorem", "1.8", "--tau", "1/10", "--construction", "nope", "--no-report"]) == 2
+    assert "causal-last" not in capsys.readouterr().err
