@@ -249,3 +249,23 @@ def test_an_unknown_construction_lists_the_causal_ones_too(capsys):
     assert "--attention causal" in err
     assert main(["theorem", "1.8", "--tau", "1/10", "--construction", "nope", "--no-report"]) == 2
     assert "causal-last" not in capsys.readouterr().err
+
+
+def test_causal_runs_without_certificate_state_their_scope():
+    """No certificate under the mask: the VERDICT line carries the kernel's Scope
+    wording; causal-first-token's header is 'mixed' with its checks' scopes."""
+    from proofcheck.runs.lemma import header_lines, run_lemma, scope_summary, verdict_text
+    from proofcheck.registry import find
+    from proofcheck.runs.theorem import TheoremOptions, run_theorem
+    run = run_lemma(find("causal-first-token"))
+    assert run.recheck is None and run.verdict == Verdict.VERIFIED
+    summary = dict(scope_summary(run))
+    assert set(summary) == {Scope.ALL_PARAMETERS.value, Scope.DATASET.value,
+                            Scope.INSTANCES.value}
+    assert next(x for x in header_lines(run) if x.startswith("scope:")).startswith("scope: mixed")
+    assert all(f"{n} check" in verdict_text(run) and s in verdict_text(run)
+               for s, n in summary.items())
+    tr = run_theorem("1.6", sample()[0], opts=TheoremOptions(attention="causal",
+                                                       construction="causal-last"))
+    assert tr.certificate is None and tr.recheck.verdict == Verdict.VERIFIED
+    assert tr.recheck.verdict_line().startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}:")
