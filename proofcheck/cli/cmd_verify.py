@@ -38,6 +38,18 @@ def _printable(line: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
 
 
+def _route_note(out) -> str | None:
+    """The route line when the kernel printed none: a lemma certificate's instances
+    (always the plain evaluator), or no route at all when the kernel stopped first
+    (a digest or embedded-dataset mismatch, a resource limit, an internal error)."""
+    from proofcheck.kernel.verdicts import Verdict
+    if any(ln.startswith("route: ") for ln in out.lines):
+        return None
+    if out.verdict in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
+        return f"route: none (the kernel stopped with {out.verdict.value} before a verdict)"
+    return f"route: {out.route} (lemma instances are evaluated by the plain evaluator)"
+
+
 def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
@@ -50,8 +62,8 @@ def cmd_verify(args) -> int:
     args.verdict_exit_code = code
     for ln in out.lines:
         print(_printable(ln))
-    if not any(ln.startswith("route: ") for ln in out.lines):  # lemma instances: always plain
-        print(f"route: {out.route} (lemma instances are evaluated by the plain evaluator)")
+    if (note := _route_note(out)) is not None:
+        print(note)
     print(f"\n{_printable(out.verdict_line())}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "
