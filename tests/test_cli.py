@@ -170,3 +170,15 @@ def test_verify_dataset_mismatches_bad_input_2_and_self_contradiction_error_4(tm
     assert main(["verify", str(forged)]) == 4
     routes = [x for x in capsys.readouterr().out.splitlines() if x.startswith("route: ")]
     assert routes == ["route: none (the kernel stopped with ERROR before a verdict)"]
+
+
+def test_every_option_taking_a_value_shows_an_example():
+    """The README: every option that takes a value shows one in its help ('e.g.')."""
+    import argparse
+
+    from proofcheck.cli import build_parser
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [(name, a.dest) for name, q in subs.choices.items() for a in q._actions
+               if not isinstance(a, argparse._HelpAction) and a.nargs != 0
+               and "e.g." not in (a.help or "")]
+    assert missing == []

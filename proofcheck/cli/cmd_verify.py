@@ -28,7 +28,8 @@ def register(sub) -> None:
     q.add_argument("--route", choices=["auto", "plain", "fast"], default="auto",
                    help="how to evaluate: plain (the definitions read literally, the "
                    "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
-                   "against plain by the tests) or auto (fast above a size; default)")
+                   "against plain by the tests) or auto (fast above a size; default); "
+                   "e.g. --route plain")
     q.set_defaults(func=cmd_verify)
 
 
