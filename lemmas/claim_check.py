@@ -120,7 +120,8 @@ def _guard(be, old, new, touched, layer, where) -> None:
     check_bits(bits, where)
     n = new.n if rows is None else len(rows) + len(new.spans)
     terms = getattr(layer, "width", None)
-    terms = terms if terms is not None else len(layer.A.left) + len(layer.V.left) + 1
+    terms = terms if terms is not None else sum(len(A.left) + len(V.left) + 1
+                                                for A, V in layer.heads)
     charge(n * new.d * (terms + 1), where, bits)
 
 

@@ -60,22 +60,8 @@ def simulate(net: Transformer, inputs, targets, tau, dps: int = 60) -> Simulatio
                         s[i] = y
             sa = blk.sa
             if not sa.is_identity:
-                d = net.d
-                A = [[_mp(v) for v in row] for row in sa.A.dense(d)]
-                V = [[_mp(v) for v in row] for row in sa.V.dense(d)]
-                rho = _mp(sa.rho)
-                for j, s in enumerate(seqs):
-                    Ax = [[mpmath.fsum(a * c for a, c in zip(row, x)) for row in A] for x in s]
-                    new = []
-                    for i, x in enumerate(s):
-                        sc = [mpmath.fsum(a * c for a, c in zip(Ax[i], xl)) for xl in s]
-                        top = max(sc)
-                        e = [mpmath.exp((v - top) / t) for v in sc]
-                        z = mpmath.fsum(e)
-                        m = [mpmath.fsum(e[l] * s[l][k] for l in range(len(s))) / z for k in range(d)]
-                        vm = [mpmath.fsum(a * c for a, c in zip(row, m)) for row in V]
-                        new.append([rho * a + c for a, c in zip(x, vm)])
-                    seqs[j] = new
+                for j, x in enumerate(seqs):
+                    seqs[j] = _sa_mp(sa, x, t, net.d)
             big = max([big] + [abs(v) for s in seqs for x in s for v in x])
         o2t = t2o = mpmath.mpf(0)
         for s, ys in zip(seqs, targets):
@@ -84,6 +70,25 @@ def simulate(net: Transformer, inputs, targets, tau, dps: int = 60) -> Simulatio
             o2t = max([o2t] + [min(dist(x, y) for y in Y) for x in s])
             t2o = max([t2o] + [min(dist(x, y) for x in s) for y in Y])
         return Simulation(tau, dps, o2t, t2o, big)
+
+
+def _sa_mp(sa, s, t, d):
+    """One softmax SA layer on one sequence at ``dps`` digits: per head, over the keys
+    each token may see (SPEC §1 "Extensions")."""
+    out = [[_mp(sa.rho) * a for a in x] for x in s]
+    for Ah, Vh in sa.heads:
+        A = [[_mp(v) for v in row] for row in Ah.dense(d)]
+        V = [[_mp(v) for v in row] for row in Vh.dense(d)]
+        Ax = [[mpmath.fsum(a * c for a, c in zip(row, x)) for row in A] for x in s]
+        for i in range(len(s)):
+            keys = s[:i + 1] if sa.causal else s
+            sc = [mpmath.fsum(a * c for a, c in zip(Ax[i], xl)) for xl in keys]
+            top = max(sc)
+            e = [mpmath.exp((v - top) / t) for v in sc]
+            z = mpmath.fsum(e)
+            m = [mpmath.fsum(e[l] * keys[l][k] for l in range(len(keys))) / z for k in range(d)]
+            out[i] = [o + mpmath.fsum(a * c for a, c in zip(row, m)) for o, row in zip(out[i], V)]
+    return out
 
 
 #: default cost bound of the tau_num search, in work units (:func:`pass_cost`)
@@ -110,7 +115,7 @@ def pass_cost(net: Transformer, inputs, dps: int) -> int:
         if not blk.ff.is_identity:
             units += T * (d + 2 * blk.ff.width * d)
         if not blk.sa.is_identity:
-            units += 2 * T * d * d + pairs * (2 * d + EXP_UNITS) + T * d
+            units += blk.sa.H * (2 * T * d * d + pairs * (2 * d + EXP_UNITS) + T * d)
     return units * -(-dps // 40)
 
 

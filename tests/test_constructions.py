@@ -9,6 +9,7 @@ from conftest import NAMED
 
 from lemmas.afz.theorems.constructions import CONSTRUCTIONS, get
 from lemmas.afz.theorems.theorem_1_6 import verify
+from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
 from proofcheck.cli import main
 from proofcheck.kernel.verdicts import Verdict, combine
 
@@ -33,6 +34,7 @@ def test_unknown_construction_is_a_usage_error(capsys):
 def test_list_ends_with_the_constructions(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out.rstrip().splitlines()
-    tail = out[-len(CONSTRUCTIONS):]
-    assert [line.split(":")[0].strip() for line in tail] == list(CONSTRUCTIONS)
-    assert all(f": L = {s.blocks}" in line for line, s in zip(tail, CONSTRUCTIONS.values()))
+    table = {**CONSTRUCTIONS, **CAUSAL_CONSTRUCTIONS}  # the causal ones last
+    tail = out[-len(table):]
+    assert [line.split(":")[0].strip() for line in tail] == list(table)
+    assert all(f": L = {s.blocks}" in line for line, s in zip(tail, table.values()))

@@ -50,7 +50,8 @@ class LayerBound:
     """The stated bounds of one non-identity sub-layer: block (1-based), ``"FF"`` or
     ``"SA"``, and for SA the certified gap and the off-argmax mass; ``radius``: the
     largest box radius per coordinate after the layer (``max_width`` = 2 x its
-    largest entry)."""
+    largest entry); a multi-head SA layer: ``heads``, one ``(min_gap, max_eps)`` per
+    head (then ``min_gap``, ``max_eps`` are head 1's)."""
 
     block: int
     sublayer: str
@@ -58,6 +59,7 @@ class LayerBound:
     min_gap: Fraction | None = None
     max_eps: Fraction | None = None
     straddles: int = 0  # boxes whose projection interval straddles a kink (rank-one U)
+    heads: list | None = None
 
     @property
     def max_width(self) -> Fraction:
@@ -72,9 +74,12 @@ class LayerBound:
         """The ``proofcheck-certificate/2`` entry of this sub-layer."""
         out = {"block": self.block, "sublayer": self.sublayer,
                "radius": [format_q(x) for x in self.radius]}
-        if self.sublayer == "SA":
-            out.update(min_gap=None if self.min_gap is None else format_q(self.min_gap),
-                       max_eps=format_q(self.max_eps))
+        gap = lambda g, e: {"min_gap": None if g is None else format_q(g),  # noqa: E731
+                            "max_eps": format_q(e)}
+        if self.heads is not None:
+            out["heads"] = [gap(g, e) for g, e in self.heads]
+        elif self.sublayer == "SA":
+            out.update(gap(self.min_gap, self.max_eps))
         return out
 
 
@@ -152,8 +157,12 @@ def certify(net, inputs, targets, tau, round_bits=None, progress=None,
 
 
 def _bound(b: dict) -> LayerBound:
+    heads = None if "heads" not in b else [(_frac(h["min_gap"]), _frac(h["max_eps"]))
+                                           for h in b["heads"]]
+    first = b if heads is None else b["heads"][0]
     return LayerBound(b["block"], b["sublayer"], [f2q(x) for x in b["radius"]],
-                      _frac(b.get("min_gap")), _frac(b.get("max_eps")), b.get("straddles", 0))
+                      _frac(first.get("min_gap")), _frac(first.get("max_eps")),
+                      b.get("straddles", 0), heads)
 
 
 def _bits(x) -> int:
@@ -172,7 +181,8 @@ def choose_floor(traj: Trajectory, targets, net=None, inputs=None):
     vals = []
     for r in traj.records:
         if isinstance(r, SARecord):
-            vals += list(r.S) + list(r.Xmax) + ([r.gap] if r.gap is not None else [])
+            for h in r.heads:
+                vals += list(h.S) + list(h.Xmax) + ([h.gap] if h.gap is not None else [])
         elif isinstance(r, RankOneFF):
             vals += list(r.kinks) + ([r.D[0]] if r.D else [])
     B = max((_bits(v) for v in vals if v != 0), default=0)
@@ -193,8 +203,9 @@ def choose_floor(traj: Trajectory, targets, net=None, inputs=None):
 
 
 def sa_records(traj: Trajectory) -> list:
-    """The SA records of a trajectory (gaps, ranges, the layer)."""
-    return [r for r in traj.records if isinstance(r, SARecord)]
+    """The SA records of a trajectory (gaps, ranges, the layer), one per head (SPEC §1
+    "Extensions": each head has its own gaps)."""
+    return [h for r in traj.records if isinstance(r, SARecord) for h in r.heads]
 
 
 def v_norm_inf(rec: SARecord):

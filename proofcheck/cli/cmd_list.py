@@ -43,7 +43,9 @@ def cmd_list(args) -> int:
 def _print_constructions() -> None:
     """The last section: one line per construction, ``NAME: L = <block formula>``."""
     from lemmas.afz.theorems.constructions import CONSTRUCTIONS
-    print("\nconstructions (select with `theorem ID --construction NAME`):")
-    for spec in CONSTRUCTIONS.values():
+    from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
+    print("\nconstructions (select with `theorem ID --construction NAME`; the causal ones with "
+          "--attention causal):")
+    for spec in [*CONSTRUCTIONS.values(), *CAUSAL_CONSTRUCTIONS.values()]:
         print(f"  {spec.name}: L = {spec.blocks}  [theorems {', '.join(spec.theorems)}; "
               f"{spec.summary}]")

@@ -36,6 +36,11 @@ def register(sub) -> None:
                    "names them with their block counts and theorems; default: default); "
                    "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
                    "printed side by side with the default)")
+    q.add_argument("--attention", default="full", choices=["full", "causal"],
+                   help="theorem 1.6: full attention (default) or a causal mask (SPEC §1 "
+                   "Extensions): a construction for full attention is run under the mask and "
+                   "the first place it leaves its claims is printed; causal-last is built for "
+                   "the mask; e.g. --attention causal --construction causal-last")
     q.add_argument("--no-simulation", action="store_true",
                    help="theorem 1.8: skip the mpmath simulation that locates tau_num (an "
                    "audit: it never changes the verdict)")
@@ -110,7 +115,8 @@ def options_of(args):
     return TheoremOptions(backend=args.backend, tau=tau, construction=args.construction,
                           simulate=False if args.no_simulation else None,
                           sim_budget=args.simulation_budget, workers=args.workers,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler, attention=args.attention,
+                          certificate=args.certificate is not None)
 
 
 def cmd_theorem(args) -> int:
@@ -122,6 +128,7 @@ def cmd_theorem(args) -> int:
     from proofcheck.runs.instances import theorem_data
     from proofcheck.runs.theorem import (
         THEOREMS,
+        admitting,
         recheck_lines,
         run_theorem,
         start_lines,
@@ -133,9 +140,10 @@ def cmd_theorem(args) -> int:
     validate(st.id, opts)
     check_outputs(args)
     t_start = time.perf_counter()
-    ds, info = theorem_data(st, data_request(args))
+    ds, info = theorem_data(admitting(st, opts), data_request(args))
     t_load = time.perf_counter() - t_start
-    header(THEOREMS[st.id], ds, info)
+    header(THEOREMS[st.id] + (" under a causal mask" if opts.attention == "causal" else ""),
+           ds, info)
     print("\n".join(start_lines(st.id, opts)), flush=True)
     from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
     try:

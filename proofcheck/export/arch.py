@@ -9,6 +9,11 @@ Every exporter (PyTorch, ONNX, safetensors) writes the same tensors, named
   (``sum_r left_r right_r^T``, SPEC §1), ``SA(X)_i = rho x_i + V sum_l pi_il x_l``
   with scores ``s_il = <A x_i, x_l>``,
 
+A multi-head SA layer (SPEC §1 "Extensions") stores head ``h`` (0-based) as
+``blocks.{i}.sa.heads.{h}.A_lam`` ... ``V_right`` and adds the heads' terms; a
+causal mask (``sa.causal`` in the description) restricts token i to keys ``l <= i``
+before the max / softmax.  Layers without them are written exactly as before.
+
 ``i`` = 0-based block index (proofcheck's block i+1), FF before SA.  Tensors of
 a zero dimension (width 0, rank 0) are written with that zero dimension except
 in safetensors (see there).  The description (``proofcheck-export/1``) records
@@ -44,12 +49,39 @@ def tensor_values(net):
         out[p + "ff.b"] = ((w,), list(ff.b))
         out[p + "ff.W"] = ((d, w), [ff.W[k][r] for r in range(d) for k in range(w)])
         out[p + "sa.rho"] = ((), [sa.rho])
-        for nm, f in (("A", sa.A), ("V", sa.V)):
-            r = len(f.left)
-            out[p + f"sa.{nm}_lam"] = ((), [f.lam])
-            out[p + f"sa.{nm}_left"] = ((r, d), [x for a in f.left for x in a])
-            out[p + f"sa.{nm}_right"] = ((r, d), [x for b in f.right for x in b])
+        for h, (A, V) in enumerate(sa.heads):
+            for nm, f in (("A", A), ("V", V)):
+                r, q = len(f.left), p + head_prefix(sa.H, h)
+                out[q + f"{nm}_lam"] = ((), [f.lam])
+                out[q + f"{nm}_left"] = ((r, d), [x for a in f.left for x in a])
+                out[q + f"{nm}_right"] = ((r, d), [x for b in f.right for x in b])
     return out
+
+
+def head_prefix(H: int, h: int) -> str:
+    """Tensor-name prefix of head ``h`` (0-based) of an SA layer with ``H`` heads."""
+    return "sa." if H == 1 else f"sa.heads.{h}."
+
+
+def heads_of(block_desc: dict) -> list:
+    """``[(prefix, rank_A, rank_V, value_zero)]`` per head of a described block."""
+    sa = block_desc["sa"]
+    hs = sa.get("heads", [sa])
+    return [(head_prefix(len(hs), h), x["rank_A"], x["rank_V"], x["value_zero"])
+            for h, x in enumerate(hs)]
+
+
+def uses_extensions(description: dict) -> bool:
+    """True when some SA layer has several heads or the causal mask."""
+    return any("heads" in b["sa"] or b["sa"].get("causal") for b in description["blocks"])
+
+
+def require_one_unmasked_head(description: dict, what: str) -> None:
+    """``ValueError`` naming ``what`` when the description uses the extensions (the
+    PyTorch module and the safetensors reader know one unmasked head only)."""
+    if uses_extensions(description):
+        raise ValueError(f"{what} supports one unmasked head per SA layer; this network has "
+                         "multi-head or causally masked SA layers (export to ONNX instead)")
 
 
 def arrays(net, fmt_name: str = "float64"):
@@ -108,9 +140,12 @@ def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
             "phase": blk.phase,
             "ff": {"width": ff.width, "identity": bool(ff.is_identity and ff.width == 0),
                    "label": ff.label},
-            "sa": {"rank_A": len(sa.A.left), "rank_V": len(sa.V.left),
-                   "value_zero": bool(sa.V.is_zero), "label": sa.label},
+            "sa": _sa_desc(sa),
         })
+    ext = ({"extensions": "multi-head SA adds sum_h V_h sum_l pi^h_il x_l (tensors "
+                          "blocks.{i}.sa.heads.{h}.*); causal: pi_il = 0 for l > i, the max / "
+                          "normaliser over l <= i"}
+           if any(b["sa"].get("causal") or "heads" in b["sa"] for b in blocks) else {})
     desc = {"format": FORMAT, "d": net.d, "L": net.L, "order": "FF then SA in every block",
             "attention": attention,
             "tau": None if tau is None else str(Fraction(tau)),
@@ -123,9 +158,22 @@ def describe(net, attention: str = "hardmax", tau=None, metadata=None) -> dict:
                   "A = A_lam I + A_left^T A_right, V likewise",
             "tensors": "blocks.{i}.ff.{eta,U,b,W}, blocks.{i}.sa.{rho,A_lam,A_left,A_right,"
                        "V_lam,V_left,V_right}; i 0-based",
+            **ext,
             "blocks": blocks,
             "metadata": metadata or {}}
     return desc
+
+
+def _sa_desc(sa) -> dict:
+    """One SA layer's description (one head: as before; keys added only when used)."""
+    ranks = [{"rank_A": len(A.left), "rank_V": len(V.left), "value_zero": bool(V.is_zero)}
+             for A, V in sa.heads]
+    out = dict(ranks[0]) if sa.H == 1 else {"heads": ranks, "value_zero": bool(
+        all(r["value_zero"] for r in ranks))}
+    out["label"] = sa.label
+    if sa.causal:
+        out["causal"] = True
+    return out
 
 
 class Unrepresentable(ValueError):

@@ -152,7 +152,7 @@ class _Side:
     """One working precision: its evaluator, float state and result."""
 
     def __init__(self, dtype, net, attention, tau, inputs, mask, shape):
-        from proofcheck.export.arch import describe, rounded_arrays
+        from proofcheck.export.arch import describe, require_one_unmasked_head, rounded_arrays
         from proofcheck.export.rounding import FormatOverflow, get_format, round_q
         self.fmt = get_format(dtype)
         self.res = AuditResult(dtype, attention, tau)
@@ -160,6 +160,8 @@ class _Side:
         self.res.weights_rounded, self.res.weights_total = stats["changed"], stats["total"]
         self.res.weights_overflow = stats["overflow"]
         desc = describe(net, attention, tau)
+        if dtype == "bfloat16":
+            require_one_unmasked_head(desc, "the bfloat16 audit (the PyTorch module)")
         self.ev = _torch_adapter(tensors, desc) if dtype == "bfloat16" else \
             _NumpyAdapter(tensors, desc, np.float64 if dtype == "float64" else np.float32)
         Xf = np.zeros(shape, dtype=np.float64)
@@ -334,14 +336,18 @@ class _Audit:
         exrows = _ExactRows(self.be, self.state)
         for s, (_, _, C) in zip(self.sides, outs):
             s.pending, s.exits = [], 0
-            if C is not None and s.checking:
+            for h, (hl, Ch) in enumerate(zip(head_layers(layer), C if isinstance(C, list)
+                                             else [C])):
+                if Ch is None or not s.checking:
+                    continue
                 tc = time.perf_counter()
                 rec = self.recorder(s, bi, "SA")
-                s.exits = _sa_exits(layer, s.ev.np64(C), self.E, exrows, self.mask, self.spans,
-                                    self.d, self.EPS,
-                                    lambda row, key, ex_set, fl_set, rec=rec: rec(
-                                        row, {"key": key, "coordinate": None}, ex_set, fl_set),
-                                    best=best)
+                head = {"head": h + 1} if layer.H > 1 else {}  # SPEC §1 "Extensions"
+                s.exits += _sa_exits(hl, s.ev.np64(Ch), self.E, exrows, self.mask, self.spans,
+                                     self.d, self.EPS,
+                                     lambda row, key, ex_set, fl_set, rec=rec, head=head: rec(
+                                         row, {"key": key, "coordinate": None, **head}, ex_set,
+                                         fl_set), best=best)
                 s.t_check += time.perf_counter() - tc
         return new_state, touched
 
@@ -426,6 +432,12 @@ def _ff_exits(ff, Zf, E, ex, eps, report) -> int:
     return count
 
 
+def head_layers(sa) -> list:
+    """One single-head layer per head of ``sa`` (``sa`` itself when H = 1), mask kept."""
+    from proofcheck.kernel.model import SA
+    return [sa] if sa.H == 1 else [SA(Fraction(0), A, V, causal=sa.causal) for A, V in sa.heads]
+
+
 def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
     """Count query tokens whose float argmax set differs from the exact one.
 
@@ -464,8 +476,9 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
         AX = Ep @ A.T
         S = AX @ np.swapaxes(Ep, -1, -2)
         err = eps * (d + 2) * (np.abs(Ep) @ np.abs(A).T) @ np.abs(np.swapaxes(Ep, -1, -2)) + 1e-300
-    S = np.where(mask[:, None, :], S, -np.inf)
-    err = np.where(mask[:, None, :], err, 0.0)
+    keys = mask[:, None, :] & (np.tril(np.ones((n, n), dtype=bool)) if sa.causal else True)
+    S = np.where(keys, S, -np.inf)
+    err = np.where(keys, err, 0.0)
     best = S.argmax(axis=-1)
     sb = np.take_along_axis(S, best[..., None], -1)
     eb = np.take_along_axis(err, best[..., None], -1)
@@ -484,7 +497,8 @@ def _sa_exits(sa, Cf, E, ex, mask, spans, d, eps, report, best=None) -> int:
     for j, t in np.argwhere(mask & ~clear):          # undecided: exact Fractions
         lo, hi = spans[j]
         ax = Ad.apply(ex[lo + t])
-        sc = [sum((a * x for a, x in zip(ax, ex[lo + l])), Fraction(0)) for l in range(hi - lo)]
+        sc = [sum((a * x for a, x in zip(ax, ex[lo + l])), Fraction(0))
+              for l in range(t + 1 if sa.causal else hi - lo)]
         m = max(sc)
         exact_set = [l for l, s in enumerate(sc) if s == m]
         float_set = [int(x) for x in np.nonzero(Cf[j, t, :hi - lo])[0]]
@@ -503,7 +517,8 @@ def _rank_one_sets(sa, ex, mask, spans):
     pending offsets."""
     A = sa.A
     state = getattr(ex, "state", None)
-    if A.lam != 0 or len(A.left) != 1 or state is None or getattr(state, "off", None) is not None:
+    if (A.lam != 0 or len(A.left) != 1 or state is None or sa.causal
+            or getattr(state, "off", None) is not None):
         return None
     from flint import fmpq, fmpq_mat
     d = state.d

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from proofcheck.export.arch import heads_of
+
 
 def pad(sequences, dtype):
     """``(X, mask, index)`` from a list of ``(n_j, d)`` float arrays: ``X``
@@ -61,14 +63,34 @@ class NumpyNet:
 
     def sa(self, i: int, X, mask):
         """Block ``i`` SA: ``(Y, C, S)`` with ``C`` the float argmax sets
-        ``(B, n, n)`` bool and ``S`` the float scores (None when V = 0)."""
-        p = f"blocks.{i}.sa."
-        rho = self.t[p + "rho"]
+        ``(B, n, n)`` bool and ``S`` the float scores (None when V = 0); for a
+        multi-head layer ``C`` and ``S`` are lists, one per head (None for a head
+        whose V = 0).  A causal layer masks the keys ``l > i`` before the max."""
+        b = self.desc["blocks"][i]
+        p = f"blocks.{i}."
+        rho = self.t[p + "sa.rho"]
+        if b["sa"]["value_zero"]:
+            return rho * X, None, None
+        keys = mask[:, None, :]
+        if b["sa"].get("causal"):
+            keys = keys & np.tril(np.ones((X.shape[1],) * 2, dtype=bool))
         with np.errstate(all="ignore"):
-            if self.desc["blocks"][i]["sa"]["value_zero"]:
-                return rho * X, None, None
+            Y, Cs, Ss = rho * X, [], []
+        for hp, _, _, zero in heads_of(b):
+            C = S = None
+            if not zero:
+                C, S, V = self._head(p + hp, X, keys)
+                with np.errstate(all="ignore"):
+                    Y = Y + V
+            Cs.append(C)
+            Ss.append(S)
+        return (Y, Cs[0], Ss[0]) if len(Cs) == 1 else (Y, Cs, Ss)
+
+    def _head(self, p, X, keys):
+        """``(C, S, V_h sum_l pi_il x_l)`` of one head (``p``: its tensor prefix)."""
+        with np.errstate(all="ignore"):
             S = self._fac(p, "A", X) @ np.swapaxes(X, -1, -2)
-            S = np.where(mask[:, None, :], S, self.dtype(-np.inf))
+            S = np.where(keys, S, self.dtype(-np.inf))
             m = S.max(axis=-1, keepdims=True)
             C = S == m
             if self.desc["attention"] == "hardmax":
@@ -77,9 +99,7 @@ class NumpyNet:
             else:
                 e = np.exp((S - m) / self.tau)
                 pi = e / e.sum(axis=-1, keepdims=True)
-            Z = pi @ X
-            Y = rho * X + self._fac(p, "V", Z)
-        return Y, C, S
+            return C, S, self._fac(p, "V", pi @ X)
 
     def forward(self, X, mask):
         for i in range(self.L):

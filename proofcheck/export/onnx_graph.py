@@ -6,13 +6,18 @@ bool (True = real token; padded keys are never attended to); output ``Y``
 ``(B, n, d)``.  Per block, FF then SA, with the same semantics as the PyTorch
 module (:mod:`proofcheck.export.standalone_torch`): hardmax as
 ``Equal(S, ReduceMax(S))`` cast to float and divided by its row sum (exact
-averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  The
+averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  A
+multi-head layer adds one such term per head; a causal mask is the graph's own
+``Trilu`` of an ``(n, n)`` all-ones matrix (from ``Shape(X)``) combined with the key
+mask before the ``Where`` that precedes the max / softmax (SPEC §1 "Extensions").  The
 description and the metadata are stored in ``metadata_props``.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from proofcheck.export.arch import heads_of
 
 OPSET = 17
 
@@ -28,6 +33,7 @@ class _Graph:
         self.np_dt = np.float64 if dtype == "float64" else np.float32
         self.elem = TensorProto.DOUBLE if dtype == "float64" else TensorProto.FLOAT
         self.nodes, self.inits, self.counter = [], [], 0
+        self.causal = None  # the (B, n, n) key mask l <= i, built when a layer needs it
 
     def const(self, name, arr):
         from onnx import numpy_helper
@@ -46,13 +52,14 @@ class _Graph:
         self.nodes.append(helper.make_node(kind, inputs, [out], **attrs))
         return out
 
-    def factored(self, x, p, nm, rank):
-        """``lam x + (x right^T) left`` of the Factored matrix ``nm`` of block prefix ``p``."""
+    def factored(self, x, p, nm, rank, h):
+        """``lam x + (x right^T) left`` of the Factored matrix ``nm``: node names prefixed
+        ``p``, tensors ``h`` (the head's tensor prefix, ``p + "sa."`` for one head)."""
         t = self.tensors
-        y = self.op("Mul", [self.const(f"{p}sa.{nm}_lam", t[f"{p}sa.{nm}_lam"]), x], f"{p}{nm}lx")
+        y = self.op("Mul", [self.const(f"{h}{nm}_lam", t[f"{h}{nm}_lam"]), x], f"{p}{nm}lx")
         if rank:
-            rt = self.const(f"{p}sa.{nm}_right.T", t[f"{p}sa.{nm}_right"].T)
-            lf = self.const(f"{p}sa.{nm}_left", t[f"{p}sa.{nm}_left"])
+            rt = self.const(f"{h}{nm}_right.T", t[f"{h}{nm}_right"].T)
+            lf = self.const(f"{h}{nm}_left", t[f"{h}{nm}_left"])
             c = self.op("MatMul", [x, rt], f"{p}{nm}c")
             y = self.op("Add", [y, self.op("MatMul", [c, lf], f"{p}{nm}lr")], f"{p}{nm}x")
         return y
@@ -70,14 +77,27 @@ class _Graph:
         return self.op("Add", [ex, h], p + "ff_out")
 
     def sa(self, x, p, sa_desc, attention, tau_float, mask3, neg_inf):
+        """``rho x + sum_h V_h sum_l pi^h_il x_l``; one head keeps the node names it had
+        before heads existed, head k of several is prefixed ``p + "h{k}."``."""
         rx = self.op("Mul", [self.const(p + "sa.rho", self.tensors[p + "sa.rho"]), x],
                      p + "sa_rho_x")
         if sa_desc["value_zero"]:
             return rx
-        ax = self.factored(x, p, "A", sa_desc["rank_A"])
+        hs = heads_of({"sa": sa_desc})
+        for k, (hp, rA, rV, zero) in enumerate(hs):
+            q = p if len(hs) == 1 else f"{p}h{k}."
+            if not zero:
+                keys = self.causal_keys(mask3) if sa_desc.get("causal") else mask3
+                v = self.head(x, q, p + hp, (rA, rV), keys, attention, tau_float, neg_inf)
+                rx = self.op("Add", [rx, v], q + "sa_out")
+        return rx
+
+    def head(self, x, p, h, ranks, keys, attention, tau_float, neg_inf):
+        """``V_h sum_l pi^h_il x_l`` of one head over the allowed ``keys`` (bool)."""
+        ax = self.factored(x, p, "A", ranks[0], h)
         s = self.op("MatMul", [ax, self.op("Transpose", [x], p + "xT", perm=[0, 2, 1])],
                     p + "scores")
-        s = self.op("Where", [mask3, s, neg_inf], p + "scores_masked")
+        s = self.op("Where", [keys, s, neg_inf], p + "scores_masked")
         m = self.op("ReduceMax", [s], p + "smax", axes=[-1], keepdims=1)
         if attention == "hardmax":
             c = self.op("Cast", [self.op("Equal", [s, m], p + "argmax")], p + "argmax_f",
@@ -89,7 +109,20 @@ class _Graph:
             pi = self.op("Softmax", [self.op("Div", [self.op("Sub", [s, m], p + "sm"), tau],
                                              p + "st")], p + "pi", axis=-1)
         zc = self.op("MatMul", [pi, x], p + "attended")
-        return self.op("Add", [rx, self.factored(zc, p, "V", sa_desc["rank_V"])], p + "sa_out")
+        return self.factored(zc, p, "V", ranks[1], h)
+
+    def causal_keys(self, mask3):
+        """The key mask ``mask[l] and l <= i`` ``(B, n, n)``: ``Trilu`` of an all-ones
+        ``(n, n)`` matrix, ``n`` from ``Shape(X)`` (built once per graph)."""
+        if self.causal is None:
+            from onnx import TensorProto, helper
+            n = self.op("Gather", [self.op("Shape", ["X"], "shape"), "axis_one"], "n")
+            ones = self.op("ConstantOfShape", [self.op("Concat", [n, n], "nn", axis=0)], "ones",
+                           value=helper.make_tensor("one", TensorProto.INT64, [1], [1]))
+            low = self.op("Cast", [self.op("Trilu", [ones], "tril", upper=0)], "tril_b",
+                          to=TensorProto.BOOL)
+            self.causal = self.op("And", [mask3, low], "causal_mask")
+        return self.causal
 
 
 def build_model(tensors: dict, description: dict, dtype: str = "float64"):

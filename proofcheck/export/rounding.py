@@ -79,8 +79,10 @@ def round_network(net, fmt: FloatFormat):
                  tuple(rv(bi, "FF", f"U[{k}]", u) for k, u in enumerate(ff.U)),
                  tuple(r(bi, "FF", f"b[{k}]", x) for k, x in enumerate(ff.b)), W, label=ff.label)
         sa = blk.sa
-        nsa = SA(r(bi, "SA", "rho", sa.rho), rfac(bi, "A", sa.A), rfac(bi, "V", sa.V),
-                 label=sa.label)
+        pre = [f"heads[{h}]." if sa.H > 1 else "" for h in range(sa.H)]
+        nsa = SA.multi(r(bi, "SA", "rho", sa.rho), [
+            (rfac(bi, p + "A", A), rfac(bi, p + "V", V)) for p, (A, V) in zip(pre, sa.heads)],
+            sa.causal, sa.label)
         blocks.append(replace(blk, ff=nff, sa=nsa) if isinstance(blk, Block) else Block(nff, nsa))
     return Transformer(net.d, blocks), stats
 

@@ -19,6 +19,9 @@ def write_safetensors(path, tensors: dict, description: dict) -> Path:
     import tempfile
 
     from safetensors.numpy import save_file
+
+    from proofcheck.export.arch import require_one_unmasked_head
+    require_one_unmasked_head(description, "the safetensors export")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: "" if v is None else str(v) for k, v in description.get("metadata", {}).items()}

@@ -43,6 +43,9 @@ def write_torch(directory, tensors: dict, description: dict, dtype: str = "float
     import tempfile
 
     import torch
+
+    from proofcheck.export.arch import require_one_unmasked_head
+    require_one_unmasked_head(description, "the PyTorch export")
     tdt = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16}[dtype]
     directory = Path(directory)
     if not replaceable(directory):

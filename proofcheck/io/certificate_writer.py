@@ -45,7 +45,15 @@ def ff_to_json(ff: FF) -> dict:
 
 
 def sa_to_json(sa: SA) -> dict:
-    return {"rho": _q(sa.rho), "A": _fac(sa.A), "V": _fac(sa.V), "label": sa.label}
+    """One head as ``A``, ``V``; H > 1 heads as ``heads``; ``causal`` only when masked."""
+    o = {"rho": _q(sa.rho)}
+    if sa.H == 1:
+        o.update(A=_fac(sa.A), V=_fac(sa.V))
+    else:
+        o["heads"] = [{"A": _fac(A), "V": _fac(V)} for A, V in sa.heads]
+    if sa.causal:
+        o["causal"] = True
+    return {**o, "label": sa.label}
 
 
 def network_to_json(net: Transformer) -> dict:

@@ -221,8 +221,9 @@ def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
 
 
 def load_dataset(path: str | Path, *, allow_pickle: bool = False,
-                 admissible: bool = True) -> Dataset:
-    """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it.
+                 admissible: bool = True, ordered: bool = False) -> Dataset:
+    """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it
+    (``ordered``: input sequences compared as tuples, the causal-mask hypothesis).
 
     ``.npz``: arrays ``X_j`` (n_j, d) and ``Y_j`` (m_j, d) for j = 0..N-1; integer
     arrays are exact, float arrays are read as exact binary values (with a note),
@@ -244,5 +245,5 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False,
         raise BadInput(f"unsupported file type {path.suffix or '(none)'!r}, expected "
                        ".json or .npz", str(path))
     if admissible:
-        check_admissible(ds)
+        check_admissible(ds, ordered)
     return ds

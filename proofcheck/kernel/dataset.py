@@ -77,10 +77,11 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
         for j, p in enumerate(obj["pairs"])))
 
 
-def check_admissible(ds: Dataset) -> None:
+def check_admissible(ds: Dataset, ordered: bool = False) -> None:
     """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order:
     d >= 2; per pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j
-    distinct as sets.  A token of the wrong length is ``BadInput``."""
+    distinct as sets (``ordered``: as tuples, the hypothesis under a causal mask).
+    A token of the wrong length is ``BadInput``."""
     if ds.d < 2:
         raise Inadmissible(f"d must be at least 2 (got {ds.d})", "$.d")
     pending = []
@@ -104,11 +105,13 @@ def check_admissible(ds: Dataset) -> None:
         if m > n:
             raise Inadmissible(f"output longer than input in pair {j} (m={m} > n={n})",
                                f"$.pairs[{j}]")
-        pending.append(frozenset(pair.inputs))
-    first: dict[frozenset, int] = {}
+        pending.append(tuple(pair.inputs) if ordered else frozenset(pair.inputs))
+    first: dict = {}
     for j, s in enumerate(pending):
         if (k := first.setdefault(s, j)) != j:
-            raise Inadmissible(_equal_sets_message(ds, k, j), f"$.pairs[{j}].input")
+            raise Inadmissible(f"input sequences {k} and {j} are equal (as tuples: the "
+                               "hypothesis under a causal mask)" if ordered else
+                               _equal_sets_message(ds, k, j), f"$.pairs[{j}].input")
 
 
 def _equal_sets_message(ds: Dataset, k: int, j: int) -> str:

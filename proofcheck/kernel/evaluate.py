@@ -79,20 +79,20 @@ def ff_rows(ff: FF, X):
     return out
 
 
-def allowed(i: int, n: int) -> range:
-    """The keys token ``i`` of an ``n``-token sequence attends over: all of them (a
-    causal mask would return ``range(i + 1)``)."""
-    return range(n)
+def allowed(i: int, n: int, causal: bool = False) -> range:
+    """The keys token ``i`` of an ``n``-token sequence attends over: all of them, or
+    ``0..i`` under a causal mask."""
+    return range(i + 1) if causal else range(n)
 
 
-def attend(A: Factored, Xs, rule=HARDMAX):
+def attend(A: Factored, Xs, rule=HARDMAX, causal: bool = False):
     """Row i: ``sum_l pi_il x_l`` for one sequence ``Xs`` (``(n, d)``), ``pi_i`` the
     rule's weights on the score row ``s_il = <A x_i, x_l>`` over :func:`allowed`."""
     n = Xs.nrows()
     S = (apply_factored(A, Xs) * Xs.transpose()).entries()
     P = [fmpq(0)] * (n * n)
     for i in range(n):
-        keys = allowed(i, n)
+        keys = allowed(i, n, causal)
         for l, w in rule.weights([S[i * n + l] for l in keys], q):
             P[i * n + keys[l]] = w
     return fmpq_mat(n, n, P) * Xs
@@ -105,17 +105,18 @@ def rows(X, lo: int, hi: int):
 
 
 def sa_rows(sa: SA, X, spans, rule=HARDMAX):
-    """``rho x_i + V sum_l pi_il x_l`` for every token (sequences as ``spans``)."""
+    """``rho x_i + sum_h V_h sum_l pi^h_il x_l`` for every token (sequences as ``spans``)."""
     d = X.ncols()
     out = X * q(sa.rho)
     if not spans:
         return out
-    parts = []
-    for lo, hi in spans:
-        charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
-        parts.append(attend(sa.A, rows(X, lo, hi), rule))
-    M = fmpq_mat(X.nrows(), d, [x for p in parts for x in p.entries()])
-    return out + apply_factored(sa.V, M)
+    for A, V in sa.heads:
+        parts = []
+        for lo, hi in spans:
+            charge((hi - lo) ** 2 * (d + 8), "an SA layer (scores)")
+            parts.append(attend(A, rows(X, lo, hi), rule, sa.causal))
+        out += apply_factored(V, fmpq_mat(X.nrows(), d, [x for p in parts for x in p.entries()]))
+    return out
 
 
 class PlainBackend:
@@ -141,7 +142,8 @@ class PlainBackend:
     def sa(self, sa: SA, state: State, rule=HARDMAX):
         if sa.is_identity:
             return state, [], None
-        charge(state.n * state.d * (len(sa.A.left) + len(sa.V.left) + 1), "an SA layer")
+        charge(state.n * state.d * sum(len(A.left) + len(V.left) + 1 for A, V in sa.heads),
+               "an SA layer")
         return State(sa_rows(sa, state.X, state.spans, rule), state.spans, state.d), None, None
 
     def row(self, state: State, i: int) -> tuple:

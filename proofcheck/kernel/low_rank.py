@@ -51,23 +51,29 @@ def low_rank_part(m: Factored, d: int) -> int:
 
 
 def ranks(net: Transformer) -> list[tuple[int, int, int]]:
-    """``[(block, low_rank_part(A), low_rank_part(V))]`` over the SA layers (1-based)."""
-    return [(b, low_rank_part(blk.sa.A, net.d), low_rank_part(blk.sa.V, net.d))
+    """``[(block, low_rank_part(A), low_rank_part(V))]`` over the SA layers (1-based; the
+    largest over the layer's heads)."""
+    return [(b, max(low_rank_part(A, net.d) for A, _ in blk.sa.heads),
+             max(low_rank_part(V, net.d) for _, V in blk.sa.heads))
             for b, blk in enumerate(net.blocks, start=1)]
 
 
 def failures(net: Transformer, bound: int = BOUND) -> list[str]:
-    """One reason per SA layer whose A or V is ``c I + rank <= bound`` for no real c."""
-    return [f"block {b} SA: {name} - c I has rank >= {r} > {bound} for every real c (the "
-            "seed's low-rank form c I + rank one fails)"
-            for b, ra, rv in ranks(net) for name, r in (("A", ra), ("V", rv)) if r > bound]
+    """One reason per head whose A or V is ``c I + rank <= bound`` for no real c."""
+    return [f"block {b} SA{f' head {h}' if blk.sa.H > 1 else ''}: {name} - c I has rank >= "
+            f"{r} > {bound} for every real c (the seed's low-rank form c I + rank one fails)"
+            for b, blk in enumerate(net.blocks, start=1)
+            for h, (A, V) in enumerate(blk.sa.heads, start=1)
+            for name, r in (("A", low_rank_part(A, net.d)), ("V", low_rank_part(V, net.d)))
+            if r > bound]
 
 
 def summary(net: Transformer) -> dict:
     """``{"sa_layers", "max_rank_A", "max_rank_V", "V_multiple_of_identity"}``: the
-    largest low-rank parts, and how many V are a nonzero multiple of I alone."""
+    largest low-rank parts, and how many layers' V are nonzero multiples of I alone."""
     rs = ranks(net)
-    scaled = sum(1 for blk, r in zip(net.blocks, rs) if blk.sa.V.lam != 0 and r[2] == 0)
+    scaled = sum(1 for blk, r in zip(net.blocks, rs) if r[2] == 0
+                 and all(V.lam != 0 for _, V in blk.sa.heads))
     return {"sa_layers": len(rs), "max_rank_A": max((r[1] for r in rs), default=0),
             "max_rank_V": max((r[2] for r in rs), default=0), "V_multiple_of_identity": scaled}
 

@@ -4,7 +4,7 @@ token is a tuple of ``d`` of them; ``U`` is ``(width, d)``, ``b`` ``(width,)``, 
 stored as ``width`` columns of length ``d``; ``A`` and ``V`` are stored factored as
 ``lam I + sum_r a_r b_r^T`` (:class:`Factored`).  Block order is FF then SA.  Every
 class validates its arguments at entry (:class:`ParameterError`)."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
 from typing import Sequence
@@ -162,33 +162,62 @@ class FF:
 
 @dataclass(frozen=True)
 class SA:
-    """``SA(X)_i = rho x_i + V sum_l pi_il x_l``, scores ``s_il = <A x_i, x_l>``, ``pi``
-    from the attention rule chosen at evaluation; ``A``, ``V``: :class:`Factored`."""
+    """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i,
+    x_l>``, ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1
+    "Extensions"); head 1 is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of
+    :class:`Factored`); ``causal``: token i attends to ``l <= i`` only.  Build a
+    multi-head layer with :meth:`multi`."""
 
     rho: Fraction
     A: Factored
     V: Factored
     label: str = ""
+    more_heads: tuple = ()
+    causal: bool = False
 
     def __post_init__(self):
         _check_scalar("SA", "rho", self.rho)
+        if not isinstance(self.more_heads, tuple) or not all(
+                isinstance(h, tuple) and len(h) == 2 for h in self.more_heads):
+            raise reject("SA", "more_heads", "a tuple of (A, V) pairs", self.more_heads)
         dims = set()
-        for name in ("A", "V"):
-            f = getattr(self, name)
-            if not isinstance(f, Factored):
-                raise reject("SA", name, "a Factored matrix (lam I + sum_r left_r right_r^T)", f)
-            dims.update(len(a) for a in f.left)
+        for h, (A, V) in enumerate(self.heads, start=1):
+            for name, f in (("A", A), ("V", V)):
+                if not isinstance(f, Factored):
+                    raise reject("SA", name if h == 1 else f"head {h} {name}",
+                                 "a Factored matrix (lam I + sum_r left_r right_r^T)", f)
+                dims.update(len(a) for a in f.left)
         if len(dims) > 1:
             raise reject("SA", "A, V", "factors of one common length d", sorted(dims))
         if type(self.label) is not str:
             raise reject("SA", "label", "a string (the lemma instance's name)", self.label)
+        if type(self.causal) is not bool:
+            raise reject("SA", "causal", "True or False", self.causal)
+
+    @classmethod
+    def multi(cls, rho, heads, causal: bool = False, label: str = "") -> "SA":
+        """The layer with heads ``[(A_1, V_1), ..., (A_H, V_H)]`` (H >= 1)."""
+        heads = tuple(tuple(h) for h in heads)
+        if not heads:
+            raise reject("SA.multi", "heads", "at least one (A, V) pair", heads)
+        return cls(rho, *heads[0], label=label, more_heads=heads[1:], causal=causal)
+
+    @property
+    def heads(self) -> tuple:
+        """``((A_1, V_1), ..., (A_H, V_H))``."""
+        return ((self.A, self.V),) + self.more_heads
+
+    @property
+    def H(self) -> int:
+        return 1 + len(self.more_heads)
 
     @property
     def is_identity(self) -> bool:
-        return self.rho == 1 and self.V.is_zero
+        return self.rho == 1 and all(V.is_zero for _, V in self.heads)
 
     def n_params(self) -> int:
-        return 1 + self.A.n_params() + self.V.n_params()
+        """``1 + sum_h`` (stored scalars of ``A_h`` and ``V_h``)."""
+        return 1 + sum(A.n_params() + V.n_params() for A, V in self.heads)
 
 
 def identity_ff() -> FF:
@@ -223,6 +252,16 @@ class Transformer:
     d: int
     blocks: list[Block] = field(default_factory=list)
 
+    def with_mask(self, causal: bool = True) -> "Transformer":
+        """A copy whose every SA layer has the causal mask ``causal`` (parameters shared)."""
+        return Transformer(self.d, [replace(b, sa=replace(b.sa, causal=causal))
+                                    for b in self.blocks])
+
+    @property
+    def causal(self) -> bool:
+        """True iff some SA layer is masked (:meth:`with_mask` masks all of them)."""
+        return any(b.sa.causal for b in self.blocks)
+
     @property
     def L(self) -> int:
         return len(self.blocks)
@@ -246,11 +285,13 @@ class Transformer:
                 yield bi, "FF", f"b[{k}]", ff.b[k]
                 yield from ((bi, "FF", f"W[{i}][{k}]", x) for i, x in enumerate(ff.W[k]))
             yield bi, "SA", "rho", sa.rho
-            for nm, f in (("A", sa.A), ("V", sa.V)):
-                yield bi, "SA", f"{nm}.lam", f.lam
-                for r, (a, b) in enumerate(zip(f.left, f.right)):
-                    yield from ((bi, "SA", f"{nm}.left[{r}][{i}]", x) for i, x in enumerate(a))
-                    yield from ((bi, "SA", f"{nm}.right[{r}][{i}]", x) for i, x in enumerate(b))
+            for h, (A, V) in enumerate(sa.heads):  # head h >= 1 of H > 1: "heads[h]."
+                pre = f"heads[{h}]." if sa.H > 1 else ""
+                for nm, f in ((pre + "A", A), (pre + "V", V)):
+                    yield bi, "SA", f"{nm}.lam", f.lam
+                    for r, (a, b) in enumerate(zip(f.left, f.right)):
+                        yield from ((bi, "SA", f"{nm}.left[{r}][{i}]", x) for i, x in enumerate(a))
+                        yield from ((bi, "SA", f"{nm}.right[{r}][{i}]", x) for i, x in enumerate(b))
 
     def sq_norm(self) -> Fraction:
         """Exact ``||theta||^2``, the sum of squares of the scalars :meth:`n_params`

@@ -1,7 +1,7 @@
 """The exact JSON form of networks (SPEC §3; written by :mod:`proofcheck.io.certificate_writer`)
 and canonical digests: ``{"d", "blocks": [{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa":
-{"rho", "A": {"lam", "left", "right"}, "V"}}]}``; exact numbers only, every vector of length ``d``
-(else ``BadInput`` with the JSON path).
+{"rho", "A": {"lam", "left", "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact
+numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path).
 """
 import hashlib
 import json
@@ -45,9 +45,13 @@ def ff_from_json(o, d, path) -> FF:
 
 
 def sa_from_json(o, d, path) -> SA:
-    """The SA of a schema-validated JSON object in dimension ``d``."""
-    return SA(parse_exact(o["rho"], f"{path}.rho"), _fac_from(o["A"], d, f"{path}.A"),
-              _fac_from(o["V"], d, f"{path}.V"), o.get("label", ""))
+    """The SA of a schema-validated JSON object in dimension ``d``: one head as ``A``,
+    ``V`` or several as ``heads``; ``causal`` (absent: no mask)."""
+    heads = [(o, path)] if "heads" not in o else [
+        (h, f"{path}.heads[{k}]") for k, h in enumerate(o["heads"])]
+    return SA.multi(parse_exact(o["rho"], f"{path}.rho"),
+                    [(_fac_from(h["A"], d, f"{p}.A"), _fac_from(h["V"], d, f"{p}.V"))
+                     for h, p in heads], o.get("causal", False), o.get("label", ""))
 
 
 def network_from_json(o, path="$.network") -> Transformer:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import (PlainBackend, apply_factored, f2q, interpolation_witness,
-                                        q, rows)
+from proofcheck.kernel.evaluate import (PlainBackend, allowed, apply_factored, f2q,
+                                        interpolation_witness, q, rows)
 from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, direction
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
@@ -122,7 +122,8 @@ class SARecord:
     margin ``gap`` (``None``: no competitor) at ``gap_at = (sequence, token,
     competitor)``; ``nmax1`` the most competitors of a token; per coordinate the
     largest within-sequence range ``S`` and modulus ``Xmax`` (zeros unless ``lam_A !=
-    0``); per factor of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``."""
+    0``); per factor of A ``P[r] = max |<a_r, x>|``, ``Q[r] = max |<b_r, x>|``.  These
+    are head 1's; ``more`` holds heads 2..H, each a record of ``SA(0, A_h, V_h)``."""
 
     block: int
     layer: SA
@@ -133,6 +134,11 @@ class SARecord:
     Xmax: list
     P: list
     Q: list
+    more: list = field(default_factory=list)
+
+    @property
+    def heads(self) -> list:
+        return [self] + self.more
 
 
 def straddle_radius(eta, G, kinks, t, rho, r) -> list:
@@ -216,15 +222,16 @@ class Trajectory:
     stop: tuple | None = None
 
 
-def sequence_stats(A: Factored, Xs):
+def sequence_stats(A: Factored, Xs, causal: bool = False):
     """``(gap, token, competitor)``: the smallest argmax margin of one sequence (``n >=
-    2``), or ``(None, token, (c1, c2))`` when a token's top score is attained twice."""
+    2``) over the keys each token may see, or ``(None, token, (c1, c2))`` when a
+    token's top score is attained twice."""
     n = Xs.nrows()
     charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)")
     S = (apply_factored(A, Xs) * Xs.transpose()).entries()
     best = None
-    for i in range(n):
-        row = S[i * n:(i + 1) * n]
+    for i in range(1 if causal else 0, n):
+        row = S[i * n:i * n + len(allowed(i, n, causal))]
         top = max(row)
         k = row.index(top)
         if row.count(top) > 1:
@@ -235,11 +242,11 @@ def sequence_stats(A: Factored, Xs):
     return best
 
 
-def tie_witness(block, j, i, c1, c2) -> Witness:
+def tie_witness(block, j, i, c1, c2, head=None) -> Witness:
     return Witness(f"hardmax tie: tokens {c1} and {c2} both maximise the score of this token, "
                    "so softmax attention does not concentrate on one token for any tau (no "
                    "certificate)", block=block, sublayer="SA", sequence=j, token=i,
-                   code="hardmax-tie")
+                   code="hardmax-tie", head=head)
 
 
 def projections(X, v) -> list:
@@ -248,23 +255,27 @@ def projections(X, v) -> list:
 
 
 def sa_record(sa: SA, X, spans, block: int):
-    """``(SARecord, None)`` of ``sa`` on ``X``, or ``(None, tie witness)``."""
-    gap = at = None
-    for j, (lo, hi) in enumerate(spans):
-        if hi - lo > 1:
-            g, i, c = sequence_stats(sa.A, rows(X, lo, hi))
-            if g is None:
-                return None, tie_witness(block, j, i, *c)
-            if gap is None or g < gap:
-                gap, at = g, (j, i, c)
-    d, e = X.ncols(), X.entries()
+    """``(SARecord, None)`` of ``sa`` on ``X`` (one per head, see ``more``), or ``(None,
+    tie witness)``."""
+    recs, d, e = [], X.ncols(), X.entries()
     S = [max((max(e[lo * d + c:hi * d:d]) - min(e[lo * d + c:hi * d:d]) for lo, hi in spans
               if hi > lo), default=ZERO) for c in range(d)]
-    Xm = [max(map(abs, e[c::d]), default=ZERO) if sa.A.lam != 0 else ZERO for c in range(d)]
-    P = [max(map(abs, projections(X, a)), default=ZERO) for a in sa.A.left]
-    Q = [max(map(abs, projections(X, b)), default=ZERO) for b in sa.A.right]
     nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
-    return SARecord(block, sa, gap, at, nmax1, S, Xm, P, Q), None
+    for h, (A, V) in enumerate(sa.heads, start=1):
+        gap = at = None
+        for j, (lo, hi) in enumerate(spans):
+            if hi - lo > 1:
+                g, i, c = sequence_stats(A, rows(X, lo, hi), sa.causal)
+                if g is None:
+                    return None, tie_witness(block, j, i, *c, h if sa.H > 1 else None)
+                if gap is None or g < gap:
+                    gap, at = g, (j, i, c)
+        Xm = [max(map(abs, e[c::d]), default=ZERO) if A.lam != 0 else ZERO for c in range(d)]
+        P = [max(map(abs, projections(X, a)), default=ZERO) for a in A.left]
+        Q = [max(map(abs, projections(X, b)), default=ZERO) for b in A.right]
+        recs.append(SARecord(block, sa if h == 1 else SA(ZERO, A, V), gap, at, nmax1, S, Xm, P, Q))
+    recs[0].more = recs[1:]
+    return recs[0], None
 
 
 def dense_ff_record(ff, X, block: int, locate) -> DenseFF:
@@ -328,46 +339,58 @@ class Result:
     floored: bool = False
 
 
-def _implied(stated, derived, block, sub, name, at_most=False) -> None:
-    """``stated >= derived`` (``at_most``: ``<=``), else INCONCLUSIVE with both values."""
+def _implied(stated, derived, block, sub, name, at_most=False, **where) -> None:
+    """``stated >= derived`` (``at_most``: ``<=``), else INCONCLUSIVE with both values
+    (``where``: the head, sequence and token the bound is about)."""
     if (stated > derived) if at_most else (stated < derived):
         raise Stop(Verdict.INCONCLUSIVE, Witness(
             f"the stated {name} {fmt_num(stated)} does not follow from the previous bounds "
             f"(derived: {'at most' if at_most else 'at least'} {fmt_num(derived)})",
             block=block, sublayer=sub, expected=f2q(derived), got=f2q(stated),
-            code="bound-not-implied"))
+            code="bound-not-implied", **where))
 
 
-def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
-    R = radii.top
-    g = None
-    eps = ZERO
+def _head_step(rec: SARecord, R, tau, F: int, h, res: Result, head) -> tuple:
+    """``(gap, eps)`` of one head: the certified gap and the off-argmax mass."""
+    g, eps = None, ZERO
     if rec.gap is not None:
         E = score_error(rec, R)
         gd = rec.gap - 2 * E
         g = h["min_gap"] if h is not None and h["min_gap"] is not None else (
             down64(gd) if gd > 0 else gd)
+        j, t, comp = rec.gap_at
         if g <= 0 or gd <= 0:
-            j, t, comp = rec.gap_at
             raise Stop(Verdict.INCONCLUSIVE, Witness(
                 f"softmax gap not certified: the argmax beats competitor token {comp} by "
                 f"{fmt_num(rec.gap)}, but with boxes of radius up to {fmt_num(max(R))} each "
                 f"score may move by {fmt_num(E)}: certified gap {fmt_num(gd)}",
                 block=rec.block, sublayer="SA", sequence=j, token=t, expected="> 0", got=f2q(gd),
-                code="gap-not-certified"))
-        _implied(g, gd, rec.block, "SA", "min_gap", at_most=True)
+                code="gap-not-certified", head=head))
+        _implied(g, gd, rec.block, "SA", "min_gap", True, head=head, sequence=j, token=t)
         ub = fmpq(1, 1 << F) if tau is None else exp_upper(g / tau, F)
         res.floored |= ub == fmpq(1, 1 << F)
         eps = min(ONE, rec.nmax1 * ub)
     e = eps if h is None or h["max_eps"] is None else h["max_eps"]
-    _implied(e, eps, rec.block, "SA", "max_eps")
-    m = [r + e * (s + 2 * r) for r, s in zip(R, rec.S)]
-    rad = [abs(q(rec.layer.rho)) * r + v for r, v in zip(R, abs_apply(rec.layer.V, m))]
+    _implied(e, eps, rec.block, "SA", "max_eps", head=head)
+    return g, e
+
+
+def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
+    R = radii.top
+    multi = len(rec.heads) > 1
+    rad = [abs(q(rec.layer.rho)) * r for r in R]
+    heads = []
+    for k, hr in enumerate(rec.heads):
+        hk = h["heads"][k] if h is not None and multi else h
+        g, e = _head_step(hr, R, tau, F, hk, res, k + 1 if multi else None)
+        heads.append({"min_gap": g, "max_eps": e})
+        m = [r + e * (s + 2 * r) for r, s in zip(R, hr.S)]
+        rad = [x + v for x, v in zip(rad, abs_apply(hr.layer.V, m))]
     stated = [up64(x) for x in rad] if h is None or h["radius"] is None else h["radius"]
     for x, y in zip(stated, rad):
         _implied(x, y, rec.block, "SA", "radius")
     radii.reset(stated)
-    return {"block": rec.block, "sublayer": "SA", "min_gap": g, "max_eps": e,
+    return {"block": rec.block, "sublayer": "SA", **({"heads": heads} if multi else heads[0]),
             "radius": list(stated)}
 
 

@@ -10,7 +10,8 @@ import unicodedata
 CATALOGUE_IDS = (
     "3.1", "3.2", "3.2p", "3.3", "4.1", "4.2", "4.3", "separation", "leaders", "collapse",
     "interpolation", "tag-growth", "1.6", "1.8", "1.8-collapse", "softmax-gap", "tikhonov",
-    "resnet", "length-independence", "low-rank", "C.1", "C.3", "C.4", "E.1", "G.1", "G.2")
+    "resnet", "length-independence", "low-rank", "causal-first-token",
+    "C.1", "C.3", "C.4", "E.1", "G.1", "G.2")
 
 #: other names of catalogue statements (``lemma hat`` is ``lemma 3.2``)
 ALIASES = {"theorem-1.6": "1.6", "theorem-1.8": "1.8", "hardmax": "1.6", "softmax": "1.8",

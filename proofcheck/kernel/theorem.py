@@ -141,6 +141,9 @@ def check(cert, route: str):
     if net.d != ds.d:
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
     lines = [f"dataset {escape(ds.name)}: N = {ds.N}, M = {ds.M}, d = {ds.d}; SHA-256 matches"]
+    if net.causal or any(b.sa.H > 1 for b in net.blocks):  # SPEC §1 "Extensions"
+        lines.append(f"network: {extensions(cert) or 'no causal mask'}, at most "
+                     f"{max(b.sa.H for b in net.blocks)} heads per SA layer")
     bad = check_constants(claim, ds, net, lines)
     if bad:
         return Verdict.REFUTED, lines + bad, "plain"
@@ -157,6 +160,12 @@ def check(cert, route: str):
         return v, lines, label
     v, label = _softmax(cert, net, inputs, targets, route, work, lines)
     return (*_theta(cert, net, v, lines), label)
+
+
+def extensions(cert) -> str:
+    """The causal mask of the certificate's network, in words ('' for none)."""
+    k = sum(bool(b["sa"].get("causal")) for b in cert["network"]["blocks"])
+    return f"causal mask on {k} of {len(cert['network']['blocks'])} SA layers" if k else ""
 
 
 def _theta(cert, net, v, lines):
@@ -217,9 +226,12 @@ def stated_bounds(cert):
             hint = {"radius": [q(parse_exact(x, f"{p}.radius[{c}]"))
                                for c, x in enumerate(h["radius"])]}
             if h["sublayer"] == "SA":
-                g = h["min_gap"]
-                hint.update(min_gap=None if g is None else q(parse_exact(g, f"{p}.min_gap")),
-                            max_eps=q(parse_exact(h["max_eps"], f"{p}.max_eps")))
+                hs = [(x, f"{p}.heads[{j}]") for j, x in enumerate(h["heads"])] \
+                    if "heads" in h else [(h, p)]
+                gaps = [{"min_gap": None if x["min_gap"] is None else q(parse_exact(
+                    x["min_gap"], f"{xp}.min_gap")), "max_eps": q(parse_exact(
+                        x["max_eps"], f"{xp}.max_eps"))} for x, xp in hs]
+                hint.update(gaps[0] if "heads" not in h else {"heads": gaps})
             out.append((h["block"], h["sublayer"], hint, p))
         return F, out
     F = FLOOR_BITS
@@ -248,5 +260,8 @@ def align(stated, traj):
         if (block, sub) != (rec.block, kind):
             raise BadInput(f"this bound is for block {block} {sub}, the sub-layer at its place "
                            f"is block {rec.block} {kind}", p)
+        n, H = len(h.get("heads", [h])), len(getattr(rec, "heads", ()))
+        if kind == "SA" and (n != H or H == 1 and "heads" in h):  # one head: no "heads"
+            raise BadInput(f"this bound states {n} head(s), block {block} SA has {H}", p)
         by_rec[id(rec)] = h
     return [by_rec.get(id(r)) for r in traj.records]

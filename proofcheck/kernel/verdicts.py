@@ -79,7 +79,7 @@ class Witness:
     """Where an exact check failed: ``block`` 1-based, ``sublayer`` ``"FF"``/``"SA"``,
     ``sequence``/``token``/``coordinate`` 0-based, exact ``expected``/``got``; ``code``
     the stable name of the kind of failure (``"output-not-target"``, ...): the reason
-    is prose and may change."""
+    is prose and may change; ``head`` 1-based, for a multi-head SA layer (last field)."""
 
     reason: str
     block: int | None = None
@@ -90,10 +90,12 @@ class Witness:
     expected: Any = None
     got: Any = None
     code: str = ""
+    head: int | None = None
 
     def describe(self) -> str:
         loc = ", ".join(f"{name} {v}" for name, v in (
-            ("block", self.block), ("sub-layer", self.sublayer), ("sequence", self.sequence),
+            ("block", self.block), ("sub-layer", self.sublayer), ("head", self.head),
+            ("sequence", self.sequence),
             ("token", self.token), ("coordinate", self.coordinate)) if v is not None)
         s = self.reason + (f" at {loc}" if loc else "")
         if self.expected is not None or self.got is not None:

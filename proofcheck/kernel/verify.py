@@ -101,11 +101,12 @@ def _scope(cert) -> tuple[Scope, str]:
     claim = cert["claim"]
     if cert["kind"] == "theorem":
         n = len(cert["dataset"]["pairs"])
+        mask = f", {m}" if (m := theorem.extensions(cert)) else ""
         if cert["semantics"]["attention"] == "hardmax":
             return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, exact "
-                                   "hardmax evaluation; budget and constants re-derived")
+                                   f"hardmax evaluation{mask}; budget and constants re-derived")
         return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, softmax for "
-                               f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]")
+                               f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]{mask}")
     k = len(cert["instances"])
     if "source" in claim:
         return Scope.INSTANCES, (f"{k} stated map{'s' * (k != 1)} of {escape(claim['statement'])}"

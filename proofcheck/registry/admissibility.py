@@ -28,7 +28,9 @@ class Admissibility:
     ``distinct_tokens``: the tokens of every X_j and of every Y_j are pairwise
     distinct; ``outputs_fit``: ``m_j <= n_j``; ``distinct_inputs``: the X_j are
     pairwise distinct as sets; ``theorem``: all of SPEC §1 through the kernel's
-    ``check_admissible`` (the other fields are then implied).
+    ``check_admissible`` (the other fields are then implied); ``ordered``: with
+    ``theorem``, the inputs compared as tuples instead (SPEC §1 "Extensions": a causal
+    mask).
     """
 
     takes_dataset: bool = True
@@ -37,13 +39,15 @@ class Admissibility:
     outputs_fit: bool = False
     distinct_inputs: bool = False
     theorem: bool = False
+    ordered: bool = False
 
     def describe(self) -> str:
         """The rules in words (printed by ``lemma`` and the docs table)."""
         if not self.takes_dataset:
             return "no dataset (built-in instances only)"
         if self.theorem:
-            return "admissible dataset (SPEC §1)"
+            return "admissible dataset (SPEC §1)" + (
+                ", inputs compared as tuples (causal mask)" if self.ordered else "")
         rules = [f"d >= {self.min_d}"]
         rules += [text for on, text in ((self.distinct_tokens, "distinct tokens"),
                                         (self.outputs_fit, "m_j <= n_j"),
@@ -59,7 +63,7 @@ class Admissibility:
                            "built-in instances (drop --dataset/--example)")
         if self.theorem:
             from proofcheck.kernel.dataset import check_admissible
-            check_admissible(ds)  # the kernel's rules and messages, unchanged
+            check_admissible(ds, self.ordered)  # the kernel's rules and messages, unchanged
             return
         if ds.d < self.min_d:
             raise Inadmissible(f"statement {statement} needs d >= {self.min_d} (got "
@@ -96,6 +100,9 @@ def _distinct_sets(ds, statement: str) -> None:
 #: SPEC §1 (Theorems 1.6, 1.8 and the statements about their construction)
 THEOREM = Admissibility(min_d=2, distinct_tokens=True, outputs_fit=True, distinct_inputs=True,
                         theorem=True)
+#: SPEC §1 under a causal mask: the inputs distinct as tuples (SPEC §1 "Extensions")
+CAUSAL_THEOREM = Admissibility(min_d=2, distinct_tokens=True, outputs_fit=True,
+                               distinct_inputs=False, theorem=True, ordered=True)
 #: any well-formed dataset (repeated tokens allowed)
 ANY_DATASET = Admissibility()
 #: the statement's checks read no dataset

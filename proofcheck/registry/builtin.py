@@ -11,7 +11,13 @@ trusted checks (``proofcheck.kernel.lemma_checks``).
 """
 from __future__ import annotations
 
-from proofcheck.registry.admissibility import ANY_DATASET, NO_DATASET, THEOREM, Admissibility
+from proofcheck.registry.admissibility import (
+    ANY_DATASET,
+    CAUSAL_THEOREM,
+    NO_DATASET,
+    THEOREM,
+    Admissibility,
+)
 from proofcheck.registry.instances import authors_setting, digits_sample, generated
 from proofcheck.registry.statement import Statement
 
@@ -188,6 +194,18 @@ AFZ_THEOREMS = (
               "project", module="lemmas.afz.theorems.low_rank", checks=("run",),
               uses=("1.6", "1.8"), admissible=THEOREM, instances=WITH_DIGITS,
               hypotheses=("an admissible dataset (SPEC §1)",)),
+    Statement("causal-first-token", "proposition",
+              "Under a causal mask the output at position 1 depends on x_1 alone, at every "
+              "depth (position i on x_1..x_i): two sequences with a common first token and "
+              "disjoint targets are interpolated by no causal transformer in the all-outputs "
+              "reading (symbolic SA step; instances; witness)", "- (seed 000, future work)",
+              "project", module="lemmas.causal.first_token", checks=("run",),
+              uses=("1.6", "4.1"), scope="dataset", admissible=CAUSAL_THEOREM,
+              hypotheses=("a causal mask (SPEC §1 Extensions): token i attends to l <= i; "
+                          "sequences are ordered tuples",
+                          "the reading of 'T(X_j) = Y_j' is stated per check: all outputs, "
+                          "or the last m_j outputs"),
+              instances={"dataset": digits_sample()}),
 )
 
 TAKAKURA_SUZUKI = (

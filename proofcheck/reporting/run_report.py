@@ -28,9 +28,10 @@ def dataset_max_bits(ds) -> int:
 
 
 def _witness_json(w) -> dict | None:
-    """A witness's fields, ``expected``/``got`` as exact text."""
+    """A witness's fields, ``expected``/``got`` as exact text (``head`` only when set)."""
     return None if w is None else {k: (fmt_value(v) if k in ("expected", "got") and v is not None
-                                       else v) for k, v in w.__dict__.items()}
+                                       else v) for k, v in w.__dict__.items()
+                                   if k != "head" or v is not None}
 
 
 def layer_table(net: Transformer) -> list[dict]:
@@ -42,11 +43,14 @@ def layer_table(net: Transformer) -> list[dict]:
         if b.sa.is_identity and key in cache:
             ra, rv = cache[key]
         else:
-            ra, rv = rank_of(b.sa.A.dense(net.d)), rank_of(b.sa.V.dense(net.d))
+            ra = max(rank_of(A.dense(net.d)) for A, _ in b.sa.heads)  # largest over heads
+            rv = max(rank_of(V.dense(net.d)) for _, V in b.sa.heads)
             cache[key] = (ra, rv)
+        ext = {**({"heads": b.sa.H} if b.sa.H > 1 else {}),
+               **({"causal": True} if b.sa.causal else {})}  # SPEC §1 "Extensions", when used
         rows.append({"block": i, "phase": b.phase, "ff": b.ff.label, "width": b.ff.width,
                      "rank_U": rank_of([list(u) for u in b.ff.U]) if b.ff.U else 0, "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
-                     "params": b.ff.n_params() + b.sa.n_params()})
+                     "params": b.ff.n_params() + b.sa.n_params(), **ext})
     return rows
 
 
@@ -77,6 +81,8 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
         "checks": [{"name": r.name, "verdict": r.verdict.value, "details": r.details,
                     "witness": _witness_json(r.witness)} for r in tc.results],
         "constants": tc.constants,
+        **({"attention": {"mask": info["attention"], "reading": info["reading"]}}
+           if "attention" in info else {}),
         "theta_sq_norm": theta_json(tc.construction.net),
         "construction": {"name": tc.constants.get("construction", "default"),
                          **({"u": [fmt_value(x) for x in info["u"]],
@@ -98,7 +104,9 @@ def theorem_report(statement: str, dataset, tc, verdict, extra: dict | None = No
 
 def markdown(rep: dict) -> str:
     ds, c, p = rep["dataset"], rep["constants"], rep["provenance"]
-    lines = [f"# Theorem {rep['statement']} on `{ds['name']}` — {rep['verdict']}", "",
+    att = rep.get("attention", {})
+    mask = f" under a causal mask (reading {att['reading']})" if att.get("mask") == "causal" else ""
+    lines = [f"# Theorem {rep['statement']}{mask} on `{ds['name']}` — {rep['verdict']}", "",
              f"proofcheck {p['version']} (commit {p['commit'] or 'n/a'}), Python {p['python']}, "
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
              "## Dataset", "",
@@ -116,16 +124,18 @@ def markdown(rep: dict) -> str:
         if r["witness"]:
             w = r["witness"]
             lines.append("  - witness: " + ", ".join(f"{k} = {v}" for k, v in w.items() if v is not None))
+    r_claim = c.get("R_claim", f"<= N - 1 = {c['N'] - 1}")
     lines += ["", "## Constants (claimed vs measured)", "",
               "| quantity | measured | claimed |", "|---|---|---|",
               f"| blocks L | {c['L']} | {c.get('block_formula', '2M + R + 1')} = "
               f"{c['L_construction']} (construction {c.get('construction', 'default')}); "
               f"2M + 2N + 1 = {c['L_paper_hardmax']} (Theorem 1.6) |",
-              f"| separation rounds R | {c['R']} | <= N - 1 = {c['N'] - 1} |",
+              f"| separation rounds R | {c['R']} | {r_claim} |",
               f"| max width | {c['max_width']} | <= 4 |",
               f"| parameters P | {c['P']} | "
-              f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')} = {c['P_formula']}; "
-              f"<= {c['param_constant']} d M = {c['P_bound']} |",
+              + c.get("P_claim", f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')}"
+                      f" = {c['P_formula']}; <= {c.get('param_constant')} d M = {c.get('P_bound')}")
+              + " |",
               f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
               "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
               f"| largest rational in the network | {c['max_bits']} bits | |",
@@ -162,8 +172,10 @@ def recheck_markdown(rep: dict) -> list[str]:
 
 
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
-    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir``."""
-    base = Path(out_dir) / f"theorem-{rep['statement']}-{slug(rep['dataset']['name'])}"
+    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir`` (a run under
+    a causal mask: ``theorem-<id>-causal-<dataset>``)."""
+    masked = "causal-" if rep.get("attention", {}).get("mask") == "causal" else ""
+    base = Path(out_dir) / f"theorem-{rep['statement']}-{masked}{slug(rep['dataset']['name'])}"
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
     atomic_write(md, markdown(rep))

@@ -39,25 +39,28 @@ def comparison_lines(rows) -> list[str]:
 
 
 def _constants_16(c: dict) -> list[str]:
-    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}", r_line(c["R"], c["N"], c.get("round_text")),
+    return [f"N = {c['N']}, M = {c['M']}, d = {c['d']}, R = {c['R']}",
+            r_line(c["R"], c["N"], c.get("round_text"), c.get("R_claim")),
             f"construction {c['construction']}: L = {c['block_formula']}",
             f"L = {c['L']} blocks (the construction's {c['block_formula']} = {c['L_construction']}"
             + (f"; the default's 2M + R + 1 = {c['L_default']}" if "L_default" in c else "")
             + f"; the seed's count 2M + 2N + 1 = {c['L_paper_hardmax']}, read as a bound)",
-            f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}, "
-            f"bound {c['param_constant']}·d·M = {c['P_bound']}); largest rational "
-            f"{c['max_bits']} bits",
+            f"max width = {c['max_width']}; parameters P = {c['P']} (formula {c['P_formula']}"
+            + (f", bound {c['param_constant']}·d·M = {c['P_bound']}" if "P_bound" in c else "")
+            + (f"; the default's P = {c['P_default']}" if "P_default" in c else "")
+            + f"); largest rational {c['max_bits']} bits",
             f"SA layers: A = λI + rank ≤ {c['max_rank_A_minus_lam_I']}, V = λI + rank ≤ "
             f"{c['max_rank_V_minus_lam_I']} (all {c['sa_layers']}; checked by the kernel)"]
 
 
-def r_line(R: int, N: int, what: str | None = None) -> str:
+def r_line(R: int, N: int, what: str | None = None, claim: str | None = None) -> str:
     """What R is, in the theorem output (``what``: the construction's own words for a
-    round, its constant ``round_text``, if it has one)."""
+    round, its constant ``round_text``, if it has one; ``claim``: its bound on R, if
+    not the default's ``R <= N - 1``)."""
     what = what or ("each round makes a token shared by several sequences the unique top of "
                     "some of them and tags again")
     return (f"R = {R} separation round{'' if R == 1 else 's'} (phase S: {what}; "
-            f"R <= N - 1 = {N - 1})")
+            f"R {claim or f'<= N - 1 = {N - 1}'})")
 
 
 def _f(x) -> str:

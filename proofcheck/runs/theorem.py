@@ -30,7 +30,9 @@ class TheoremOptions:
     :data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS`), ``simulate`` (1.8: the
     mpmath search for tau_num), ``workers``/``scheduler`` (1.6: shard the exact check
     over Dask), ``options`` (construction options,
-    :class:`lemmas.afz.options.ConstructionOptions`; None: the default)."""
+    :class:`lemmas.afz.options.ConstructionOptions`; None: the default), ``attention``
+    (1.6: ``"full"``, or ``"causal"``: the network under the causal mask,
+    :mod:`lemmas.causal.under_mask`), ``certificate`` (a certificate file is asked for)."""
 
     backend: str = "flint"
     tau: Fraction | None = None
@@ -40,6 +42,8 @@ class TheoremOptions:
     workers: int | None = None
     scheduler: str | None = None
     options: object = None
+    attention: str = "full"
+    certificate: bool = False
 
 
 @dataclass
@@ -92,7 +96,7 @@ class TheoremRun:
 def validate(theorem: str, opts: TheoremOptions) -> None:
     """Usage errors (``BadInput``, exit 2) before any work: options that do not apply
     to ``theorem``, an unknown construction, a bad Dask address or worker count."""
-    from lemmas.afz.theorems.constructions import get
+    from lemmas.causal.constructions import get
     if theorem not in THEOREMS:
         raise BadInput(f"{theorem} is not a theorem; theorems: {', '.join(THEOREMS)}")
     if theorem == "1.6" and opts.tau is not None:
@@ -106,10 +110,35 @@ def validate(theorem: str, opts: TheoremOptions) -> None:
     if opts.sim_budget is not None and opts.sim_budget < 0:
         raise BadInput(f"--simulation-budget must be at least 0 (got {opts.sim_budget})")
     try:
-        get(opts.construction, theorem)
+        get(opts.construction, theorem, opts.attention)
     except KeyError as exc:
         raise BadInput(exc.args[0]) from None
+    _validate_attention(theorem, opts)
     _validate_dask(opts)
+
+
+def _validate_attention(theorem: str, opts: TheoremOptions) -> None:
+    """--attention causal: theorem 1.6 only, not sharded, no certificate (exit 2)."""
+    if opts.attention == "full":
+        return
+    if theorem != "1.6":
+        raise BadInput("--attention causal applies to theorem 1.6 (hardmax) only")
+    if opts.workers is not None or opts.scheduler is not None:
+        raise BadInput("--workers / --scheduler do not apply with --attention causal")
+    if opts.certificate:
+        raise BadInput("--certificate does not apply with --attention causal: a theorem "
+                       "certificate states neither the reading nor a causal construction")
+
+
+def admitting(statement, opts: TheoremOptions):
+    """``statement`` with the admissibility of the run: under a causal mask the inputs
+    are compared as tuples (SPEC §1 "Extensions")."""
+    if opts.attention != "causal":
+        return statement
+    from dataclasses import replace
+
+    from proofcheck.registry.admissibility import CAUSAL_THEOREM
+    return replace(statement, admissible=CAUSAL_THEOREM)
 
 
 def _validate_dask(opts: TheoremOptions) -> None:
@@ -135,8 +164,8 @@ def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
     """The lines printed when the run starts: for 1.6 the construction that runs (a
     reconstruction, the seed's block count read as a bound), for 1.8 the temperature."""
     if theorem == "1.6":
-        from lemmas.afz.theorems.constructions import get
-        spec = get(opts.construction, theorem)
+        from lemmas.causal.constructions import get
+        spec = get(opts.construction, theorem, opts.attention)
         return [f"construction '{spec.name}' (L = {spec.blocks}): {spec.summary}; the seed's "
                 "count L = 2M + 2N + 1 is read as a bound", "constructing the network ..."]
     from proofcheck.kernel.verdicts import fmt_num
@@ -152,6 +181,8 @@ def run_theorem(theorem: str, dataset, info: dict | None = None,
     module docstring.  Call :func:`validate` first for options from a user."""
     hooks = hooks or Hooks()
     check = _check_16(dataset, opts, hooks) if theorem == "1.6" else _check_18(dataset, opts, hooks)
+    if opts.attention == "causal":
+        return _causal_run(theorem, dataset, info, opts, check)
     t0 = time.perf_counter()
     cert = _certificate(theorem, dataset, check, opts)
     t_cert = time.perf_counter() - t0
@@ -160,9 +191,27 @@ def run_theorem(theorem: str, dataset, info: dict | None = None,
     return TheoremRun(theorem, dataset, dict(info or {}), opts, check, cert, rc, seconds)
 
 
+def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> TheoremRun:
+    """A run under the causal mask: no certificate (the format states neither the
+    reading nor a causal construction), so the verdict is the run's own exact check —
+    the kernel's evaluators on the masked network, the claims and the interpolation
+    in the construction's reading — and the output says so."""
+    v = combine(r.verdict for r in check.results)
+    rc = Recheck(v, ["no certificate for a run under the causal mask: the verdict is the "
+                     "run's own exact check (the kernel's evaluators on the masked network, "
+                     f"reading {check.construction.info.get('reading')})"])
+    return TheoremRun(theorem, dataset, dict(info or {}), opts, check, None, rc,
+                      dict(check.seconds))
+
+
 def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
     from lemmas.afz.theorems.constructions import get
     from lemmas.afz.theorems.theorem_1_6 import verify
+    if opts.attention == "causal":
+        from lemmas.causal.constructions import get as causal_get
+        from lemmas.causal.under_mask import verify_causal
+        return verify_causal(dataset, causal_get(opts.construction), backend=opts.backend,
+                             progress=hooks.block)
     return verify(dataset, backend=opts.backend, progress=hooks.block,
                   construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks),
                   options=opts.options)
@@ -236,7 +285,10 @@ def write_report(run: TheoremRun, out) -> list:
 
 
 def recheck_lines(run: TheoremRun) -> list[str]:
-    """The kernel's re-check, as printed before the verdict."""
+    """The kernel's re-check, as printed before the verdict (a run under the causal
+    mask has none: its one line says why)."""
+    if run.certificate is None:
+        return list(run.recheck.lines)
     return ([f"kernel re-check of the run's certificate (verify_certificate): "
              f"{run.verdict.value} (the run's own checks: {run.run_verdict.value})"]
             + ["    " + x for x in run.recheck.lines])

@@ -7,6 +7,8 @@ fast route with :func:`proofcheck.kernel.theorem.register`.
 
 * :mod:`.flint` — the flint backend: identity skips, rank-one FF layers per linear
   piece, lazy per-sequence tag offsets, rank-one and ``lam I`` hardmax attention;
+* :mod:`.heads` — multi-head and causally masked SA (prefix extremes for rank-one
+  heads under the mask);
 * :mod:`.softmax` — the hardmax trajectory of a softmax certificate from the flint
   backend's evaluation (per-sequence extremes, rank-one FF pieces).
 """

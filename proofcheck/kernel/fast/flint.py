@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - installed with hypothesis; plain lists
 
 from proofcheck.kernel.evaluate import State as PlainState
 from proofcheck.kernel.evaluate import spans_of
+from proofcheck.kernel.fast.heads import sa_heads
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
 
@@ -1004,6 +1005,11 @@ class FlintBackend:
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
             return state, [], None
+        if sa.H > 1 or sa.causal:  # SPEC §1 "Extensions": per head, over the allowed keys
+            state = self._materialize(state)
+            charge(state.n * state.d * sa.H, "an SA layer")
+            return State(sa_heads(sa, state.X, state.spans, rule), state.spans, state.d,
+                         meta=state.meta), None, None
         if (getattr(rule, "name", "") == "hardmax" and sa.A.lam == 0 and len(sa.A.left) == 1
                 and not sa.V.left and sa.rho == 1):
             new = self._tag(sa, state)

@@ -43,6 +43,7 @@ from proofcheck.kernel.softmax import (
     absdot,
     rows,
     projections,
+    sa_record,
     sequence_stats,
     straddle_radius,
     tie_witness,
@@ -185,7 +186,10 @@ def _rank_one_gap(st, da, db, qlo, block):
 
 
 def _sa_record(be, st, sa, block, ext):
-    """``(SARecord, None)`` or ``(None, tie witness)`` for ``sa`` on the state ``st``."""
+    """``(SARecord, None)`` or ``(None, tie witness)`` for ``sa`` on the state ``st``
+    (a multi-head or masked layer: the plain route's records)."""
+    if sa.H > 1 or sa.causal:
+        return sa_record(sa, be._materialize(st).X, st.spans, block)
     A = sa.A
     rest = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
     gap = at = None

@@ -36,6 +36,9 @@ def require_sa(layer, d: int) -> SA:
     if not isinstance(layer, SA):
         raise Refuted(Witness("the instance's layer is not an SA layer", expected="SA",
                               got=type(layer).__name__, code="form"))
+    if layer.H != 1 or layer.causal:
+        raise Refuted(Witness("the lemma's layer has one head and no mask", expected="1, no mask",
+                              got=f"{layer.H}{', causal' * layer.causal}", code="form"))
     for name, f in (("A", layer.A), ("V", layer.V)):
         bad = next((v for v in f.left + f.right if len(v) != d), None)
         if bad is not None:
