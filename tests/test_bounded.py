@@ -28,6 +28,7 @@ from proofcheck.kernel.fast import get_backend
 from lemmas.claim_check import check_network
 from lemmas.claims import Affine, SequenceTranslate
 from mutate import with_parameter
+from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.model import SA, Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict, combine
 
@@ -346,3 +347,56 @@ def test_cli_report_and_certificate(tmp_path):
     assert rep["constants"]["construction"] == "bounded"
     assert json.loads(cert.read_text())["claim"]["constants"]["L"] == rep["constants"]["L"]
     assert main(["verify", str(cert)]) == 0
+
+
+# ------------------------------------- the flagged token as the first leader
+def _held_leader(y0):
+    """The smallest admissible dataset found (d = 3, 4 tokens) where the token the
+    last separation round left with flag 1 is the leader of the first lifted
+    sequence; ``y0``: the target of that sequence."""
+    t = lambda *xs: tuple(F(x) for x in xs)  # noqa: E731
+    return Dataset("held-leader", 3, (
+        Pair((t(F(5, 2), -3, -1), t(1, -3, 1)), (y0,)), Pair((t(1, -3, 1),), (t(-2, 1, 1),)),
+        Pair((t(2, 2, F(-1, 2)),), (t(-1, -1, -2),))))
+
+
+@pytest.mark.parametrize("y0, kappa", [((F(-3), F(1, 3), F(4, 3)), 1), ((F(2), F(0), F(0)), 2),
+                                       ((F(1, 2), F(0), F(0)), F(1, 2))],
+                         ids=["kappa 1: no FF", "kappa 2: top-up 1", "kappa 1/2: top-up -1/2"])
+def test_flagged_first_leader_keeps_its_flag(y0, kappa):
+    """The leader lifts keep the flag-1 token's flag and top it up to kappa (no reset):
+    every claim VERIFIES; the old step (reset by the first lift) is REFUTED at that
+    block with the witness of the defect (the leader's flag 0 instead of kappa)."""
+    from mutation.apply import patched
+    from lemmas.afz.theorems.theorem_1_6 import verify
+    from lemmas.afz.theorems.constructions import get
+    ds = _held_leader(y0)
+    inputs, targets = _data(ds)
+    c = construct(inputs, targets, 3)
+    assert c.info["path"] == "flag" and c.info["kappas"][0] == kappa
+    assert all(r.verdict == Verdict.VERIFIED for r in verify(ds, construction=get("bounded", "1.6")).results)
+    with patched("lemmas/afz/phases/flag_collapse.py", "held = _held_flag(sep, lifted, lead)",
+                 "held = None"):
+        bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
+               if r.verdict != Verdict.VERIFIED]
+    w = bad[0].witness
+    assert (w.code, w.sequence, w.token, w.coordinate) == ("claim-mismatch", 0, 0, 2)
+    assert (Fraction(w.expected), Fraction(w.got)) == (kappa, 0)
+    assert w.block == c.phases["L, C, I"][0] == c.info["R"] + 2 and w.sublayer == "FF"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(2, 4), st.sampled_from(["overlap", "union", "mixed"]),
+       st.integers(2, 5))
+def test_bounded_verifies_on_random_one_target_datasets(seed, d, style, N):
+    """Property: on seeded admissible datasets (d = 2..4, overlapping styles, one
+    target per pair, so the flag phases L and C run) every claim of the bounded
+    construction VERIFIES."""
+    from lemmas.afz.edges import single_target
+    from lemmas.afz.theorems.theorem_1_6 import verify
+    from lemmas.afz.theorems.constructions import get
+    from proofcheck.io.generate import random_dataset
+    ds = single_target(random_dataset(seed, d=d, N=N, max_n=4, style=style))
+    bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
+           if r.verdict != Verdict.VERIFIED]
+    assert not bad, bad[0].witness.describe()

@@ -91,6 +91,9 @@ MUTANTS = [
      "bounded", C.bounded_radix_check, _EDGES, "radix"),
     ("flag weight misplaced", BOUNDED, "u[lay.F] = mult", "u[(lay.F - 1)] = mult",
      "bounded", C.bounded_radix_check, _EDGES, "radix"),
+    ("fold offsets from the neighbouring coordinate", "lemmas/afz/phases/bounded_separation.py",
+     "cur = [[p[k] - lo[k] for k", "cur = [[p[k] - lo[(k - 1)] for k",
+     "bounded", C.bounded_layout_check, _EDGES, "layout"),
 ]
 
 
@@ -166,12 +169,26 @@ def test_sphere_points_are_images_of_the_stated_parameter():
     assert r.verdict == Verdict.REFUTED and r.witness.code == "sphere-parameter"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known defect of the bounded construction: on this "
-                   "admissible dataset its first flag lift (block 4) does not do what its claim "
-                   "says; this test passes, and must then lose its mark, once it is fixed")
 def test_bounded_construction_on_uneven_coordinate_minima():
+    """Regression: here the token the last separation round left with flag 1 is the
+    first lifted leader; the leader lifts keep that flag and top it up instead of
+    resetting it (docs/bounded.md), so every claim holds."""
     from lemmas.afz.theorems.theorem_1_6 import verify
     ds = random_dataset(2002, d=3, N=4, max_n=4, style="overlap")
     bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
            if r.verdict != Verdict.VERIFIED]
     assert not bad, bad[0].witness.describe()
+
+
+def test_fold_scale_one_short_is_caught_on_its_edge_dataset():
+    """The bounded layout's fold scale one short (the fallback bound below the
+    coordinate's range): on edge-fold-scale the fold is no longer injective and the
+    construction fails on an admissible input (reported as REFUTED by the pipeline)."""
+    from lemmas.afz.edges import fold_scale
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed, verify
+    spec, ds = get("bounded", "1.6"), fold_scale()
+    assert all(r.verdict == Verdict.VERIFIED for r in verify(ds, construction=spec).results)
+    with patched("lemmas/afz/phases/bounded_separation.py",
+                 "span[i] = max(q[i] for q in cur) + 1", "span[i] = max(q[i] for q in cur) + 0"):
+        with pytest.raises(ConstructionFailed):
+            verify(ds, construction=spec)

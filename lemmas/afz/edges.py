@@ -98,10 +98,33 @@ def leader_neighbour() -> Dataset:
     return Dataset("edge-leader-neighbour", 2, _pairs(rows))
 
 
+def fold_offsets() -> Dataset:
+    """Coordinates whose minima differ (-3 against 1; found by a seeded search, one
+    target added): the bounded layout folds coordinates into others, and a fold read
+    with another coordinate's offset puts points outside the range its scale was
+    chosen for (a content coordinate below 1 after the layout)."""
+    F = Fraction
+    a, b, c = _t(1, F(5, 3), -3, -3), _t(F(3, 2), 1, -1, 3), _t(1, 1, -1, 2)
+    pairs = (Pair((a,), (_t(F(1, 3), -1, -2, -3),)), Pair((b, a), (_t(F(4, 3), -1, 1, F(1, 2)),)),
+             Pair((c, a, b), (_t(F(7, 3), 1, 3, 2), _t(-1, 0, 2, 1))))
+    return Dataset("edge-fold-offsets", 4, pairs)
+
+
+def fold_scale() -> Dataset:
+    """Three points (0,0,0), (1,0,0), (0,1,0): the bounded layout folds the constant
+    third coordinate, then the second into the first, where only the scale 2 keeps
+    the points apart (scale 1 sends (1,0) and (0,1) to 1): the least injective scale
+    is the fallback bound itself."""
+    A, B, C = _t(0, 0, 0), _t(1, 0, 0), _t(0, 1, 0)
+    pairs = (Pair((A, B), (_t(1, 1, 1), _t(2, 0, 1))), Pair((C,), (_t(0, 0, 2),)),
+             Pair((B, C), (_t(-1, 2, 0),)))
+    return Dataset("edge-fold-scale", 3, pairs)
+
+
 def edge_datasets() -> list[Dataset]:
-    """The edge datasets above (d = 2, 2, 3, 4, 5, 2, 2)."""
+    """The edge datasets above (d = 2, 2, 3, 4, 5, 2, 2, 4, 3)."""
     return [common_top(), ties(), both_sides(), negative(), tight(), two_token_top(),
-            leader_neighbour()]
+            leader_neighbour(), fold_offsets(), fold_scale()]
 
 
 def single_target(ds: Dataset) -> Dataset:

@@ -10,7 +10,9 @@ every coordinate is an integer and every flag is 0 except one token's (1).
 * **Leaders** (phase L): for each sequence j with ``kappa_j != 0``, one FF lifts the
   flag of one token (its leader) to ``kappa_j`` (triangle of half-width 1 along one
   direction common to every lift, on which each leader's position is unique); the
-  first one also resets the last separation round's flag.  A sequence with ``kappa_j = 0`` keeps every flag 0.
+  first one also resets the last separation round's flag, unless that flagged token is
+  itself a lifted leader: then its flag 1 is kept and topped up by ``kappa_j - 1``
+  (docs/bounded.md).  A sequence with ``kappa_j = 0`` keeps every flag 0.
 * **Collapse** (phase C, SA of the last leader block): ``A = e_F e_b^T``,
   ``V = e_1 e_F^T``, ``rho = 0``: every token attends to its sequence's flag-maximal
   tokens (the leader, or all tokens when every flag is 0) and becomes
@@ -26,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.afz.layers.flag import flag_collapse_sa
+from lemmas.afz.layers.flag import flag_collapse_sa, lift_ff
 from lemmas.afz.layers.snap import snap_ff
-from lemmas.afz.phases.bounded_separation import Positions, common_direction, probe_ff
+from lemmas.afz.phases.bounded_separation import Positions, _dot, common_direction, probe_ff
 from lemmas.claims import Collapse, Fixed, Moves
 from proofcheck.layers import identity_ff, identity_sa
 from proofcheck.kernel.model import FF, Block
@@ -83,21 +85,51 @@ def flag_phases(sep, targets, d: int, float_format=None, progress=None) -> FlagP
     lifted = [j for j in range(len(ys)) if kappa[j] != 0]
     token_pairs = [[index.row[(p, sep.sig[j])] for p in s_] for j, s_ in enumerate(sep.seq_pts)]
     w, lead = common_direction(sep, index, lifted, token_pairs)
+    held = _held_flag(sep, lifted, lead)
     for j in lifted:
-        p, s = sep.seq_pts[j][lead[j]], sep.sig[j]
-        row = sep.spans[j][0] + lead[j]
-        ff, moves = probe_ff(sep, w, p, s, [row], a=kappa[j], label="leader: flag lift (3.2)")
-        sep.flagged = None  # reset by the first lift
+        ff, claim = _leader_lift(sep, w, j, lead[j], kappa[j], held)
         out.blocks.append(Block(ff, identity_sa(), phase="L"))
-        out.claims.append((Moves({r: tuple(Fraction(x) for x in v) for r, v in moves.items()}),
-                           Fixed()))
-        out.leaders[j] = row
+        out.claims.append((claim, Fixed()))
+        out.leaders[j] = sep.spans[j][0] + lead[j]
         if progress:
             progress()
     out.hats.append((w, index.extent(w)))
     _collapse(sep, out, d)
     _snaps(sep, out, ys, d, float_format, progress)
     return out
+
+
+def _held_flag(sep, lifted, lead):
+    """The lifted sequence whose leader is the token the last separation round left
+    with flag 1 (then that flag is kept and topped up, not reset), or ``None``; in
+    both cases ``sep.flagged`` is cleared when the lifts will handle it."""
+    if sep.flagged is None:
+        return None
+    rows_f = set(sep.flagged[0])
+    held = next((j for j in lifted if sep.spans[j][0] + lead[j] in rows_f), None)
+    if held is not None:
+        sep.flagged = None
+    return held
+
+
+def _leader_lift(sep, w, j: int, t: int, kappa, held):
+    """``(ff, claim)`` of the lift of sequence j's leader (its token t) to flag
+    ``kappa``.  When the leader already holds flag 1 (``j == held``) the hat along
+    ``w`` (``w_F = 0``: it sees that token at its flag-0 projection) adds
+    ``kappa - 1`` (no FF when that is 0); otherwise :func:`probe_ff`, which also
+    resets the flagged token while ``sep.flagged`` is set (the first lift)."""
+    p, s = sep.seq_pts[j][t], sep.sig[j]
+    row = sep.spans[j][0] + t
+    if j != held:
+        ff, moves = probe_ff(sep, w, p, s, [row], a=kappa, label="leader: flag lift (3.2)")
+        sep.flagged = None  # reset by the first lift
+    elif kappa == 1:
+        return identity_ff(), Fixed()
+    else:
+        ff = lift_ff(w, _dot(w, sep.position(p, s)), kappa - 1, sep.layout.F,
+                     label="leader: flag top-up (3.2)")
+        moves = {row: sep.position(p, s, kappa)}
+    return ff, Moves({r: tuple(Fraction(x) for x in v) for r, v in moves.items()})
 
 
 def _collapse(sep, out: FlagPhases, d: int) -> None:
