@@ -184,13 +184,6 @@ def _key(token) -> tuple:
     return tuple([v for x in token for v in (x.numerator, x.denominator)])
 
 
-def _set_text(tokens, limit: int = 8) -> str:
-    """``{(a, b), ...}``: the first ``limit`` tokens, exact, then how many more."""
-    shown = ", ".join(fmt_num(t) for t in tokens[:limit])
-    more = f", ... ({len(tokens) - limit} more)" if len(tokens) > limit else ""
-    return "{" + shown + more + "}"
-
-
 def interpolation_witness(outputs, targets):
     """Exact set equality per pair, both inclusions (SPEC §1): ``(witness or None,
     multiplicities)``."""
@@ -203,8 +196,10 @@ def interpolation_witness(outputs, targets):
         tgt_set = set(tkeys)
         for i, x in enumerate(out):
             if _key(x) not in tgt_set:
-                return Witness(f"output token is not one of the targets {_set_text(tset)} of "
-                               "its pair (inclusion outputs ⊆ targets fails)",
+                shown = (", ".join(fmt_num(y) for y in tset[:8])
+                         + (", ..." if len(tset) > 8 else ""))
+                return Witness(f"output token is not a target (one of {{{shown}}}; inclusion "
+                               "outputs ⊆ targets fails)",
                                sequence=j, token=i, got=tuple(out[i]),
                                code="output-not-target"), mults
         for k, (y, ky) in enumerate(zip(tset, tkeys)):

@@ -100,8 +100,7 @@ class Witness:
         s = self.reason + (f" at {loc}" if loc else "")
         vals = [f"{k} {fmt_num(v)}" for k, v in (("expected", self.expected), ("got", self.got))
                 if v is not None]
-        if vals:
-            s += ": " + ", ".join(vals)
+        s += (": " + ", ".join(vals)) if vals else ""
         return s
 
 
