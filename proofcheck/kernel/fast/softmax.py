@@ -175,7 +175,8 @@ def _rank_one_gap(st, da, db, qlo, block):
         lo, hi = spans[tied]
         c1 = next(i for i in range(lo, hi) if da.pb[i] == mx[tied])
         c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == mx[tied])
-        return None, None, None, tie_witness(block, tied, db.mnrow[tied] - lo, c1 - lo, c2 - lo)
+        # every token of the sequence has q > 0, so token 0 ties too (as the plain tier names it)
+        return None, None, None, tie_witness(block, tied, 0, c1 - lo, c2 - lo)
     if not pos:
         return None, None, rest, None
     gs = [qlo[j] * (mx[j] - second[j][0]) for j in pos]
