@@ -88,9 +88,12 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
     ``w``: the direction (``(d,)`` sympy scalars); every row of ``ff.U`` must be a
     multiple of it.  ``claims``: list of ``(lo, hi, L, text)``: for every token x with
     ``lo <= <w,x> <= hi`` (``None`` = unbounded), ``FF(x) = x + L(<w,x>)``; ``L``
-    maps t to a ``(d,)`` list affine in t.  ``eta = 1`` is required (checked).
+    maps t to a ``(d,)`` list affine in t.  The prover applies only to a residual
+    layer (``eta = 1``) whose rows of ``U`` lie along ``w``: a layer outside that is
+    INCONCLUSIVE (not applicable, witness code ``eta-not-one`` / ``row-off-direction``),
+    never REFUTED, since the claims may still hold.
     Returns VERIFIED, REFUTED (with the failing point and parameter values) or
-    INCONCLUSIVE (an undecided sign)."""
+    INCONCLUSIVE (not applicable, or an undecided sign)."""
     from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
     from proofcheck.kernel.verdicts import Witness
     det = [f"hypotheses: {hypotheses}",
@@ -99,7 +102,8 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
     try:
         prof = Profile.along(ff, w, sympy_field())
         if not _rational_zero(prof.eta - 1):
-            return CheckResult(name, Verdict.REFUTED, det, Witness(
+            return CheckResult(name, Verdict.INCONCLUSIVE, det + [
+                "not applicable: prove_profile needs a residual layer (eta = 1)"], Witness(
                 "the layer does not have eta = 1", expected=1, got=prof.eta, code="eta-not-one"))
         kinks = prof.kinks()
         det.append(f"eta = 1; alpha = {[sp.simplify(a) for a in prof.alphas]}; "
@@ -119,7 +123,9 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
                     expected=sp.simplify(exp[c]), got=sp.simplify(got[c]), code="piece-fails"))
             det.append(f"proved: {text}")
     except NotAlong as e:
-        return CheckResult(name, Verdict.REFUTED, det, Witness(str(e), code="row-off-direction"))
+        return CheckResult(name, Verdict.INCONCLUSIVE, det + [
+            "not applicable: prove_profile needs every row of U along the direction"],
+            Witness(str(e), code="row-off-direction"))
     except Undecided as e:
         return CheckResult(name, Verdict.INCONCLUSIVE, det + [f"undecided: {e}"])
     return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.ALL_PARAMETERS)

@@ -22,6 +22,7 @@ from proofcheck.io.datasets import load_dataset
 from proofcheck.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import Inadmissible
+from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
 
 ADMISSIBLE = sorted(f for f, _, code in case_table() if code == 0)
@@ -91,6 +92,11 @@ def test_default_under_the_mask_leaves_its_claims_at_block_1(capsys):
     assert tag.kind == "sequence-shift" and tag.top[0] == 5 > w.token  # the top comes later
     interp = next(r for r in tc.results if r.name.startswith("exact interpolation"))
     assert interp.verdict == Verdict.REFUTED and interp.witness.code == "output-not-target"
+    iw = interp.witness
+    assert iw.expected is None and iw.got is not None
+    targets = sample()[0].pairs[iw.sequence].outputs
+    assert "expected None" not in iw.describe()
+    assert all(fmt_num(tuple(y)) in iw.describe() for y in targets)  # the target set shown
     assert main(["theorem", "1.6", "--attention", "causal", "--no-report"]) == 1
 
 
@@ -231,3 +237,35 @@ def test_causal_all_verifies_when_a_prefix_map_exists(seed):
     for name in ("causal-all", "causal-last"):
         tc = run_causal(ds, name)
         assert _verdict(tc) == Verdict.VERIFIED, [r.lines() for r in tc.results]
+
+
+def test_an_unknown_construction_lists_the_causal_ones_too(capsys):
+    """`list` shows causal-last / causal-all under 1.6: the exit-2 error names them too,
+    with the option they need; 1.8 has none."""
+    from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
+    assert main(["theorem", "1.6", "--construction", "nope", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in ("default", "peel", "bounded", *CAUSAL_CONSTRUCTIONS))
+    assert "--attention causal" in err
+    assert main(["theorem", "1.8", "--tau", "1/10", "--construction", "nope", "--no-report"]) == 2
+    assert "causal-last" not in capsys.readouterr().err
+
+
+def test_causal_runs_without_certificate_state_their_scope():
+    """No certificate under the mask: the VERDICT line carries the kernel's Scope
+    wording; causal-first-token's header is 'mixed' with its checks' scopes."""
+    from proofcheck.runs.lemma import header_lines, run_lemma, scope_summary, verdict_text
+    from proofcheck.registry import find
+    from proofcheck.runs.theorem import TheoremOptions, run_theorem
+    run = run_lemma(find("causal-first-token"))
+    assert run.recheck is None and run.verdict == Verdict.VERIFIED
+    summary = dict(scope_summary(run))
+    assert set(summary) == {Scope.ALL_PARAMETERS.value, Scope.DATASET.value,
+                            Scope.INSTANCES.value}
+    assert next(x for x in header_lines(run) if x.startswith("scope:")).startswith("scope: mixed")
+    assert all(f"{n} check" in verdict_text(run) and s in verdict_text(run)
+               for s, n in summary.items())
+    tr = run_theorem("1.6", sample()[0], opts=TheoremOptions(attention="causal",
+                                                       construction="causal-last"))
+    assert tr.certificate is None and tr.recheck.verdict == Verdict.VERIFIED
+    assert tr.recheck.verdict_line().startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}:")

@@ -145,3 +145,40 @@ def test_dataset_group_says_what_runs_by_default():
               for name in ("lemma", "theorem", "export")}
     assert "built-in instance" in titles["lemma"][0] and "digits" not in titles["lemma"][0]
     assert titles["theorem"] == titles["export"] == ["dataset (default: the shipped digits sample)"]
+
+
+def test_verify_dataset_mismatches_bad_input_2_and_self_contradiction_error_4(tmp_path, capsys):
+    """A user's --dataset that is not the certificate's: exit 2 (bad input); a re-sealed
+    certificate whose embedded dataset has another SHA-256 than its claim: ERROR, exit 4,
+    with no route (and no lemma wording) since nothing was evaluated."""
+    import json
+
+    from proofcheck.kernel.serialize import sha256
+    cert = tmp_path / "t.json"
+    assert main(["theorem", "1.6", "--no-report", "--certificate", str(cert)]) == 0
+    other = tmp_path / "other.json"
+    c = json.loads(cert.read_text())
+    ds = c["dataset"]
+    ds["pairs"] = ds["pairs"][:-1]
+    other.write_text(json.dumps(ds))
+    capsys.readouterr()
+    assert main(["verify", "--dataset", str(other), str(cert)]) == 2
+    assert "$.claim.dataset.sha256" in capsys.readouterr().err
+    c["digest"] = sha256({k: v for k, v in c.items() if k != "digest"})
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(c))
+    assert main(["verify", str(forged)]) == 4
+    routes = [x for x in capsys.readouterr().out.splitlines() if x.startswith("route: ")]
+    assert routes == ["route: none (the kernel stopped with ERROR before a verdict)"]
+
+
+def test_every_option_taking_a_value_shows_an_example():
+    """The README: every option that takes a value shows one in its help ('e.g.')."""
+    import argparse
+
+    from proofcheck.cli import build_parser
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [(name, a.dest) for name, q in subs.choices.items() for a in q._actions
+               if not isinstance(a, argparse._HelpAction) and a.nargs != 0
+               and "e.g." not in (a.help or "")]
+    assert missing == []

@@ -121,7 +121,15 @@ def test_prove_profile_rejects_a_row_off_the_direction():
     from proofcheck.kernel.model import FF
     ff = FF(F(1), ((F(1), F(0)), (F(0), F(1))), (F(0), F(0)), ((F(1), F(0)), (F(1), F(0))))
     r = prove_profile("two directions", ff, (1, 0), [(None, None, lambda t: [0, 0], "x")], "")
-    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "row-off-direction")
+    assert (r.verdict, r.witness.code) == (Verdict.INCONCLUSIVE, "row-off-direction")
+
+
+def test_prove_profile_on_a_plain_ff_is_not_applicable_not_refuted():
+    """eta = 0 is outside the prover's reach: INCONCLUSIVE with code eta-not-one."""
+    from proofcheck.kernel.model import FF
+    ff = FF(F(0), ((F(1), F(0)),), (F(0),), ((F(1), F(0)),))
+    r = prove_profile("plain", ff, (1, 0), [(None, None, lambda t: [0, 0], "x")], "")
+    assert (r.verdict, r.witness.code, r.witness.got) == (Verdict.INCONCLUSIVE, "eta-not-one", 0)
 
 
 def test_prove_positive_is_three_valued():

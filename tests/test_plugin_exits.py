@@ -124,3 +124,52 @@ def test_report_stops_a_plugin_that_never_returns(tmp_path, monkeypatch):
     assert "`x.hangs` (fake-plugin) left out: its run did not finish within 1 s (stopped)" in text
     assert sorted(pages) == ["plugin-x-a"]
     assert sorted(p.name for p in (tmp_path / "plugins").iterdir()) == ["x-a.json", "x-a.md"]
+
+
+def _mixed_run(dataset=None, seed=0):
+    """Passing exact instances (a certificate instance) beside a REFUTED stack check."""
+    from fractions import Fraction
+
+    from proofcheck.api import FF, check_stack
+    out = _clamp_run()
+    e1 = (Fraction(1), Fraction(0))
+    layer = FF(Fraction(1), U=(e1,), b=(Fraction(0),), W=((Fraction(-1), Fraction(0)),))
+    toks = [(Fraction(3), Fraction(1))]
+    return out + [check_stack("stack", [layer], [toks], [[(Fraction(3), Fraction(1))]])]
+
+
+def test_a_refuted_run_writes_no_certificate_stating_a_pass(tmp_path, monkeypatch, capsys):
+    """``lemma --certificate`` of a run REFUTED beside passing instances: exit 1 and no
+    file (a certificate would state VERIFIED); ``report`` shows the statement REFUTED
+    with no certificate.  A passing run still writes one."""
+    import proofcheck.registry as registry
+    import proofcheck.runs.site as site
+    from proofcheck.cli import main
+    from proofcheck.kernel.verdicts import Verdict
+    from proofcheck.runs.lemma import certificate_refusal, run_lemma
+    stmts = [_fake_statement("x.mixed", _mixed_run), _fake_statement("x-a", _clamp_run)]
+    monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
+    run = run_lemma(stmts[0], None, 0)
+    assert (run.verdict, run.recheck.verdict) == (Verdict.REFUTED, Verdict.VERIFIED)
+    assert certificate_refusal(run) is not None
+    assert certificate_refusal(run_lemma(stmts[1], None, 0)) is None
+    cert = tmp_path / "mixed.json"
+    assert main(["lemma", "x.mixed", "--certificate", str(cert)]) == 1
+    assert not cert.exists()
+    assert main(["lemma", "x-a", "--certificate", str(cert)]) == 0 and cert.exists()
+    lines, pages = site._plugins(tmp_path / "site", seconds=None)
+    names = sorted(p.name for p in (tmp_path / "site" / "plugins").iterdir())
+    assert names == ["x-a.json", "x-a.md", "x.mixed.md"]
+    row = next(x for x in lines if x.startswith("| x.mixed |"))
+    assert "| REFUTED |" in row and "none:" in row
+
+
+def test_report_lists_the_plugins_discovery_skipped(tmp_path, monkeypatch):
+    import proofcheck.registry as registry
+    import proofcheck.registry.plugins as plugins
+    import proofcheck.runs.site as site
+    monkeypatch.setattr(registry, "load", lambda plugins=True: [])
+    monkeypatch.setattr(plugins, "_SKIPPED", ["plugin statement '3.1' from imp clashes"] * 2)
+    lines, _ = site._plugins(tmp_path)
+    assert [x for x in lines if x.startswith("- skipped")] == [
+        "- skipped at discovery: plugin statement '3.1' from imp clashes"]

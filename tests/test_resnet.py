@@ -250,4 +250,5 @@ def test_cli_lemma_resnet_prints_its_checks(capsys):
     out = capsys.readouterr().out
     assert "digits-sample-6-patch1x1" in out and "| random-mixed-0-n32 |" in out
     assert "witness pair: token" in out and "reading: a token-wise map" in out
-    assert out.rstrip().endswith("VERDICT: VERIFIED")
+    from proofcheck.kernel.verdicts import Scope
+    assert out.rstrip().endswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}; no certificate)")

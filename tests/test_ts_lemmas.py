@@ -104,7 +104,9 @@ def test_cli_readings_and_exit_codes(capsys):
     assert main(["lemma", "G.1"]) == 0
     out = capsys.readouterr().out
     assert "reading: identity (default)" in out and "witness of the variant:" in out
-    assert out.rstrip().endswith("VERDICT: VERIFIED")
+    from proofcheck.kernel.verdicts import Scope
+    assert out.rstrip().endswith(f"VERDICT: VERIFIED (1 check {Scope.ALL_PARAMETERS.value}; "
+                                 "no certificate)")
     assert main(["lemma", "G.1", "--reading", "literal"]) == 1
     out = capsys.readouterr().out
     assert "reading: literal (variant)" in out and "witness:" in out

@@ -55,7 +55,9 @@ def get(name: str, theorem: str = "1.6", attention: str = "causal") -> Construct
     try:
         return get_full(name, theorem)
     except KeyError as exc:
-        if attention != "causal":
+        causal = [n for n, s in CAUSAL_CONSTRUCTIONS.items() if theorem in s.theorems]
+        if not causal:
             raise
-        raise KeyError(exc.args[0][:-1] + ", and under --attention causal: "
-                       + ", ".join(CAUSAL_CONSTRUCTIONS) + ")") from None
+        where = "under" if attention == "causal" else "only with"
+        raise KeyError(exc.args[0][:-1] + f", and {where} --attention causal: "
+                       + ", ".join(causal) + ")") from None

@@ -29,11 +29,13 @@ def register(sub) -> None:
         "python -m proofcheck audit 1.6 --example digits --float-safe float32 --rounding float32")
     theorem_args(q)
     q.add_argument("--dtype", action="append", choices=["float64", "float32", "bfloat16"],
-                   help="working precision (repeat for several; default float64)")
+                   help="working precision (repeat for several; default float64); "
+                   "e.g. --dtype float32 --dtype bfloat16")
     q.add_argument("--rounding", choices=["float64", "float32", "bfloat16", "float16"],
-                   help="round every weight to this format and re-run the exact check")
-    q.add_argument("--plot", metavar="PNG", help="plot of the deviation against the block")
-    q.add_argument("--json", metavar="FILE", help="write every layer's figures as JSON")
+                   help="round every weight to this format and re-run the exact check; "
+                   "e.g. --rounding float32")
+    q.add_argument("--plot", metavar="PNG", help="plot of the deviation against the block; e.g. --plot dev.png")
+    q.add_argument("--json", metavar="FILE", help="write every layer's figures as JSON; e.g. --json audit.json")
     q.add_argument("--all-layers", action="store_true", help="print every sub-layer")
     q.set_defaults(func=cmd_audit)
 

@@ -27,14 +27,14 @@ def register(sub) -> None:
                    + "; e.g. tikhonov")
     q.add_argument("--out", required=True, metavar="DIR",
                    help="output folder (JSON, Markdown, PNG); e.g. --out /tmp/tik")
-    q.add_argument("--seed", type=integer_arg, default=0, help="seed of the data draw and of training")
+    q.add_argument("--seed", type=integer_arg, default=0, help="seed of the data draw and of training; e.g. --seed 1")
     q.add_argument("--eps", help="comma-separated eps values (default: 1e-5 .. 1, "
-                   "two per decade)")
-    q.add_argument("--steps", type=integer_arg, default=1500, help="Adam steps per eps (default 1500)")
-    q.add_argument("--lr", default="0.01", help="Adam learning rate (default 0.01)")
+                   "two per decade); e.g. --eps 1e-3,1e-2")
+    q.add_argument("--steps", type=integer_arg, default=1500, help="Adam steps per eps (default 1500); e.g. --steps 300")
+    q.add_argument("--lr", default="0.01", help="Adam learning rate (default 0.01); e.g. --lr 0.005")
     q.add_argument("--cold", action="store_true", help="start every eps from the seeded "
                    "initialisation (default: warm start from the previous, larger eps)")
-    q.add_argument("--threads", type=integer_arg, default=1, help="torch threads (default 1)")
+    q.add_argument("--threads", type=integer_arg, default=1, help="torch threads (default 1); e.g. --threads 2")
     q.set_defaults(func=cmd_experiment)
 
 

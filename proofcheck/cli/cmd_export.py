@@ -26,14 +26,14 @@ def require(module: str, extra: str):
 
 
 def theorem_args(q) -> None:
-    q.add_argument("id", help="theorem: 1.6 (hardmax) or 1.8 (softmax)")
+    q.add_argument("id", help="theorem: 1.6 (hardmax) or 1.8 (softmax); e.g. 1.6")
     data_options(q)
     q.add_argument("--tau", help="theorem 1.8: softmax temperature (e.g. 1/8); without it the "
                    "certified search of `theorem 1.8` chooses tau_cert")
     q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
                                                            "float16"],
                    help="construction option: float-safe snaps for this format "
-                   "(lemmas/afz/options.py)")
+                   "(lemmas/afz/options.py); e.g. --float-safe float32")
     q.add_argument("--construction", default="default", metavar="NAME",
                    help="which construction builds the network (`python -m proofcheck list` "
                    "ends with them), e.g. --construction bounded")
@@ -80,14 +80,15 @@ def register(sub) -> None:
                    help="file format; e.g. --format onnx")
     q.add_argument("--out", required=True, metavar="PATH",
                    help="torch: a directory; onnx: a .onnx file; safetensors: a .safetensors "
-                   "file (+ PATH.json)")
+                   "file (+ PATH.json); e.g. --out net.onnx")
     q.add_argument("--dtype", default="float64", choices=["float64", "float32", "bfloat16"],
                    help="weights rounded to the nearest value of this format (bfloat16: torch "
-                   "only)")
+                   "only); e.g. --dtype float32")
     q.add_argument("--no-check", action="store_true",
                    help="skip the exact check (the files then carry no certificate digest)")
     q.add_argument("--certificate", metavar="FILE",
-                   help="also write the certificate whose digest the files carry")
+                   help="also write the certificate whose digest the files carry; e.g. "
+                   "--certificate net.json")
     q.set_defaults(func=cmd_export)
 
 

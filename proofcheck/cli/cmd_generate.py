@@ -20,22 +20,23 @@ def register(sub) -> None:
         " | python -m proofcheck generate --sequences 500 --top-share 1 --report-R "
         "--out /tmp/hard.json")
     q.add_argument("--sequences", type=integer_arg, default=62500, help="N (default 62500: "
-                   "10^6 tokens with 16 tokens per sequence)")
-    q.add_argument("--tokens", type=integer_arg, default=16, help="tokens per sequence, 2..16")
+                   "10^6 tokens with 16 tokens per sequence); e.g. --sequences 1000")
+    q.add_argument("--tokens", type=integer_arg, default=16, help="tokens per sequence, 2..16; e.g. --tokens 8")
     q.add_argument("--targets", default="1-3", help="m_min-m_max targets per sequence "
-                   "(default 1-3)")
+                   "(default 1-3); e.g. --targets 1-2")
     q.add_argument("--top-share", type=float, default=0.0,
                    help="fraction s of sequences sharing one top token: R ~ s N "
-                   "(0: R ~ 0, default; 1: R = N - 1)")
+                   "(0: R ~ 0, default; 1: R = N - 1); e.g. --top-share 0.5")
     q.add_argument("--common", type=integer_arg, default=6,
-                   help="dim patches per position shared by the sequences (default 6)")
+                   help="dim patches per position shared by the sequences (default 6); "
+                   "e.g. --common 4")
     q.add_argument("--fresh", type=float, default=0.3,
-                   help="probability of a fresh random dim patch (default 0.3)")
-    q.add_argument("--seed", type=integer_arg, default=0, help="seed of the draw (default 0)")
+                   help="probability of a fresh random dim patch (default 0.3); e.g. --fresh 0.1")
+    q.add_argument("--seed", type=integer_arg, default=0, help="seed of the draw (default 0); e.g. --seed 2")
     q.add_argument("--report-R", action="store_true",
                    help="also run phase S of the Theorem 1.6 construction and print R "
                    "(takes O(R T) time)")
-    q.add_argument("--out", required=True, metavar="FILE", help="the dataset file to write")
+    q.add_argument("--out", required=True, metavar="FILE", help="the dataset file to write; e.g. --out big.json")
     q.set_defaults(func=cmd_generate)
 
 

@@ -67,5 +67,10 @@ def cmd_lemma(args) -> int:
             raise BadInput(f"statement {st.id} has no exact layer instances to certify "
                            "(its checks are symbolic or numeric; re-run `lemma` instead)")
         from proofcheck.io.certificate_writer import write_certificate
-        print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
+        from proofcheck.runs.lemma import certificate_refusal
+        why = certificate_refusal(run)
+        if why is not None:
+            print(f"certificate: not written ({why})")
+        else:
+            print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
     return verdict_line(args, run.verdict, verdict_text(run))

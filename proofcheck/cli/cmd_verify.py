@@ -28,7 +28,8 @@ def register(sub) -> None:
     q.add_argument("--route", choices=["auto", "plain", "fast"], default="auto",
                    help="how to evaluate: plain (the definitions read literally, the "
                    "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
-                   "against plain by the tests) or auto (fast above a size; default)")
+                   "against plain by the tests) or auto (fast above a size; default); "
+                   "e.g. --route plain")
     q.set_defaults(func=cmd_verify)
 
 
@@ -36,6 +37,18 @@ def _printable(line: str) -> str:
     """No control character reaches the terminal (the kernel escapes input strings;
     this is the second fence)."""
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
+
+
+def _route_note(out) -> str | None:
+    """The route line when the kernel printed none: a lemma certificate's instances
+    (always the plain evaluator), or no route at all when the kernel stopped first
+    (a digest or embedded-dataset mismatch, a resource limit, an internal error)."""
+    from proofcheck.kernel.verdicts import Verdict
+    if any(ln.startswith("route: ") for ln in out.lines):
+        return None
+    if out.verdict in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
+        return f"route: none (the kernel stopped with {out.verdict.value} before a verdict)"
+    return f"route: {out.route} (lemma instances are evaluated by the plain evaluator)"
 
 
 def cmd_verify(args) -> int:
@@ -50,8 +63,8 @@ def cmd_verify(args) -> int:
     args.verdict_exit_code = code
     for ln in out.lines:
         print(_printable(ln))
-    if not any(ln.startswith("route: ") for ln in out.lines):  # lemma instances: always plain
-        print(f"route: {out.route} (lemma instances are evaluated by the plain evaluator)")
+    if (note := _route_note(out)) is not None:
+        print(note)
     print(f"\n{_printable(out.verdict_line())}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "

@@ -15,6 +15,7 @@ from flint import fmpq, fmpq_mat
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF, SA, Factored
+from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Witness
 
 
@@ -195,7 +196,10 @@ def interpolation_witness(outputs, targets):
         tgt_set = set(tkeys)
         for i, x in enumerate(out):
             if _key(x) not in tgt_set:
-                return Witness("output token is not a target (inclusion outputs ⊆ targets fails)",
+                shown = (", ".join(fmt_num(y) for y in tset[:8])
+                         + (", ..." if len(tset) > 8 else ""))
+                return Witness(f"output token is not a target (one of {{{shown}}}; inclusion "
+                               "outputs ⊆ targets fails)",
                                sequence=j, token=i, got=tuple(out[i]),
                                code="output-not-target"), mults
         for k, (y, ky) in enumerate(zip(tset, tkeys)):

@@ -98,8 +98,9 @@ class Witness:
             ("sequence", self.sequence),
             ("token", self.token), ("coordinate", self.coordinate)) if v is not None)
         s = self.reason + (f" at {loc}" if loc else "")
-        if self.expected is not None or self.got is not None:
-            s += f": expected {fmt_num(self.expected)}, got {fmt_num(self.got)}"
+        vals = [f"{k} {fmt_num(v)}" for k, v in (("expected", self.expected), ("got", self.got))
+                if v is not None]
+        s += (": " + ", ".join(vals)) if vals else ""
         return s
 
 

@@ -14,6 +14,7 @@ from importlib import metadata
 from proofcheck.registry.statement import Statement, normalise
 
 GROUP = "proofcheck.statements"
+_SKIPPED: list[str] = []  # the warnings of discovery, for the report's index
 
 
 def discover(known: list[Statement]) -> list[Statement]:
@@ -53,5 +54,12 @@ def _load(ep) -> list[Statement]:
     return list(items)
 
 
+def skipped() -> list[str]:
+    """The warnings discovery printed in this process (a plugin or statement skipped),
+    each once, in order; ``report`` lists them in its index."""
+    return list(dict.fromkeys(_SKIPPED))
+
+
 def _warn(msg: str) -> None:
+    _SKIPPED.append(msg)
     print(f"warning: {msg}", file=sys.stderr)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.checks import CheckResult
-from proofcheck.kernel.verdicts import Verdict, combine
+from proofcheck.kernel.verdicts import Scope, Verdict, combine
 from proofcheck.runs.recheck import Recheck, recheck
 
 
@@ -54,6 +54,20 @@ class LemmaRun:
         if self.recheck is not None:
             rest.append(self.recheck.verdict)
         return combine(rest) if rest else Verdict.INCONCLUSIVE
+
+
+def certificate_refusal(run: LemmaRun) -> str | None:
+    """Why the run's certificate must not be written, or ``None``: a certificate states
+    the verdict of the instances it carries, so a run that checks beside it decided
+    differently (a REFUTED symbolic proof beside passing instances) has none (it would
+    read as a passing run)."""
+    if run.certificate is None:
+        return None
+    stated = combine(r.verdict for r in run.certified)
+    if stated == run.verdict:
+        return None
+    return (f"the run is {run.verdict.value} by checks the certificate cannot carry, while "
+            f"its {len(run.certified)} exact instance(s) are {stated.value}")
 
 
 def certifiable(statement) -> bool:
@@ -168,18 +182,49 @@ def header_lines(run: LemmaRun) -> list[str]:
         r = run.reading or st.readings[0]
         out.append(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
                    + "; readings: " + ", ".join(st.readings))
-    out.append(f"scope: {st.scope}")
+    summary = scope_summary(run)
+    out.append(f"scope: {st.scope}" if not _mixed(st.scope, summary) else
+               f"scope: mixed, per check ({_scope_text(summary)}); declared: {st.scope}")
     out.append(f"instance: {run.instance}")
     return out
 
 
+def scope_summary(run: LemmaRun) -> list[tuple[str, int]]:
+    """``(scope wording, number of passing computed checks)`` per :class:`Scope` the
+    run's results state, broadest first (argued steps and unscoped results left out)."""
+    got = [r.scope for r in run.results if r.verdict.passed and r.scope is not None
+           and not is_argued(r)]
+    return [(s.value, got.count(s)) for s in Scope if s in got]
+
+
+#: a declared scope (:data:`proofcheck.registry.statement.SCOPES`) in the kernel's words
+_WORDS = {"all-parameters": Scope.ALL_PARAMETERS.value, "dataset": Scope.DATASET.value,
+          "instances": Scope.INSTANCES.value}
+
+
+def _mixed(declared: str, summary: list[tuple[str, int]]) -> bool:
+    """True when the checks establish a scope other than the declared one, exact
+    instances beside a proof apart (every declared scope allows them)."""
+    return any(s not in (_WORDS.get(declared), Scope.INSTANCES.value) for s, _ in summary)
+
+
+def _scope_text(summary: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{n} check{'s' if n != 1 else ''} {s}" for s, n in summary)
+
+
 def verdict_text(run: LemmaRun) -> str:
     """The VERDICT line of a lemma run: the kernel's (with the scope of what it
-    re-derived) when the run's verdict is the kernel's, else the bare verdict (checks
-    beside the certificate decided it, or there is no certificate)."""
+    re-derived) when the run's verdict is the kernel's; else (checks beside the
+    certificate decided it, or there is no certificate) the verdict with, for a pass,
+    the scope of each kind of check that established it."""
     if run.recheck is not None and run.recheck.verdict == run.verdict:
         return run.recheck.verdict_line()
-    return f"VERDICT: {run.verdict.value}"
+    if not run.verdict.passed:
+        return f"VERDICT: {run.verdict.value}"
+    summary = scope_summary(run)
+    said = _scope_text(summary) if summary else _WORDS.get(run.statement.scope, "")
+    where = "no certificate" if run.recheck is None else "not the certificate's verdict"
+    return f"VERDICT: {run.verdict.value} ({said}; {where})"
 
 
 def recheck_lines(run: LemmaRun) -> list[str]:

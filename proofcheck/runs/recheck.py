@@ -24,12 +24,15 @@ class Recheck:
     lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
     outcome: object = None
+    scope: str | None = None  # what a pass established when there is no kernel outcome
 
     def verdict_line(self) -> str:
-        """The kernel's VERDICT line: what a pass established (its scope), or the bare
-        verdict when the kernel refused the certificate or failed."""
-        return self.outcome.verdict_line() if self.outcome is not None else \
-            f"VERDICT: {self.verdict.value}"
+        """The kernel's VERDICT line: what a pass established (its scope); without a
+        kernel outcome the bare verdict, with ``scope`` in parentheses for a pass."""
+        if self.outcome is not None:
+            return self.outcome.verdict_line()
+        tail = f" ({self.scope})" if self.scope and self.verdict.passed else ""
+        return f"VERDICT: {self.verdict.value}{tail}"
 
     @property
     def exit_code(self) -> int:

@@ -316,10 +316,12 @@ def _plugins(out: Path, seconds=PLUGIN_SECONDS):
     Returns ``(index lines, pages)``."""
     from proofcheck.registry import load
     from proofcheck.reporting.site import cell
+    from proofcheck.registry.plugins import skipped
     plugins = [s for s in load() if s.source != "proofcheck"]
-    if not plugins:
+    if not plugins and not skipped():
         return [], {}
-    rows, notes, pages, files = [], [], {}, {}
+    rows, pages, files = [], {}, {}
+    notes = [f"- skipped at discovery: {cell(w)}" for w in skipped()]
     for st in plugins:
         clash = files.setdefault(slug(st.id).lower(), st.id)
         if clash != st.id:  # the same file name (and HTML anchor) as an earlier plugin's
@@ -392,7 +394,7 @@ def _plugin_run(out: Path, st):
     failure, never the report's."""
     from proofcheck.kernel.verdicts import combine
     from proofcheck.reporting.site import cell, statement_page
-    from proofcheck.runs.lemma import run_lemma
+    from proofcheck.runs.lemma import certificate_refusal, run_lemma
     try:
         run = run_lemma(st, None, 0)
     except (Exception, SystemExit) as exc:  # noqa: BLE001  (a plugin must not break it)
@@ -405,6 +407,9 @@ def _plugin_run(out: Path, st):
                        f"said {stated.value}")
     name = slug(st.id)
     atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict, run.instance))
-    write_certificate(out / "plugins" / f"{name}.json", run.certificate)
+    why = certificate_refusal(run)
+    if why is None:
+        write_certificate(out / "plugins" / f"{name}.json", run.certificate)
+    cert = f"`plugins/{name}.json`" if why is None else f"none: {cell(why)}"
     return True, (f"| {cell(st.id)} | {cell(st.source)} | {cell(st.title)} | "
-                  f"{run.verdict.value} | [page](plugins/{name}.md) | `plugins/{name}.json` |")
+                  f"{run.verdict.value} | [page](plugins/{name}.md) | {cert} |")

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Callable
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.verdicts import Verdict, combine
+from proofcheck.kernel.verdicts import Scope, Verdict, combine
 from proofcheck.runs.recheck import Recheck, recheck
 
 THEOREMS = {"1.6": "Theorem 1.6 (hardmax exact interpolation)",
@@ -199,7 +199,9 @@ def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> The
     v = combine(r.verdict for r in check.results)
     rc = Recheck(v, ["no certificate for a run under the causal mask: the verdict is the "
                      "run's own exact check (the kernel's evaluators on the masked network, "
-                     f"reading {check.construction.info.get('reading')})"])
+                     f"reading {check.construction.info.get('reading')})"],
+                 scope=f"{Scope.DATASET.value}: the run's own exact check under the causal "
+                       "mask; no certificate")
     return TheoremRun(theorem, dataset, dict(info or {}), opts, check, None, rc,
                       dict(check.seconds))
 
