@@ -34,8 +34,9 @@ RULES = [
      "is >= 1 after the layout, checked)"),
     ("bounded separation", "plan_layout", r"span\[i\] = max\(q\[i\] for q in cur\) \+ 0",
      UNCAUGHT + "a fold scale one short (x_i + S x_j with S = max x_i): two points collide only "
-     "when one sits at the coordinate's maximum and another at its minimum one row up, which "
-     "no instance has"),
+     "when one sits at the coordinate's maximum and another at its minimum one row up; the edge "
+     "dataset edge-fold-scale has such a pair (added after this measurement: the construction "
+     "then raises on it, REFUTED)"),
     ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
      VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
      "general path): the sphere leaders' geometry holds for every r > 0"),
@@ -52,9 +53,9 @@ RULES = [
      "direction is chosen against a superset of the real positions (checked exactly), which "
      "is still correct"),
     ("bounded separation", "plan_layout", r"span\[content\[0\]\] \+ 0",
-     UNCAUGHT + "for d = 2 the signature stacking step S_z drops by one; it still exceeds the "
-     "content coordinate's range after the layout on every instance (checked by the layout "
-     "conclusion), and would fold two classes onto each other only where that range reaches S_z"),
+     VALID + "for d = 2 the signature stacking step S_z drops by one; contents lie in "
+     "[1, c_max], so S_z = c_max still exceeds their range c_max - 1 and the stacking stays "
+     "injective (checked by the layout conclusion)"),
     ("sphere", "iter_negative_orthant_points", r"eps = Fraction|a = Fraction",
      VALID + "other sphere points: |v| < 1 and v < 0 still hold for every count and d, so "
      "the points are distinct, on the sphere and in the open negative orthant (checked at "
@@ -177,9 +178,9 @@ RULES = [
      "signature tag, still correct"),
     ("bounded separation", "plan_layout", r"cur = ",
      UNCAUGHT + "fold offsets read from the neighbouring coordinate; wrong only where the two "
-     "coordinates' minima differ enough to fold a point onto another: the instance found that "
-     "does (random_dataset(2002, d=3, N=4, max_n=4, style='overlap')) also refutes the unmutated "
-     "bounded construction (block 4, the first flag lift), so it is not an edge instance yet"),
+     "coordinates' minima differ enough to fold a point onto another; the edge dataset "
+     "edge-fold-offsets has such minima (added after this measurement: the layout conclusion "
+     "refutes the mutant there)"),
     ("flag collapse", "_snaps", r"\) / [3-9]$",
      VALID + "a smaller snap half-width (any delta <= gap / 2 keeps the support clear)"),
     ("flag collapse", "_snaps", r"y\[\s*-1\]|all\(v != 0",
