@@ -208,15 +208,20 @@ def test_run_shard_equals_serial_and_names_the_serial_witness():
     """The worker entry point (decode the broadcast bytes, restrict the claims on
     the worker) on every shard of 3, merged: the serial verdict and witness, for
     the construction and for a mutated network."""
-    from proofcheck.distributed import dumps_problem, run_shard
+    from proofcheck.distributed import _LOADED, dumps_problem, run_shard
     inputs, targets, c, mutated = _needs_rounds_and_a_mutant()
-    for k, net in enumerate((c.net, mutated)):
-        ser = check_network(net, inputs, targets, c.claims)
-        blob = dumps_problem(net, c.claims, inputs, targets)
-        b = shard_bounds([len(x) for x in inputs], 3)
-        par = merge([run_shard(blob, f"t{k}", *x) for x in b], len(b), len(inputs), True)
-        assert par.verdict == ser.verdict and par.witness == ser.witness
-    assert ser.verdict == Verdict.REFUTED
+    try:
+        for k, net in enumerate((c.net, mutated)):
+            ser = check_network(net, inputs, targets, c.claims)
+            blob = dumps_problem(net, c.claims, inputs, targets)
+            b = shard_bounds([len(x) for x in inputs], 3)
+            par = merge([run_shard(blob, f"t{k}", *x) for x in b], len(b), len(inputs),
+                        True)
+            assert par.verdict == ser.verdict and par.witness == ser.witness
+        assert ser.verdict == Verdict.REFUTED
+    finally:  # run in this process, the worker's decode froze the collector here
+        _LOADED.clear()
+        gc.unfreeze()
 
 
 def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed():
@@ -267,6 +272,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     c = construct(inputs, targets, ds.d)
     serial = check_network(c.net, inputs, targets, c.claims)
     st2: dict = {}
+    gc.unfreeze()  # from no freeze: a caller's frozen objects may be freed meanwhile
     frozen = gc.get_freeze_count()
     res = check_distributed(c.net, inputs, targets, c.claims, workers=2, shards=len(inputs),
                             on_shard_done=kill_one_wait_restart, stats=st2)
@@ -275,7 +281,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     assert res.multiplicities == serial.multiplicities
     ran_on = {t["pid"] for t in st2["worker_timing"]}
     assert ran_on - set(pids), "no shard ran on the restarted (forked again) worker"
-    assert not _INHERITED and gc.get_freeze_count() == frozen  # the run undoes what it set
+    assert not _INHERITED and gc.get_freeze_count() == frozen == 0  # the run undid its freeze
 
 
 def test_fork_transport_options_and_a_worker_without_the_problem():
