@@ -115,8 +115,8 @@ def _records_equal(a, b):
     for ra, rb in zip(a.records, b.records):
         assert type(ra) is SARecord or ra.block == rb.block
         if isinstance(ra, SARecord):
-            assert (ra.block, ra.gap, ra.nmax1, ra.S, ra.Xmax, ra.P, ra.Q) == \
-                (rb.block, rb.gap, rb.nmax1, rb.S, rb.Xmax, rb.P, rb.Q)
+            assert (ra.block, ra.gap, ra.gap_at, ra.nmax1, ra.S, ra.Xmax, ra.P, ra.Q) == \
+                (rb.block, rb.gap, rb.gap_at, rb.nmax1, rb.S, rb.Xmax, rb.P, rb.Q)
     assert a.outputs == b.outputs
 
 

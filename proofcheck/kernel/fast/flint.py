@@ -369,8 +369,11 @@ class _Dir:
     their float64 mantissas and exponents ``bm, be`` (:func:`_frexp`; pre-filter
     only) and, per sequence, the row of the unique maximal base projection
     (``None`` on a tie), the minimal base projection (``mn``; ``mnm, mne`` its
-    mantissa and exponent), and the base row of that top (``xt``, a ``(N, d)``
-    matrix).  Sequences whose rows changed are recomputed lazily."""
+    mantissa and exponent), the maximal one (``mx``; ``mxm, mxe``), the margin
+    ``dl = mx - second`` of a unique top (``None`` on a tie or with one row; ``dlm,
+    dle``), and the base row of that top (``xt``, a ``(N, d)`` matrix).  A pending
+    offset adds one number to every projection of a sequence, so ``dl`` is that of
+    the tokens too.  Sequences whose rows changed are recomputed lazily."""
 
     def __init__(self, w, X, spans, d):
         self.w = [q2f(x) for x in w]
@@ -382,7 +385,10 @@ class _Dir:
         self.mnrow = [None] * n_seq   # a row of the minimum
         self.mx = [None] * n_seq
         self.second = [None] * n_seq  # (second largest value, its row); None: one row
+        self.dl = [None] * n_seq
         self.mnm, self.mne = np.zeros(n_seq), np.zeros(n_seq, np.int64)
+        self.mxm, self.mxe = np.zeros(n_seq), np.zeros(n_seq, np.int64)
+        self.dlm, self.dle = np.zeros(n_seq), np.zeros(n_seq, np.int64)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
 
@@ -399,6 +405,7 @@ class _Dir:
             if hi - lo > 1:  # the second largest value and its first row
                 v2 = mx if t is None else max(ps[:k] + ps[k + 1:])
                 self.second[s] = (v2, lo + (ps.index(v2, k + 1) if t is None else ps.index(v2)))
+                self.dl[s] = None if t is None else mx - v2
             mn = self.mn[s] = min(ps)
             self.mnrow[s] = lo + ps.index(mn)
             if t is not None:
@@ -406,6 +413,10 @@ class _Dir:
                     self.xt[s, c] = X[t, c]
         if dirty:
             self.mnm[dirty], self.mne[dirty] = _frexp([self.mn[s] for s in dirty])
+            self.mxm[dirty], self.mxe[dirty] = _frexp([self.mx[s] for s in dirty])
+            zero = fmpq(0)
+            self.dlm[dirty], self.dle[dirty] = _frexp([zero if self.dl[s] is None else self.dl[s]
+                                                       for s in dirty])
         self.dirty.clear()
 
     def update(self, i, s, X, d):
