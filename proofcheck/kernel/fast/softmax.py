@@ -36,6 +36,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
+from flint import fmpq_mat
 
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import bits, q
@@ -51,7 +52,6 @@ from proofcheck.kernel.softmax import (
     SARecord,
     Trajectory,
     Undecided,
-    absdot,
     rows,
     projections,
     sa_record,
@@ -79,6 +79,7 @@ class RankOneFF:
     locate: object
     _absJ: dict = field(default_factory=dict)
     straddles: int = 0
+    _wabs: object = None
 
     def G(self, s) -> list:
         """``FF(x) - eta x`` at ``<w, x> = s`` (continuous; 0 on an identity piece)."""
@@ -86,30 +87,36 @@ class RankOneFF:
         return [ZERO] * len(self.w) if m is None else [g * s + h for g, h in zip(*m)]
 
     def absJ(self, p: int):
-        """``|eta I + g w^T|`` on piece ``p`` (``None`` for an identity piece)."""
+        """``|eta I + g w^T|`` on piece ``p`` as a ``(d, d)`` ``fmpq_mat`` (``None`` for an
+        identity piece)."""
         if p not in self._absJ:
             m = self.maps[p]
             d = len(self.w)
-            self._absJ[p] = None if m is None else [
+            self._absJ[p] = None if m is None else fmpq_mat([
                 [abs((self.eta if a == c else ZERO) + m[0][a] * self.w[c]) for c in range(d)]
-                for a in range(d)]
+                for a in range(d)])
         return self._absJ[p]
 
     def propagate(self, radii: Radii) -> None:
-        wabs = [abs(x) for x in self.w]
-        if self.D is not None and absdot(wabs, radii.top) > self.D[0]:
+        d = len(self.w)
+        if self._wabs is None:
+            self._wabs = fmpq_mat(1, d, [abs(x) for x in self.w])
+        wabs = self._wabs
+        if self.D is not None and (wabs * fmpq_mat(d, 1, radii.top))[0, 0] > self.D[0]:
             raise Undecided(f"block {self.block} FF: a box may reach the layer's support "
                             f"({fmt_num(self.D[0])} away from the nearest token)",
                             (self.block, *(self.locate(self.D[1]) if self.D[1] is not None
                                            else (None, None))))
         kinks = self.kinks
         memo = {}  # (piece, id(radius)) -> new radius: tokens sharing a radius share it
-        wrs = {}   # id(radius) -> |w|.radius
+        wrs = {}   # id(radius) -> (radius as a column, |w|.radius)
         for i, t in self.cands:
             r = radii.get(i)
-            wr = wrs.get(id(r))
-            if wr is None:
-                wr = wrs[id(r)] = absdot(wabs, r)
+            got = wrs.get(id(r))
+            if got is None:
+                col = fmpq_mat(d, 1, r)
+                got = wrs[id(r)] = (col, (wabs * col)[0, 0])
+            col, wr = got
             p = bisect_right(kinks, t - wr)
             if wr and p < len(kinks) and kinks[p] < t + wr:  # across a kink: G's range
                 self.straddles += 1
@@ -120,7 +127,7 @@ class RankOneFF:
                 key = (p, id(r))
                 new = memo.get(key)
                 if new is None:
-                    new = [absdot(row, r) for row in J]
+                    new = (J * col).entries()
                     new = memo[key] = r if new == r else [up64(x) for x in new]
                 if new is not r:
                     radii.set(i, new)
