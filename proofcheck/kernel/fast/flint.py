@@ -411,12 +411,13 @@ class _Dir:
             if t is not None:
                 for c in range(d):
                     self.xt[s, c] = X[t, c]
-        if dirty:
-            self.mnm[dirty], self.mne[dirty] = _frexp([self.mn[s] for s in dirty])
-            self.mxm[dirty], self.mxe[dirty] = _frexp([self.mx[s] for s in dirty])
-            zero = fmpq(0)
-            self.dlm[dirty], self.dle[dirty] = _frexp([zero if self.dl[s] is None else self.dl[s]
-                                                       for s in dirty])
+        if dirty:  # one conversion for the three lists
+            zero, k = fmpq(0), len(dirty)
+            m, e = _frexp([self.mn[s] for s in dirty] + [self.mx[s] for s in dirty]
+                          + [zero if self.dl[s] is None else self.dl[s] for s in dirty])
+            self.mnm[dirty], self.mne[dirty] = m[:k], e[:k]
+            self.mxm[dirty], self.mxe[dirty] = m[k:2 * k], e[k:2 * k]
+            self.dlm[dirty], self.dle[dirty] = m[2 * k:], e[2 * k:]
         self.dirty.clear()
 
     def update(self, i, s, X, d):

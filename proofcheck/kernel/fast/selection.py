@@ -7,9 +7,10 @@ computed for the candidates alone, and among equal exact values the first one
 * **Enclosures** (:func:`enclose`).  A per-sequence sum ``s_j = sum_t +-term_t``
   whose terms are float64 mantissas and exponents ``(m, e)`` with ``term = m 2^e (1 +
   delta)``, ``|delta| <= 2^-50`` (:func:`~.flint._frexp` gives ``2^-53``, the offsets'
-  ``proj_frexp`` ``2^-50``), is scaled by its own largest exponent ``E_j``: each scaled
-  term has modulus below 1 and is exact but for an underflow below ``2^-1074``; two
-  float additions round by at most ``2^-53`` of the sum of the moduli each.  So
+  ``proj_frexp`` ``2^-50``, its mantissas in ``(1/4, 2)``), is scaled by its own largest
+  exponent ``E_j``: each scaled term has modulus below 2 (the largest at least 1/4)
+  and is exact but for an underflow below ``2^-1074``; two float additions round by
+  at most ``2^-53`` of the sum of the moduli each.  So
   ``|s_j 2^-E_j - v_j| <= 2^-48 sum|t| + 2^-1072``, below ``err_j = REL sum|t| + TINY``
   (``REL = 2^-40``, ``TINY = 2^-1000``) with room for the rounding of ``v_j +- err_j``
   and of ``err_j`` itself: ``s_j`` lies in ``[v_j - err_j, v_j + err_j] 2^E_j``.
@@ -20,9 +21,9 @@ computed for the candidates alone, and among equal exact values the first one
 * **Smallest positive product** (:func:`min_product_candidates`): ``g_j = s_j dl_j``
   with ``s_j`` enclosed in ``[l_j, u_j] 2^E_j``, ``l_j = v_j - err_j > 0``, and ``dl_j =
   dm_j 2^de_j (1 + delta)``, ``|delta| <= 2^-53``, lies in ``[l_j dm_j (1 - 2^-50), u_j
-  dm_j (1 + 2^-50)] 2^(E_j + de_j)``: the products are normal floats (``err_j >= 2^-41``,
-  the largest scaled term having modulus at least 1/2, so ``l_j``, a positive
-  difference of floats above ``2^-41``, is at least ``2^-94``) and round by ``2^-53``
+  dm_j (1 + 2^-50)] 2^(E_j + de_j)``: the products are normal floats (``err_j >= 2^-42``,
+  the largest scaled term having modulus at least 1/4, so ``l_j``, a positive
+  difference of floats above ``2^-42``, is at least ``2^-95``) and round by ``2^-53``
   each.  Scaled to the smallest exponent (a shift up: exact, or ``inf`` for values
   above ``2^1024`` times the scale, while the sequence of the smallest exponent has a
   finite upper end), every minimiser has its lower end at most the smallest upper
@@ -50,6 +51,7 @@ from proofcheck.kernel.fast.flint import REL, TINY, _floats
 from proofcheck.kernel.limits import charge
 
 SHIFT = 2100        # exponent shifts are clipped here (the result is then 0 or inf)
+GRAM_FLOATS = 1 << 21  # float64 Gram entries per block (16 MB per array)
 
 
 def enclose(terms):
@@ -140,9 +142,6 @@ def _margins(F, rows_):
     return two[:, :, -1] - two[:, :, -2], M
 
 
-GRAM_FLOATS = 1 << 21  # float64 Gram entries per block (16 MB per array)
-
-
 def _token_bounds(F, spans):
     """``(h, M)`` per row (NaN for rows of one-token sequences)."""
     n = F.shape[0]
@@ -167,7 +166,9 @@ def lam_identity_gaps(lam, X, spans):
     tokens or more and its first place, ``(None, (j, i, (c1, c2)))`` for the first tie,
     ``(None, None)`` without such a sequence, or ``None`` when the pre-filter does
     not apply (see the module docstring).  The same values and places as the plain
-    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences."""
+    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences.  The
+    work budget is charged the scores of every sequence (float64 work, without the
+    plain route's factor for large bit sizes) and the rows scored exactly."""
     n, d = X.nrows(), X.ncols()
     e = X.entries()
     F = _float_rows(e, n, d)
