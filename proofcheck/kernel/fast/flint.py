@@ -122,6 +122,22 @@ def _floats(xs):
     return f
 
 
+def gram_floats(e, n, d):
+    """``(n, d)`` float64 copies of the row-major entries ``e`` of ``n`` rows when ``d <=
+    64`` and every nonzero modulus is in ``[2^-400, 2^400]`` (no overflow or underflow
+    in a product of two or a sum of 64 of them: the range of the Gram pre-filters),
+    else ``None``."""
+    if d > 64 or n == 0:
+        return None
+    F = _floats(e)
+    if F is None:
+        return None
+    a = np.abs(F)
+    if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
+        return None
+    return F.reshape(n, d)
+
+
 TINY = 2.0 ** -1000  # absolute pre-filter margin: covers underflow in _scaled
 ZERO_E = -(1 << 40)  # exponent of 0 in _frexp (below every other, so a max ignores it)
 STEP = 2.0 ** -52    # relative error added by one float64 rounding (with room)
@@ -1112,17 +1128,11 @@ class FlintBackend:
         candidates.  Sequences are processed in blocks of at most ``GRAM_FLOATS``
         Gram entries; a sequence longer than its square root turns the filter off."""
         n, d = state.n, state.d
-        if d > 64 or n == 0:
-            return None
         e = state.X.entries()
-        F = _floats(e)
+        F = gram_floats(e, n, d)
         if F is None:
             return None
-        a = np.abs(F)
-        if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
-            return None
-        F = F.reshape(n, d)
-        A = a.reshape(n, d)
+        A = np.abs(F)
         by_len: dict = {}
         for lo, hi in state.spans:
             by_len.setdefault(hi - lo, []).append(lo)

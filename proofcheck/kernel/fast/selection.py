@@ -47,11 +47,11 @@ from __future__ import annotations
 import numpy as np
 from flint import fmpq
 
-from proofcheck.kernel.fast.flint import REL, TINY, _floats
+from proofcheck.kernel.fast.flint import REL, TINY, FlintBackend, gram_floats
 from proofcheck.kernel.limits import charge
 
 SHIFT = 2100        # exponent shifts are clipped here (the result is then 0 or inf)
-GRAM_FLOATS = 1 << 21  # float64 Gram entries per block (16 MB per array)
+GRAM_FLOATS = FlintBackend.GRAM_FLOATS  # float64 Gram entries per block
 
 
 def enclose(terms):
@@ -94,26 +94,12 @@ def min_product_candidates(js, v, err, E, dm, de) -> list:
     return js[L <= U.min()].tolist()
 
 
-def _float_rows(e, n, d):
-    """``(n, d)`` float64 copies of the entries when every nonzero modulus is in
-    ``[2^-400, 2^400]``, else ``None``."""
-    if d > 64 or n == 0:
-        return None
-    F = _floats(e)
-    if F is None:
-        return None
-    a = np.abs(F)
-    if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
-        return None
-    return F.reshape(n, d)
-
-
 def max_abs_columns(e, n, d):
     """Per coordinate ``max_i |x_ic|`` over the ``n`` rows of the entries ``e``
     (fmpq, row-major), exact; candidates: the rows whose correctly rounded float64
     copy is the largest (see the module docstring; all copies are 0 only when all
     values are, in the checked range)."""
-    F = _float_rows(e, n, d)
+    F = gram_floats(e, n, d)
     if F is None:
         return [max(map(abs, e[c::d]), default=fmpq(0)) for c in range(d)]
     A = np.abs(F)
@@ -171,7 +157,7 @@ def lam_identity_gaps(lam, X, spans):
     plain route's factor for large bit sizes) and the rows scored exactly."""
     n, d = X.nrows(), X.ncols()
     e = X.entries()
-    F = _float_rows(e, n, d)
+    F = gram_floats(e, n, d)
     if F is None or max((hi - lo for lo, hi in spans), default=0) ** 2 > GRAM_FLOATS:
         return None
     charge(sum((hi - lo) ** 2 for lo, hi in spans if hi - lo > 1) * (d + 8),
