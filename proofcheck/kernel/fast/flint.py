@@ -953,10 +953,11 @@ class FlintBackend:
         ix = state.index.get(key)
         if ix == "seen":
             ix = state.index[key] = _Index(w, X)
+        one = trace is not None and support == [(kinks[0], kinks[-1])]  # [first, last kink]
         if isinstance(ix, _Index):
             cand, tt = [i for lo, hi in support for i in ix.between(lo, hi)], ix.t
             if trace is not None and bounded:
-                inside = ix.between(kinks[0], kinks[-1])
+                inside = cand if one else ix.between(kinks[0], kinks[-1])
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
                               ix.nearest_outside(kinks[0], kinks[-1])))
         else:
@@ -965,7 +966,7 @@ class FlintBackend:
             state.index[key] = "seen"
             if trace is not None and bounded:
                 lo, hi = kinks[0], kinks[-1]
-                inside = _in_range(tt, lo, hi)
+                inside = cand if one else _in_range(tt, lo, hi)
                 ins = set(inside)
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
                               min(((lo - t if t < lo else t - hi, i) for i, t in enumerate(tt)
