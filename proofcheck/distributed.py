@@ -233,9 +233,11 @@ def run_shard(blob: bytes | None, token: str, j0: int, j1: int, r0: int, r1: int
     (RuntimeError if it has none).  A broadcast problem is decoded once per worker
     process and run (``token``); the claims are restricted to the shard's rows
     here, on the worker.  Returns :func:`check_shard`'s dict plus ``timing`` (seconds
-    spent decoding, restricting and checking on the worker)."""
+    spent decoding, restricting and checking on the worker; ``problem``: "inherited",
+    "decoded" here or "cached" from an earlier shard of the run)."""
     t0, c0 = time.perf_counter(), time.process_time()
     prob = _LOADED.get(token)
+    source = "inherited" if blob is None else "cached" if prob is not None else "decoded"
     if blob is None:  # fork transport: the problem came with the process
         prob = _INHERITED.get(token)
         if prob is None:
@@ -259,7 +261,7 @@ def run_shard(blob: bytes | None, token: str, j0: int, j1: int, r0: int, r1: int
                       None if targets is None else targets[j0:j1], backend)
     out["timing"] = {"decode_s": t1 - t0, "restrict_s": t2 - t1,
                      "check_s": time.perf_counter() - t2, "cpu_s": time.process_time() - c0,
-                     "pid": os.getpid()}
+                     "pid": os.getpid(), "problem": source}
     return out
 
 

@@ -245,7 +245,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
                                 stats=st_)
     assert st_["transport"] == "fork" and "serialize_s" not in st_
     assert par_bad.verdict == Verdict.REFUTED and par_bad.witness == ser_bad.witness
-    assert all(t["decode_s"] < 0.5 for t in st_["worker_timing"])
+    assert {t["problem"] for t in st_["worker_timing"]} == {"inherited"}  # nothing decoded
 
     killed, pids = [], []
 

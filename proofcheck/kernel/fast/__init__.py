@@ -10,7 +10,9 @@ fast route with :func:`proofcheck.kernel.theorem.register`.
 * :mod:`.heads` — multi-head and causally masked SA (prefix extremes for rank-one
   heads under the mask);
 * :mod:`.softmax` — the hardmax trajectory of a softmax certificate from the flint
-  backend's evaluation (per-sequence extremes, rank-one FF pieces).
+  backend's evaluation (per-sequence extremes, rank-one FF pieces);
+* :mod:`.selection` — exact maxima and minima over sequences and tokens among the
+  candidates of a float64 pre-filter with a rigorous bound (the SA records).
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from proofcheck.kernel.fast.softmax import fast_trajectory
 from proofcheck.kernel.theorem import register
 
 register("flint", FlintBackend, ("proofcheck.kernel.fast.flint",))
-register("softmax", fast_trajectory, ("proofcheck.kernel.fast.flint", "proofcheck.kernel.fast.softmax"))
+register("softmax", fast_trajectory, ("proofcheck.kernel.fast.flint", "proofcheck.kernel.fast.softmax",
+                                      "proofcheck.kernel.fast.selection"))
 
 
 def get_backend(name: str):

@@ -122,6 +122,22 @@ def _floats(xs):
     return f
 
 
+def gram_floats(e, n, d):
+    """``(n, d)`` float64 copies of the row-major entries ``e`` of ``n`` rows when ``d <=
+    64`` and every nonzero modulus is in ``[2^-400, 2^400]`` (no overflow or underflow
+    in a product of two or a sum of 64 of them: the range of the Gram pre-filters),
+    else ``None``."""
+    if d > 64 or n == 0:
+        return None
+    F = _floats(e)
+    if F is None:
+        return None
+    a = np.abs(F)
+    if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
+        return None
+    return F.reshape(n, d)
+
+
 TINY = 2.0 ** -1000  # absolute pre-filter margin: covers underflow in _scaled
 ZERO_E = -(1 << 40)  # exponent of 0 in _frexp (below every other, so a max ignores it)
 STEP = 2.0 ** -52    # relative error added by one float64 rounding (with room)
@@ -369,8 +385,11 @@ class _Dir:
     their float64 mantissas and exponents ``bm, be`` (:func:`_frexp`; pre-filter
     only) and, per sequence, the row of the unique maximal base projection
     (``None`` on a tie), the minimal base projection (``mn``; ``mnm, mne`` its
-    mantissa and exponent), and the base row of that top (``xt``, a ``(N, d)``
-    matrix).  Sequences whose rows changed are recomputed lazily."""
+    mantissa and exponent), the maximal one (``mx``; ``mxm, mxe``), the margin
+    ``dl = mx - second`` of a unique top (``None`` on a tie or with one row; ``dlm,
+    dle``), and the base row of that top (``xt``, a ``(N, d)`` matrix).  A pending
+    offset adds one number to every projection of a sequence, so ``dl`` is that of
+    the tokens too.  Sequences whose rows changed are recomputed lazily."""
 
     def __init__(self, w, X, spans, d):
         self.w = [q2f(x) for x in w]
@@ -382,7 +401,10 @@ class _Dir:
         self.mnrow = [None] * n_seq   # a row of the minimum
         self.mx = [None] * n_seq
         self.second = [None] * n_seq  # (second largest value, its row); None: one row
+        self.dl = [None] * n_seq
         self.mnm, self.mne = np.zeros(n_seq), np.zeros(n_seq, np.int64)
+        self.mxm, self.mxe = np.zeros(n_seq), np.zeros(n_seq, np.int64)
+        self.dlm, self.dle = np.zeros(n_seq), np.zeros(n_seq, np.int64)
         self.xt = fmpq_mat(n_seq, d)
         self.dirty = set(range(n_seq))
 
@@ -399,13 +421,19 @@ class _Dir:
             if hi - lo > 1:  # the second largest value and its first row
                 v2 = mx if t is None else max(ps[:k] + ps[k + 1:])
                 self.second[s] = (v2, lo + (ps.index(v2, k + 1) if t is None else ps.index(v2)))
+                self.dl[s] = None if t is None else mx - v2
             mn = self.mn[s] = min(ps)
             self.mnrow[s] = lo + ps.index(mn)
             if t is not None:
                 for c in range(d):
                     self.xt[s, c] = X[t, c]
-        if dirty:
-            self.mnm[dirty], self.mne[dirty] = _frexp([self.mn[s] for s in dirty])
+        if dirty:  # one conversion for the three lists
+            zero, k = fmpq(0), len(dirty)
+            m, e = _frexp([self.mn[s] for s in dirty] + [self.mx[s] for s in dirty]
+                          + [zero if self.dl[s] is None else self.dl[s] for s in dirty])
+            self.mnm[dirty], self.mne[dirty] = m[:k], e[:k]
+            self.mxm[dirty], self.mxe[dirty] = m[k:2 * k], e[k:2 * k]
+            self.dlm[dirty], self.dle[dirty] = m[2 * k:], e[2 * k:]
         self.dirty.clear()
 
     def update(self, i, s, X, d):
@@ -925,10 +953,11 @@ class FlintBackend:
         ix = state.index.get(key)
         if ix == "seen":
             ix = state.index[key] = _Index(w, X)
+        one = trace is not None and support == [(kinks[0], kinks[-1])]  # [first, last kink]
         if isinstance(ix, _Index):
             cand, tt = [i for lo, hi in support for i in ix.between(lo, hi)], ix.t
             if trace is not None and bounded:
-                inside = ix.between(kinks[0], kinks[-1])
+                inside = cand if one else ix.between(kinks[0], kinks[-1])
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
                               ix.nearest_outside(kinks[0], kinks[-1])))
         else:
@@ -937,7 +966,7 @@ class FlintBackend:
             state.index[key] = "seen"
             if trace is not None and bounded:
                 lo, hi = kinks[0], kinks[-1]
-                inside = _in_range(tt, lo, hi)
+                inside = cand if one else _in_range(tt, lo, hi)
                 ins = set(inside)
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
                               min(((lo - t if t < lo else t - hi, i) for i, t in enumerate(tt)
@@ -1100,17 +1129,11 @@ class FlintBackend:
         candidates.  Sequences are processed in blocks of at most ``GRAM_FLOATS``
         Gram entries; a sequence longer than its square root turns the filter off."""
         n, d = state.n, state.d
-        if d > 64 or n == 0:
-            return None
         e = state.X.entries()
-        F = _floats(e)
+        F = gram_floats(e, n, d)
         if F is None:
             return None
-        a = np.abs(F)
-        if (a > 2.0 ** 400).any() or ((a > 0) & (a < 2.0 ** -400)).any():
-            return None
-        F = F.reshape(n, d)
-        A = a.reshape(n, d)
+        A = np.abs(F)
         by_len: dict = {}
         for lo, hi in state.spans:
             by_len.setdefault(hi - lo, []).append(lo)

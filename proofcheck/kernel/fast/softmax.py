@@ -6,13 +6,20 @@ they share.  Each shortcut and the lemma behind it:
 * SA with rank-one ``A = a b^T``: ``s_il = <b, x_i> <a, x_l>``, so in a sequence whose
   tokens all have ``q_i = <b, x_i> > 0`` every token's argmax is the ``a``-maximal
   token and its margin is ``q_i (p_max - p_second)``: the sequence's smallest
-  margin is ``min_i q_i (p_max - p_second)``, from per-sequence extremes of the
+  margin is ``q_min (p_max - p_second)``, from per-sequence extremes of the
   projections (pending tag offsets shift a sequence's projections by one number,
-  which leaves these differences alone): O(sequences) exact operations per layer.
-  Other sequences and other ``A`` are
-  scored exactly, as on the plain route (:func:`~proofcheck.kernel.softmax.sequence_stats`).
+  which leaves ``p_max - p_second`` alone, kept per sequence until its rows change).
+  The signs of ``q_min`` and the smallest margin over the sequences are found
+  among candidates of a float64 pre-filter with a rigorous bound and decided
+  exactly (:mod:`.selection`): O(sequences) float64 operations per layer, exact
+  ones for the candidates and the sequences whose rows changed.  Other sequences and
+  other ``A`` are scored exactly, as on the plain route
+  (:func:`~proofcheck.kernel.softmax.sequence_stats`), but for ``A = lam I``,
+  ``lam > 0``, whose tokens are scored exactly where a float64 Gram pass with a
+  rigorous bound cannot exclude them (:func:`.selection.lam_identity_gaps`).
 * ``S``, ``Xmax``, ``P``, ``Q`` are maxima over sequences of per-sequence extremes
-  (base rows plus the sequence's offset): the same maxima as over every token.
+  (base rows plus the sequence's offset): the same maxima as over every token; ``P``,
+  ``Q`` and ``Xmax`` are taken exactly over the candidates of the same pre-filter.
 * FF with ``U = c w^T`` (:class:`RankOneFF`): every ReLU argument is
   ``c_k <w, x> + b_k``, so a box straddles a kink of the layer iff its projection
   interval ``[t - |w|.r, t + |w|.r]`` contains a kink ``-b_k / c_k`` in its
@@ -28,9 +35,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
+import numpy as np
+from flint import fmpq_mat
+
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import bits, q
 from proofcheck.kernel.fast.flint import FlintBackend
+from proofcheck.kernel.fast.selection import (enclose, lam_identity_gaps, max_abs_columns,
+                                              max_candidates, min_product_candidates)
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.softmax import (
@@ -40,7 +52,6 @@ from proofcheck.kernel.softmax import (
     SARecord,
     Trajectory,
     Undecided,
-    absdot,
     rows,
     projections,
     sa_record,
@@ -68,6 +79,7 @@ class RankOneFF:
     locate: object
     _absJ: dict = field(default_factory=dict)
     straddles: int = 0
+    _wabs: object = None
 
     def G(self, s) -> list:
         """``FF(x) - eta x`` at ``<w, x> = s`` (continuous; 0 on an identity piece)."""
@@ -75,30 +87,36 @@ class RankOneFF:
         return [ZERO] * len(self.w) if m is None else [g * s + h for g, h in zip(*m)]
 
     def absJ(self, p: int):
-        """``|eta I + g w^T|`` on piece ``p`` (``None`` for an identity piece)."""
+        """``|eta I + g w^T|`` on piece ``p`` as a ``(d, d)`` ``fmpq_mat`` (``None`` for an
+        identity piece)."""
         if p not in self._absJ:
             m = self.maps[p]
             d = len(self.w)
-            self._absJ[p] = None if m is None else [
+            self._absJ[p] = None if m is None else fmpq_mat([
                 [abs((self.eta if a == c else ZERO) + m[0][a] * self.w[c]) for c in range(d)]
-                for a in range(d)]
+                for a in range(d)])
         return self._absJ[p]
 
     def propagate(self, radii: Radii) -> None:
-        wabs = [abs(x) for x in self.w]
-        if self.D is not None and absdot(wabs, radii.top) > self.D[0]:
+        d = len(self.w)
+        if self._wabs is None:
+            self._wabs = fmpq_mat(1, d, [abs(x) for x in self.w])
+        wabs = self._wabs
+        if self.D is not None and (wabs * fmpq_mat(d, 1, radii.top))[0, 0] > self.D[0]:
             raise Undecided(f"block {self.block} FF: a box may reach the layer's support "
                             f"({fmt_num(self.D[0])} away from the nearest token)",
                             (self.block, *(self.locate(self.D[1]) if self.D[1] is not None
                                            else (None, None))))
         kinks = self.kinks
         memo = {}  # (piece, id(radius)) -> new radius: tokens sharing a radius share it
-        wrs = {}   # id(radius) -> |w|.radius
+        wrs = {}   # id(radius) -> (radius as a column, |w|.radius)
         for i, t in self.cands:
             r = radii.get(i)
-            wr = wrs.get(id(r))
-            if wr is None:
-                wr = wrs[id(r)] = absdot(wabs, r)
+            got = wrs.get(id(r))
+            if got is None:
+                col = fmpq_mat(d, 1, r)
+                got = wrs[id(r)] = (col, (wabs * col)[0, 0])
+            col, wr = got
             p = bisect_right(kinks, t - wr)
             if wr and p < len(kinks) and kinks[p] < t + wr:  # across a kink: G's range
                 self.straddles += 1
@@ -109,7 +127,7 @@ class RankOneFF:
                 key = (p, id(r))
                 new = memo.get(key)
                 if new is None:
-                    new = [absdot(row, r) for row in J]
+                    new = (J * col).entries()
                     new = memo[key] = r if new == r else [up64(x) for x in new]
                 if new is not r:
                     radii.set(i, new)
@@ -123,6 +141,7 @@ class _Extremes:
 
     def __init__(self):
         self.X, self.cache, self.S, self.stale = None, {}, None, set()
+        self._nmax1 = None
 
     def ranges(self, st) -> list:
         """``S``: per coordinate the largest range over the sequences."""
@@ -131,9 +150,11 @@ class _Extremes:
         d, cache = st.d, self.cache
         todo = range(len(st.spans)) if self.S is None else self.stale
         full = self.S is None
+        e = st.X.entries() if full else None  # one pass over every row: read them at once
         for j in todo:
             lo, hi = st.spans[j]
-            cols = zip(*[[st.X[i, c] for c in range(d)] for i in range(lo, hi)])
+            cols = ([e[lo * d + c:hi * d:d] for c in range(d)] if e is not None and hi > lo else
+                    zip(*[[st.X[i, c] for c in range(d)] for i in range(lo, hi)]))
             new = [max(c) - min(c) for c in cols]
             old = cache.get(j)
             if old is not None and any(o == m and n < o for o, n, m in zip(old, new, self.S)):
@@ -146,44 +167,96 @@ class _Extremes:
         self.stale = set()
         return list(self.S)
 
+    def nmax1(self, st) -> int:
+        """The most competitors of a token: the longest sequence's length minus one."""
+        if self._nmax1 is None:
+            self._nmax1 = max((hi - lo - 1 for lo, hi in st.spans), default=0)
+        return self._nmax1
+
     def touched(self, st, rows_, seq_of) -> None:
         if st.X is self.X and self.S is not None:
             self.stale.update(seq_of[i] for i in rows_ or ())
 
 
-def _extremes(be, st, v):
-    """``(dir, lo, hi)``: per sequence the smallest and largest projection ``<v, x>``
-    of its tokens (base extremes plus the sequence's offset), exact."""
-    dv = be._dir(st, v)
-    dv.refresh(st.X, st.spans, st.d)
-    if st.off is None:
-        return dv, dv.mn, dv.mx
-    ops = st.off.projections(v)
-    return dv, [m + o for m, o in zip(dv.mn, ops)], [m + o for m, o in zip(dv.mx, ops)]
+class _Projections:
+    """Per sequence the smallest and largest projection ``lo_j, hi_j`` of its tokens on
+    ``v`` (base extremes of :class:`~.flint._Dir` plus the sequence's pending offset
+    ``<v, off_j> = A_j - B_j``): exact for one sequence at a time (:meth:`lo`,
+    :meth:`hi`) and as enclosures for all of them (:func:`.selection.enclose`)."""
+
+    def __init__(self, be, st, v):
+        self.dv = dv = be._dir(st, v)
+        dv.refresh(st.X, st.spans, st.d)
+        off, extra = st.off, []
+        self.o = (lambda j: ZERO) if off is None else off.projector(v)
+        if off is not None:
+            am, ae, bm, bE = off.proj_frexp(v)
+            extra = [(1, am, ae), (-1, bm, bE)]
+        self.lo_b = enclose([(1, dv.mnm, dv.mne)] + extra)
+        self.hi_b = enclose([(1, dv.mxm, dv.mxe)] + extra)
+
+    def lo(self, j):
+        return self.dv.mn[j] + self.o(j)
+
+    def hi(self, j):
+        return self.dv.mx[j] + self.o(j)
+
+    def abs_max(self):
+        """``max_j max(hi_j, -lo_j)``, the largest modulus of a projection (exact)."""
+        (v, err, E), neg = self.hi_b, self.lo_b
+        js = max_candidates([(v, err, E), (-neg[0], neg[1], neg[2])])
+        return max(max(self.hi(j), -self.lo(j)) for j in js)
 
 
-def _rank_one_gap(st, da, db, qlo, block):
-    """``(gap, at, rest, tie)`` over the sequences whose ``q_i`` are all positive
-    (``qlo``: their smallest ``q``; ``rest``: the other sequences with two tokens or
-    more), from per-sequence extremes: O(sequences) exact operations."""
-    spans, top, mx, second = st.spans, da.top, da.mx, da.second
-    many = [j for j, (lo, hi) in enumerate(spans) if hi - lo > 1]
-    rest = [j for j in many if qlo[j] <= 0]
-    pos = [j for j in many if qlo[j] > 0] if rest else many
-    tied = next((j for j in pos if top[j] is None), None)
-    if tied is not None:
-        lo, hi = spans[tied]
-        c1 = next(i for i in range(lo, hi) if da.pb[i] == mx[tied])
-        c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == mx[tied])
-        # every token of the sequence has q > 0, so token 0 ties too (as the plain tier names it)
-        return None, None, None, tie_witness(block, tied, 0, c1 - lo, c2 - lo)
-    if not pos:
+def _multi(st) -> np.ndarray:
+    """Mask of the sequences with two tokens or more (cached with the state's spans)."""
+    meta = FlintBackend._meta(st)
+    if "multi" not in meta:
+        meta["multi"] = np.array([hi - lo > 1 for lo, hi in st.spans], dtype=bool)
+    return meta["multi"]
+
+
+def _signs(pb, many):
+    """``(pos, rest)``: the sequences of ``many`` whose smallest ``q = <b, x>`` is
+    positive, and the others (ascending), exact (enclosures decide the sure ones)."""
+    v, err, _ = pb.lo_b
+    sure, neg = many & (v - err > 0), many & (v + err <= 0)
+    unsure = np.flatnonzero(many & ~sure & ~neg).tolist()
+    pos = sure.copy()
+    for j in unsure:
+        pos[j] = pb.lo(j) > 0
+    return pos, np.flatnonzero(many & ~pos).tolist()
+
+
+def _rank_one_gap(st, pa, pb, block):
+    """``(gap, at, rest, tie)`` for ``A = a b^T`` over the sequences whose ``q_i`` are
+    all positive (``rest``: the other sequences with two tokens or more), from
+    per-sequence extremes: the exact margins of the candidates of
+    :func:`.selection.min_product_candidates` only."""
+    spans, da, db = st.spans, pa.dv, pb.dv
+    many = _multi(st)
+    posm, rest = _signs(pb, many)
+    pos = np.flatnonzero(posm if rest else many)
+    if None in da.top:
+        tied = next((j for j in pos.tolist() if da.top[j] is None), None)
+        if tied is not None:
+            lo, hi = spans[tied]
+            mx = da.mx[tied]
+            c1 = next(i for i in range(lo, hi) if da.pb[i] == mx)
+            c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == mx)
+            # every token of the sequence has q > 0, so token 0 ties too (as the plain tier names it)
+            return None, None, None, tie_witness(block, tied, 0, c1 - lo, c2 - lo)
+    if not len(pos):
         return None, None, rest, None
-    gs = [qlo[j] * (mx[j] - second[j][0]) for j in pos]
+    v, err, E = pb.lo_b
+    sure = v[pos] - err[pos] > 0
+    js = sorted(min_product_candidates(pos[sure], v, err, E, da.dlm, da.dle)
+                + pos[~sure].tolist())
+    gs = [pb.lo(j) * da.dl[j] for j in js]
     gap = min(gs)
-    j = pos[gs.index(gap)]
+    j = js[gs.index(gap)]
     lo = spans[j][0]
-    return gap, (j, db.mnrow[j] - lo, second[j][1] - lo), rest, None
+    return gap, (j, db.mnrow[j] - lo, da.second[j][1] - lo), rest, None
 
 
 def _sa_record(be, st, sa, block, ext):
@@ -197,13 +270,21 @@ def _sa_record(be, st, sa, block, ext):
     rank_one = A.lam == 0 and len(A.left) == 1
     if rank_one:
         a, b = A.left[0], A.right[0]
-        da, alo, ahi = _extremes(be, st, a)
-        db, blo, bhi = (da, alo, ahi) if tuple(a) == tuple(b) else _extremes(be, st, b)
-        gap, at, rest, tie = _rank_one_gap(st, da, db, blo, block)
+        pa = _Projections(be, st, a)
+        pb = pa if tuple(a) == tuple(b) else _Projections(be, st, b)
+        gap, at, rest, tie = _rank_one_gap(st, pa, pb, block)
         if tie is not None:
             return None, tie
-        P, Q = [max(max(ahi), -min(alo))], [max(max(bhi), -min(blo))]
+        P = [pa.abs_max()]
+        Q = P if pb is pa else [pb.abs_max()]
     mat = be._materialize(st) if rest or (A.left and not rank_one) else None
+    if not rank_one and not A.left and A.lam > 0 and rest:
+        got = lam_identity_gaps(A.lam, mat.X, st.spans)
+        if got is not None:
+            rest = []
+            gap, at = got
+            if gap is None and at is not None:
+                return None, tie_witness(block, at[0], at[1], *at[2])
     for j in rest:  # scored exactly, as on the plain route
         lo, hi = st.spans[j]
         g, i, c = sequence_stats(A, rows(mat.X, lo, hi))
@@ -215,13 +296,11 @@ def _sa_record(be, st, sa, block, ext):
     Xm = [ZERO] * d
     if A.lam != 0:  # the only term that needs the largest moduli
         mat = mat or be._materialize(st)
-        e = mat.X.entries()
-        Xm = [max(map(abs, e[c::d]), default=ZERO) for c in range(d)]
+        Xm = max_abs_columns(mat.X.entries(), st.n, d)
     if not rank_one:
         P = [max(map(abs, projections(mat.X, v)), default=ZERO) for v in A.left]
         Q = [max(map(abs, projections(mat.X, v)), default=ZERO) for v in A.right]
-    nmax1 = max((hi - lo - 1 for lo, hi in st.spans), default=0)
-    return SARecord(block, sa, gap, at, nmax1, ext.ranges(st), Xm, P, Q), None
+    return SARecord(block, sa, gap, at, ext.nmax1(st), ext.ranges(st), Xm, P, Q), None
 
 
 def _ff_record(trace, ff, block, locate):
