@@ -32,8 +32,8 @@ RULES = [
     ("bounded separation", "plan_layout", r"span\[i\] = max\(q\[i\] for q in cur\) \+ 0",
      UNCAUGHT + "a fold scale one short (x_i + S x_j with S = max x_i): two points collide only "
      "when one sits at the coordinate's maximum and another at its minimum one row up; the edge "
-     "dataset edge-fold-scale has such a pair (added after this measurement: the construction "
-     "then raises on it, REFUTED)"),
+     "dataset edge-fold-scale has such a pair (the construction raises on it there, REFUTED: "
+     "a survivor of this class means that dataset no longer reaches it)"),
     ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
      VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
      "general path): the sphere leaders' geometry holds for every r > 0"),
@@ -183,8 +183,8 @@ RULES = [
     ("bounded separation", "plan_layout", r"cur = ",
      UNCAUGHT + "fold offsets read from the neighbouring coordinate; wrong only where the two "
      "coordinates' minima differ enough to fold a point onto another; the edge dataset "
-     "edge-fold-offsets has such minima (added after this measurement: the layout conclusion "
-     "refutes the mutant there)"),
+     "edge-fold-offsets has such minima (the layout conclusion refutes the mutant there: a "
+     "survivor of this class means that dataset no longer reaches it)"),
     ("flag collapse", "_snaps", r"\) / [3-9]$",
      VALID + "a smaller snap half-width (any delta <= gap / 2 keeps the support clear)"),
     ("flag collapse", "_snaps", r"y\[\s*-1\]|all\(v != 0",
