@@ -257,3 +257,29 @@ def test_rank_one_record_decides_signs_that_float64_gets_wrong(c, code):
         swapped = fast_trajectory(net, inputs[::-1])
         assert swapped.records[1].gap == fmpq(1, 2) and swapped.records[1].gap_at[0] == 1
         _same_records(net, inputs[::-1])
+
+
+def _rank_one_net():
+    """One SA layer ``A = e_1 e_2^T``: ``s_il = q_i p_l`` with ``p = x_1``, ``q = x_2``."""
+    e1, e2 = (F(1), F(0)), (F(0), F(1))
+    return Transformer(2, [Block(FF(F(1)), SA(F(1), Factored(F(0), (e1,), (e2,)),
+                                              Factored(F(1))))])
+
+
+def test_rank_one_gap_ties_between_sequences_name_the_first_sequence():
+    """Sequence 0 has q of both signs (scored exactly), sequence 1 only q > 0 (from its
+    extremes): both have the smallest margin 1; the first sequence is named, as on the
+    plain route."""
+    inputs = [[(F(0), F(1)), (F(1), F(-1))], [(F(0), F(1)), (F(1), F(1))]]
+    for tr in (fast_trajectory(_rank_one_net(), inputs), plain_trajectory(_rank_one_net(), inputs)):
+        assert (tr.records[0].gap, tr.records[0].gap_at) == (fmpq(1), (0, 0, 0))
+
+
+def test_rank_one_hardmax_tie_in_an_earlier_mixed_sign_sequence_comes_first():
+    """Sequence 0's token 0 has q = 0 (a tie of every key, found by exact scoring);
+    sequence 1 has q > 0 everywhere and its largest p twice (a tie from its extremes):
+    the stop names sequence 0, token 0, as on the plain route."""
+    inputs = [[(F(0), F(0)), (F(1), F(1))], [(F(1), F(1)), (F(1), F(2))]]
+    for tr in (fast_trajectory(_rank_one_net(), inputs), plain_trajectory(_rank_one_net(), inputs)):
+        w = tr.stop[1]
+        assert (tr.stop[0], w.code, w.block, w.sequence, w.token) == (0, "hardmax-tie", 1, 0, 0)
