@@ -17,7 +17,7 @@ from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES
 from proofcheck.io.generate import random_dataset
 from proofcheck.kernel.evaluate import rows, spans_of
-from proofcheck.kernel.fast.flint import _frexp
+from proofcheck.kernel.fast.flint import FlintBackend, State, _frexp
 from proofcheck.kernel.fast.selection import (enclose, lam_identity_gaps, max_abs_columns,
                                               max_candidates, min_product_candidates)
 from proofcheck.kernel.fast.softmax import fast_trajectory
@@ -283,3 +283,25 @@ def test_rank_one_hardmax_tie_in_an_earlier_mixed_sign_sequence_comes_first():
     for tr in (fast_trajectory(_rank_one_net(), inputs), plain_trajectory(_rank_one_net(), inputs)):
         w = tr.stop[1]
         assert (tr.stop[0], w.code, w.block, w.sequence, w.token) == (0, "hardmax-tie", 1, 0, 0)
+
+
+def _spent(f):
+    """Work units ``f()`` charges to a check's budget."""
+    from proofcheck.kernel.limits import _BUDGET, budget
+    with budget(0):
+        f()
+        left, total = _BUDGET.get()
+    return total - left
+
+
+def test_exact_scores_of_large_values_are_charged_at_the_plain_rate():
+    """Three tokens within 2^-4700 of 1 (4,755-bit denominators, factor 1 + 4755 // 1024
+    = 5 on the plain route): every float64 margin is undecided, so every row is scored
+    exactly; the record's charges equal the plain route's 3^2 (1 + 8) 5 = 405 (they were
+    3^2 9 + 3 (3 9) = 162 whatever the size), and the hardmax evaluation's exact rows
+    are charged 3 (3 9) 4 = 324 (they were not charged)."""
+    den = 3 ** 3000
+    X = fmpq_mat(3, 1, [fmpq(den + k * k + 1, den) for k in range(3)])
+    plain = _spent(lambda: sequence_stats(Factored(F(1)), X))
+    assert plain == _spent(lambda: lam_identity_gaps(F(1), X, [(0, 3)])) == 405
+    assert _spent(lambda: FlintBackend()._gram_attended(State(X, [(0, 3)], 1))) == 324
