@@ -88,8 +88,15 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
             getattr(old_state, "off", None) is None and getattr(new_state, "off", None) is None \
             and backend.translated(old_state, claim.c) == new_state.X:
         return None  # every row moved by exactly c (one exact matrix comparison)
+    n = new_state.n
+    if cr is not None:  # a claim about rows the state does not have is malformed
+        bad = next((r for r in cr if type(r) is not int or not 0 <= r < n), None)
+        if bad is not None:
+            return Witness(f"{sub} claim ({claim.kind}) names a row outside the state",
+                           block=block, sublayer=sub, expected=f"a row in 0..{n - 1}",
+                           got=bad, code="claim-shape")
     if touched is None or cr is None:
-        rows = range(new_state.n)
+        rows = range(n)
     else:
         rows = sorted(set(touched).union(cr))
     if before:
@@ -97,7 +104,13 @@ def _compare(backend, claim, old_state, new_state, touched, before, block, sub):
     else:
         old = lambda i: backend.row(old_state, i)  # noqa: E731
     for i in rows:
-        exp = tuple(claim.expected(i, old))
+        try:
+            exp = tuple(claim.expected(i, old))
+        except (IndexError, KeyError) as exc:  # the claim does not describe this row
+            j, t = new_state.locate(i)
+            return Witness(f"{sub} claim ({claim.kind}) does not cover the row "
+                           f"({type(exc).__name__}: {exc})", block=block, sublayer=sub,
+                           sequence=j, token=t, code="claim-shape")
         got = backend.row(new_state, i)
         if exp == got:  # exact equality of every coordinate (the common case)
             continue

@@ -2,12 +2,13 @@
 modules (docs/mutation.md).
 
     python -m mutation init [MODULE ...]        # session mutants/session.sqlite
-    python -m mutation exec [-j 2] [--cpu 120] [--sample K --seed S]
+    python -m mutation exec [-j 1] [--cpu 120] [--sample K --seed S]
     python -m mutation export [--merge]         # session -> mutation/results.json
     python -m mutation readme                   # the README table from the results file
     python -m mutation summary                  # per-module counts, survivors, crashes
     python -m mutation show ID                  # one mutant's diff and outcome
     python -m mutation reset KIND ...           # judge the mutants of these outcomes again
+    python -m mutation variants [--cpu 600]     # evidence behind every valid variant
 """
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def _reset(db_path: Path, kinds) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m mutation", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "summary", "show", "reset"])
+    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "summary", "show", "reset",
+                                     "variants"])
     p.add_argument("args", nargs="*")
     p.add_argument("--session", type=Path, default=SESSION)
     p.add_argument("-j", "--jobs", type=int, default=1)
@@ -78,6 +80,10 @@ def main(argv=None) -> int:
             print(f"sample: {_sample(a.session, a.sample, a.seed)} mutants")
         execute(a.session, jobs=a.jobs, cpu=a.cpu, limit=a.limit)
         return 0
+    if a.cmd == "variants":
+        from mutation.variants import run
+        run(a.session, cpu=max(a.cpu, 600))
+        return 0
     if a.cmd == "reset":
         print(f"{_reset(a.session, set(a.args))} mutants pending again")
         return 0
@@ -97,10 +103,15 @@ def main(argv=None) -> int:
     elif a.cmd == "summary":
         for m, c in R.table(data):
             k, n = R.score(c)
-            print(f"{m:16s} {k:4d}/{n:<4d} {dict(c)}")
+            w = R.score_wrong(c)[1]
+            print(f"{m:18s} {k:4d}/{n:<4d} wrong {k:4d}/{w:<4d} {dict(c)}")
         for i, why in R.survivors(data).items():
             r = data["mutants"][i]
-            print(f"{r['kind']:12s} {i}\n    {r['diff']}\n    reason: {why}")
+            ev = data.get("variants", {}).get(i)
+            print(f"{R._kind(data, i, r):17s} {i}\n    {r['diff']}\n    reason: {why}"
+                  + (f"\n    evidence: {ev['rows_differ']} sweep rows differ, "
+                     f"{ev['verified']}/{ev['commands']} wide commands VERIFIED, "
+                     f"failed: {ev['failed']}" if ev else ""))
         for i, r in data["mutants"].items():
             if r["kind"] == "crash":
                 print(f"crash {i}: {r['witness']}")

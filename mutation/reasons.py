@@ -18,9 +18,6 @@ RULES = [
     ("bounded assembly", "construct", r"one = all\(-len\(y\) == 1|one = all\(len\(y\) != 1",
      VALID + "the general path (the default phases L, C, I) also when every pair has one "
      "target: a correct, longer network"),
-    ("bounded assembly", "construct", r"rest\.hats\[0\]\[",
-     UNCAUGHT + "a display string of the report (the flag lifts' direction) reads the wrong "
-     "entry; no check reads the text (the network is unchanged)"),
     ("bounded assembly", "lexicographic_u", r"mult = \(lay\.z\[lay\.content\[0\]\]\) \* "
      r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] \+ 0$",
      VALID + "another radix of the mixed-radix direction u (a larger one, or cmax, which still "
@@ -35,8 +32,8 @@ RULES = [
     ("bounded separation", "plan_layout", r"span\[i\] = max\(q\[i\] for q in cur\) \+ 0",
      UNCAUGHT + "a fold scale one short (x_i + S x_j with S = max x_i): two points collide only "
      "when one sits at the coordinate's maximum and another at its minimum one row up; the edge "
-     "dataset edge-fold-scale has such a pair (added after this measurement: the construction "
-     "then raises on it, REFUTED)"),
+     "dataset edge-fold-scale has such a pair (the construction raises on it there, REFUTED: "
+     "a survivor of this class means that dataset no longer reaches it)"),
     ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
      VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
      "general path): the sphere leaders' geometry holds for every r > 0"),
@@ -74,9 +71,6 @@ RULES = [
     ("separation", "_PhaseS", r"key=lambda x: \(abs\(|return max\(\(x for x, n in cnt",
      VALID + "another choice of the probe point: any point in some but not all sequences of "
      "the class splits it"),
-    ("assembly", "construct", r"r=Fraction\(|margin=Fraction\(|spacing=Fraction\(",
-     VALID + "another default sphere radius, region-P margin or leader spacing: the leaders' "
-     "geometry holds for every r > 0, margin >= 1, spacing > 0 (parameters of the construction)"),
     ("leaders", "place_leaders", r"pool = iter_negative_orthant_points",
      VALID + "another size of the pool of sphere points: they project below every token, "
      "only collisions among themselves consume extra points, and the pool still suffices"),
@@ -171,6 +165,16 @@ RULES = [
      "target: a correct, longer network"),
     ("bounded separation", "_rounds", r"free \+= [2-9]",
      VALID + "another unused signature label for the new class (labels need only be distinct)"),
+    ("bounded separation", "_magnitude", r"\) - smax \* _dot",
+     VALID + "another ranking of the candidate directions (the magnitude estimate orders "
+     "them; every direction used is checked exactly to isolate its point, and the stored "
+     "scalars are checked against B_S on the network)"),
+    ("bounded separation", "_split_point", r"return max\(\(x for x, n in cnt",
+     VALID + "another choice of the split point (farthest from half instead of closest): any "
+     "point in some but not all sequences of the class splits it"),
+    ("top-collapse", "ellipsoid_points", r"x >= -Fraction\(-1, 2\)|x >= Fraction\(-1, [3-9]\)",
+     VALID + "another threshold for the first eps of the ellipsoid's candidates: other points "
+     "of the same level set, each checked exactly to lie in the open negative orthant"),
     ("bounded separation", "_split_point", r"key=lambda",
      VALID + "another choice of the split point: any point in some but not all sequences splits"),
     ("bounded separation", "separate_bounded", r"choose_signature\(.*0 \* N",
@@ -179,8 +183,8 @@ RULES = [
     ("bounded separation", "plan_layout", r"cur = ",
      UNCAUGHT + "fold offsets read from the neighbouring coordinate; wrong only where the two "
      "coordinates' minima differ enough to fold a point onto another; the edge dataset "
-     "edge-fold-offsets has such minima (added after this measurement: the layout conclusion "
-     "refutes the mutant there)"),
+     "edge-fold-offsets has such minima (the layout conclusion refutes the mutant there: a "
+     "survivor of this class means that dataset no longer reaches it)"),
     ("flag collapse", "_snaps", r"\) / [3-9]$",
      VALID + "a smaller snap half-width (any delta <= gap / 2 keeps the support clear)"),
     ("flag collapse", "_snaps", r"y\[\s*-1\]|all\(v != 0",

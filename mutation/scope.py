@@ -107,17 +107,26 @@ def dataset_files() -> list[Path]:
     """The datasets ``{case}`` stands for: the handed cases of :data:`CASES` found
     on this machine, then the edge datasets, seeded datasets (d = 2..5) and the
     edge datasets with one target per pair, written once to ``mutants/datasets/``."""
-    import json
-
-    from lemmas.afz.edges import edge_datasets, single_target
+    from lemmas.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
     from proofcheck.io.generate import random_dataset
-    from proofcheck.kernel.dataset import dataset_to_json
     where = cases_dir()
     out = [where / c for c in CASES] if where is not None else []
-    folder = ROOT / "mutants" / "datasets"
-    folder.mkdir(parents=True, exist_ok=True)
     sets = edge_datasets() + [random_dataset(40 + d, d=d, N=5, style="mixed") for d in (2, 3, 4, 5)]
-    sets += [single_target(ds) for ds in sets[:5]]  # M = N: the bounded construction's flag path
+    edges = len(edge_datasets())
+    sets += [single_target(ds) for ds in sets[:edges]]  # M = N: the bounded construction's flag path
+    sets += held_leader_datasets()  # the flag-1 token is the first lifted leader (flag path)
+    sets.append(peel_spread())  # targets on both sides: the peel layers' fixed region
+    return out + write_datasets(sets, ROOT / "mutants" / "datasets")
+
+
+def write_datasets(sets, folder: Path) -> list[Path]:
+    """Each dataset of ``sets`` as ``folder/NAME.json`` (written only when its
+    text changed); the paths, in order."""
+    import json
+
+    from proofcheck.kernel.dataset import dataset_to_json
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
     for ds in sets:
         f = folder / f"{ds.name}.json"
         text = json.dumps(dataset_to_json(ds))

@@ -75,6 +75,10 @@ def sweep():
 
 
 def _built(inputs, targets, d, construct):
-    """What the theorem construction returns: network, claims, phases, choices."""
+    """What the theorem construction returns: network, claims, phases, chosen
+    values; not ``info["report"]``, the choices rendered as display strings for
+    the run report (a mutant changing only that text builds the same network,
+    claims and values: equivalent as a construction)."""
     c = construct(inputs, targets, d)
-    return {"net": c.net, "claims": c.claims, "phases": c.phases, "info": c.info}
+    info = {k: v for k, v in c.info.items() if k != "report"}
+    return {"net": c.net, "claims": c.claims, "phases": c.phases, "info": info}

@@ -28,7 +28,6 @@ from proofcheck.kernel.fast import get_backend
 from lemmas.claim_check import check_network
 from lemmas.claims import Affine, SequenceTranslate
 from mutate import with_parameter
-from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.model import SA, Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict, combine
 
@@ -351,13 +350,8 @@ def test_cli_report_and_certificate(tmp_path):
 
 # ------------------------------------- the flagged token as the first leader
 def _held_leader(y0):
-    """The smallest admissible dataset found (d = 3, 4 tokens) where the token the
-    last separation round left with flag 1 is the leader of the first lifted
-    sequence; ``y0``: the target of that sequence."""
-    t = lambda *xs: tuple(F(x) for x in xs)  # noqa: E731
-    return Dataset("held-leader", 3, (
-        Pair((t(F(5, 2), -3, -1), t(1, -3, 1)), (y0,)), Pair((t(1, -3, 1),), (t(-2, 1, 1),)),
-        Pair((t(2, 2, F(-1, 2)),), (t(-1, -1, -2),))))
+    from lemmas.afz.edges import held_leader
+    return held_leader(y0)
 
 
 @pytest.mark.parametrize("y0, kappa", [((F(-3), F(1, 3), F(4, 3)), 1), ((F(2), F(0), F(0)), 2),

@@ -121,6 +121,37 @@ def fold_scale() -> Dataset:
     return Dataset("edge-fold-scale", 3, pairs)
 
 
+def held_leader(y0, name: str = "edge-held-leader") -> Dataset:
+    """The smallest admissible dataset found (d = 3, 4 tokens, one target per
+    pair) where the token the bounded separation's last round leaves with flag 1
+    is the leader of the first lifted sequence; ``y0``: that sequence's target
+    (it decides kappa: 1 when off the e_1 ray, y0[0] on it)."""
+    F = Fraction
+    return Dataset(name, 3, (
+        Pair((_t(F(5, 2), -3, -1), _t(1, -3, 1)), (_t(*y0),)), Pair((_t(1, -3, 1),), (_t(-2, 1, 1),)),
+        Pair((_t(2, 2, F(-1, 2)),), (_t(-1, -1, -2),))))
+
+
+def held_leader_datasets() -> list[Dataset]:
+    """:func:`held_leader` with kappa 1 (no FF), 2 (a top-up by 1) and 1/2 (a top-up
+    by -1/2): the bounded construction's three ways of lifting a flag-1 leader."""
+    F = Fraction
+    return [held_leader((-3, F(1, 3), F(4, 3)), "edge-held-leader-k1"),
+            held_leader((2, 0, 0), "edge-held-leader-k2"),
+            held_leader((F(1, 2), 0, 0), "edge-held-leader-khalf")]
+
+
+def peel_spread() -> Dataset:
+    """Five pairs (d = 2, found by a seeded search) whose targets' first
+    coordinates spread on both sides of 0 (-40 .. 15): the peel construction's
+    second layer takes the last positive kappa, and its fixed region must reach
+    up to the largest target first coordinate (15), above which the targets the
+    first layer placed would be moved again by a kink below them."""
+    rows = [([(0, 1), (2, 0)], [(-20, -3)]), ([(2, 0)], [(10, 3)]), ([(1, 0)], [(15, -1)]),
+            ([(0, 1)], [(-40, 3)]), ([(0, 1), (1, 1), (2, 2)], [(10, 2)])]
+    return Dataset("edge-peel-spread", 2, _pairs(rows))
+
+
 def edge_datasets() -> list[Dataset]:
     """The edge datasets above (d = 2, 2, 3, 4, 5, 2, 2, 4, 3)."""
     return [common_top(), ties(), both_sides(), negative(), tight(), two_token_top(),

@@ -9,7 +9,9 @@ layers it returned):
   the tops of different sequences differ; R <= N - 1;
 * leaders: each leader where the construction says (region P at ``t_j 1`` above
   every coordinate of its sequence, sphere leaders on ``|s| = r`` in the open
-  negative orthant, non-leaders positive), and the hypotheses of Lemmas 4.2 and
+  negative orthant, non-leaders positive), at the construction's documented
+  defaults (README, "L — leaders": ``t_j = floor(beta) + 1 + j``, ``r = 32``:
+  :data:`STATED_LEADERS`), and the hypotheses of Lemmas 4.2 and
   4.3 hold: with ``A = I`` every non-leader's unique argmax is its region-P
   leader, every leader's is itself;
 * collapse: every row exactly at ``kappa_l e_1`` of its own leader l, kappas
@@ -31,6 +33,7 @@ instances the registry declares (:func:`phase_sets`).
 from __future__ import annotations
 
 from fractions import Fraction
+from math import floor
 
 from lemmas.afz.instances import scoped
 from lemmas.afz.phases.collapse import least_k
@@ -225,11 +228,40 @@ def _argmax(x, s):
     return [i for i, v in enumerate(sc) if v == top]
 
 
+# the default construction's documented leader scales (README, "L — leaders": t_j =
+# floor(beta) + margin + spacing j with margin = spacing = 1, sphere radius r = 32);
+# other scales are other constructions (Theorem 1.8's, docs/softmax.md), not this one
+STATED_LEADERS = {"r": Fraction(32), "margin": Fraction(1), "spacing": Fraction(1)}
+
+
+def stated_leaders_check(c, ds) -> CheckResult | None:
+    """The leader scales the default construction used are the documented ones:
+    the region-P values ``t_j`` and the sphere radius ``r`` it reports (which
+    :func:`leaders_conclusion` checks against the leaders' rows) equal
+    ``floor(beta) + 1 + j`` and 32.  None when they do; else REFUTED naming the
+    sequence (``expected``: the stated value)."""
+    name = "leaders: the stated scales (t_j = floor(beta) + 1 + j, r = 32)"
+    st, beta = STATED_LEADERS, c.info["beta"]
+    if c.info["r"] != st["r"]:
+        return _refuted(name, "sphere radius is not the stated r", expected=st["r"],
+                        got=c.info["r"], code="leader-radius")
+    for j, tj in enumerate(c.info["t"]):
+        want = Fraction(floor(beta)) + st["margin"] + st["spacing"] * j
+        if tj != want:
+            return _refuted(name, "region-P value t_j is not floor(beta) + 1 + j", sequence=j,
+                            expected=want, got=tj, code="leader-t")
+    return None
+
+
 def leaders_conclusion(c, outs, ds) -> CheckResult:
-    """Leaders where the construction says and the hypotheses of Lemmas 4.2/4.3
-    on ``outs`` (the tokens after the leader moves)."""
+    """Leaders where the construction says, at the stated scales
+    (:func:`stated_leaders_check`), and the hypotheses of Lemmas 4.2/4.3 on
+    ``outs`` (the tokens after the leader moves)."""
     name = "leaders: region P at t_j 1, sphere leaders, non-leaders positive; 4.2/4.3 hypotheses"
     r2, t, beta, d = c.info["r"] ** 2, c.info["t"], c.info["beta"], ds.d
+    stated = stated_leaders_check(c, ds)
+    if stated is not None:
+        return stated
     row = 0
     for j, s in enumerate(outs):
         lr = [i - row for i in c.info["leader_rows"][j]]
