@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from proofcheck.kernel.model import ParameterError
 from proofcheck.checks import CheckResult
-from proofcheck.kernel.verdicts import Verdict, Witness, combine
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness, combine
 
 F = Fraction
 
@@ -55,12 +55,17 @@ def scoped(name: str, check, dataset) -> list[CheckResult]:
     """Run ``check(ds)`` on every instance; each check line names its instance and
     says "on this instance", and a first line states the scope of the whole run
     ("on these N instances": the statement is checked there, not proved for all
-    datasets)."""
+    datasets).  On the instances a statement declares by default (a list), a check
+    "on this dataset" holds on one generated instance: its scope is "on these
+    instances only"; on the user's one dataset it stays "on this dataset"."""
     sets = datasets_of(dataset)
+    generated = isinstance(dataset, (list, tuple))
     out = []
     for ds in sets:
         for r in check(ds):
             r.name = f"'{ds.name}' (d = {ds.d}): {r.name} (on this instance)"
+            if generated and r.scope is Scope.DATASET:
+                r.scope = Scope.INSTANCES
             out.append(r)
     scope = "on this instance" if len(sets) == 1 else f"on these {len(sets)} instances"
     head = CheckResult(f"{name}: checked {scope}", combine(r.verdict for r in out),

@@ -1,6 +1,8 @@
-"""The construction's own checks run under the kernel's work budget: an input the kernel
-would stop on (one long sequence: n^2 attention scores per layer) ends RESOURCE-LIMIT,
-exit 4, before its work — not a FLINT allocation abort (exit 134) after it."""
+"""What a run's VERDICT line may say.  Resources: the construction's own checks run under
+the kernel's work budget, so an input the kernel would stop on (one long sequence: n^2
+attention scores per layer) ends RESOURCE-LIMIT, exit 4, before its work — not a FLINT
+allocation abort (exit 134) after it.  Scope: a check on a generated instance is not a
+check on the user's dataset."""
 import json
 
 import pytest
@@ -45,3 +47,20 @@ def test_the_budget_scales_with_the_run():
     with pytest.raises(ResourceLimit, match="construction's own check"):
         check_network(c2.net, long_, targets, c2.claims)
     assert run_bytes(c2.net, long_, targets) > run_bytes(c.net, short, targets)
+
+
+def test_generated_instances_narrow_a_dataset_scope():
+    """`lemma 1.6` without --dataset runs the statement's generated instances: a check
+    "on this dataset" there holds on one generated instance, so its scope (and the
+    VERDICT line's) is "on these instances only"; on the user's dataset it stays."""
+    from types import SimpleNamespace
+
+    from lemmas.afz.instances import scoped
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Scope
+
+    def check(ds):
+        return [CheckResult("exact interpolation", Verdict.VERIFIED, scope=Scope.DATASET)]
+    a, b = (SimpleNamespace(name=n, d=2, N=1) for n in "ab")
+    assert [r.scope for r in scoped("T", check, [a, b])[1:]] == [Scope.INSTANCES] * 2
+    assert [r.scope for r in scoped("T", check, a)[1:]] == [Scope.DATASET]
