@@ -41,14 +41,16 @@ def _printable(line: str) -> str:
 
 def _route_note(out) -> str | None:
     """The route line when the kernel printed none: a lemma certificate's instances
-    (always the plain evaluator), or no route at all when the kernel stopped first
+    (always the plain evaluator) or a theorem check decided before the network was
+    evaluated (e.g. a stated L the network does not have), or no route at all when the kernel stopped first
     (a digest or embedded-dataset mismatch, a resource limit, an internal error)."""
     from proofcheck.kernel.verdicts import Verdict
     if any(ln.startswith("route: ") for ln in out.lines):
         return None
     if out.verdict in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
         return f"route: none (the kernel stopped with {out.verdict.value} before a verdict)"
-    return f"route: {out.route} (lemma instances are evaluated by the plain evaluator)"
+    return (f"route: {out.route} (no fast-tier step: a lemma certificate's instances, or a "
+            "theorem check decided before any evaluation of the network)")
 
 
 def cmd_verify(args) -> int:

@@ -201,7 +201,7 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
         lines.append("witness: " + res.witness.describe())
     tail = (f"  [on this dataset: every tau in (0, {fmt_num(tau)}]]" if res.verdict.passed else "")
     lines.append(f"softmax certificate at tau = {fmt_num(tau)}, exp bounds floored at 2^-{F}, "
-                 f"{len(res.bounds)} bounds checked in one pass: {res.verdict.value}{tail}")
+                 f"{len(res.bounds)} bounds (stated, else derived) in one pass: {res.verdict.value}{tail}")
     return res.verdict, label
 
 
