@@ -64,3 +64,15 @@ def test_generated_instances_narrow_a_dataset_scope():
     a, b = (SimpleNamespace(name=n, d=2, N=1) for n in "ab")
     assert [r.scope for r in scoped("T", check, [a, b])[1:]] == [Scope.INSTANCES] * 2
     assert [r.scope for r in scoped("T", check, a)[1:]] == [Scope.DATASET]
+
+
+def test_a_failed_verdict_line_names_its_witness():
+    """An INCONCLUSIVE or REFUTED VERDICT line carries the kernel's witness line (what
+    could not be decided, where the claim fails); a pass carries its scope only."""
+    from proofcheck.kernel.verify import Outcome
+    from proofcheck.runs.recheck import outcome_line
+    lines = ["route: plain", "witness: block 3, sub-layer SA, sequence 0, token 1"]
+    for v in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
+        assert outcome_line(Outcome(v, lines)) == f"VERDICT: {v.value} ({lines[1]})"
+    assert outcome_line(Outcome(Verdict.ERROR, lines)) == "VERDICT: ERROR"
+    assert outcome_line(Outcome(Verdict.INCONCLUSIVE, lines[:1])) == "VERDICT: INCONCLUSIVE"

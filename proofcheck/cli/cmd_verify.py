@@ -56,6 +56,7 @@ def _route_note(out) -> str | None:
 def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
+    from proofcheck.runs.recheck import outcome_line
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
@@ -67,7 +68,7 @@ def cmd_verify(args) -> int:
         print(_printable(ln))
     if (note := _route_note(out)) is not None:
         print(note)
-    print(f"\n{_printable(out.verdict_line())}")
+    print(f"\n{_printable(outcome_line(out))}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "
               f"(scope: {out.scope.value}); exit {code}")
