@@ -173,7 +173,8 @@ def _scaled(m, e, E):
     that an exponent far below the float64 range gives 0 or a subnormal (absolute
     error below ``2^-1074``, within :data:`TINY`) and one far above gives ``inf``
     (callers keep non-finite values as undecided)."""
-    return np.ldexp(m, np.clip(e - E, -1100, 1100).astype(np.int32))
+    with np.errstate(over="ignore"):  # inf is a value here, not an error
+        return np.ldexp(m, np.clip(e - E, -1100, 1100).astype(np.int32))
 
 
 def _float_or_inf(x: fmpq) -> float:
