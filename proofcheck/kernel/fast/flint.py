@@ -697,8 +697,7 @@ class _Offsets:
         return new
 
 
-def _bits(x: fmpq) -> int:
-    return max(x.p.bit_length(), x.q.bit_length())
+_bits = fmpq.height_bits  # max(numerator, denominator) bit length, in C
 
 
 def _nearest(cand_t, inside: set, lo, hi, width):
@@ -721,8 +720,8 @@ class FlintBackend:
         """Largest numerator / denominator bit size of the given rows (``None``: all
         rows) — for pending offsets, an upper bound from the offsets' factors."""
         X, d, off = state.X, state.d, state.off
-        b = max((_bits(x) for x in (X.entries() if rows is None else
-                                    (X[i, c] for i in rows for c in range(d)))), default=0)
+        b = max(map(_bits, X.entries() if rows is None else
+                    (X[i, c] for i in rows for c in range(d))), default=0)
         return b if off is None else max(b, off.row_bits + _bits(off.C[off.n]) + 1)
 
     # ------------------------------------------------------------ offsets
