@@ -17,7 +17,7 @@ from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.evaluate import f2q, interpolation_witness
 from proofcheck.kernel.fast import get_backend
-from proofcheck.kernel.limits import charge, check_bits
+from proofcheck.kernel.limits import budget, charge, check_bits
 from proofcheck.kernel.model import Transformer
 from proofcheck.checks import CheckResult, plural
 from proofcheck.kernel.verdicts import Scope, Verdict, Witness
@@ -146,8 +146,37 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
     ``inputs[j]``: ``(n_j, d)`` tokens; ``targets[j]``: ``(m_j, d)`` tokens, or
     ``targets=None`` to check the claims only (then ``outputs`` holds the state);
     ``claims``: ``None`` or a list of ``(ff_claim, sa_claim)`` per block.
-    Any exception during evaluation gives verdict ERROR (fail closed).
+    Any exception during evaluation gives verdict ERROR (fail closed).  The check
+    runs under the kernel's work budget (:mod:`proofcheck.kernel.limits`) for
+    :func:`run_bytes` bytes, so an input the kernel would stop on (e.g. one sequence
+    of 60,000 tokens: 3.6 * 10^9 attention scores per layer) raises
+    :class:`~proofcheck.kernel.errors.ResourceLimit` before its work, here too.
     """
+    size = run_bytes(net, inputs, targets)
+    try:
+        with budget(size):
+            return _check_network(net, inputs, targets, claims, backend, rule, progress)
+    except ResourceLimit as e:
+        raise ResourceLimit(f"the construction's own check (budgeted for {size} bytes, twice "
+                            f"its certificate's estimated size): {e}") from e
+
+
+def run_bytes(net: Transformer, inputs, targets) -> int:
+    """Twice the bytes of a certificate stating ``net`` and the dataset, estimated
+    from the bit sizes of their numbers (log10 2 < 0.31 digits per bit, 4 bytes of
+    punctuation per number).  An estimate, with room for the claims and bounds a
+    certificate also states; the run's verdict stays the kernel's re-check of the
+    certificate it writes, under that certificate's own budget."""
+    def size(x) -> int:
+        x = x if type(x) is Fraction else Fraction(x)
+        return (31 * (x.numerator.bit_length() + x.denominator.bit_length())) // 100 + 4
+    data = sum(size(v) for seqs in (inputs, targets or ()) for seq in seqs
+               for tok in seq for v in tok)
+    return 2 * (data + sum(size(x) for *_, x in net.parameters()))
+
+
+def _check_network(net, inputs, targets, claims, backend, rule, progress) -> NetworkCheck:
+    """:func:`check_network` within its budget."""
     t0 = time.perf_counter()
     res = NetworkCheck(Verdict.ERROR)
     try:

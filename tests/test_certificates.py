@@ -103,8 +103,14 @@ def test_tampered_tau_is_not_accepted(cert18):
     assert out.verdict == Verdict.INCONCLUSIVE and out.exit_code() == 3
 
 
-def test_tampered_verdict_is_refuted(cert16):
-    v, _ = verify_certificate(_edit(cert16, lambda c: c.update(verdict="REFUTED")))
+def test_tampered_verdict_contradicts_the_content(cert16):
+    """A stated failure (REFUTED, INCONCLUSIVE, ERROR) on a network that meets its claim:
+    no witness exists, the certificate contradicts itself, ERROR; a stated pass of the
+    other kind (VERIFIED-CERTIFIED for a hardmax certificate) stays REFUTED."""
+    for stated in ("REFUTED", "INCONCLUSIVE", "ERROR"):
+        v, _ = verify_certificate(_edit(cert16, lambda c: c.update(verdict=stated)))
+        assert v == Verdict.ERROR, stated
+    v, _ = verify_certificate(_edit(cert16, lambda c: c.update(verdict="VERIFIED-CERTIFIED")))
     assert v == Verdict.REFUTED
 
 

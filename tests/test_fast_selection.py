@@ -17,7 +17,7 @@ from lemmas.afz.theorems.theorem_1_6 import construct
 from lemmas.afz.theorems.theorem_1_8 import SCALES
 from proofcheck.io.generate import random_dataset
 from proofcheck.kernel.evaluate import rows, spans_of
-from proofcheck.kernel.fast.flint import _frexp
+from proofcheck.kernel.fast.flint import FlintBackend, State, _frexp
 from proofcheck.kernel.fast.selection import (enclose, lam_identity_gaps, max_abs_columns,
                                               max_candidates, min_product_candidates)
 from proofcheck.kernel.fast.softmax import fast_trajectory
@@ -257,3 +257,94 @@ def test_rank_one_record_decides_signs_that_float64_gets_wrong(c, code):
         swapped = fast_trajectory(net, inputs[::-1])
         assert swapped.records[1].gap == fmpq(1, 2) and swapped.records[1].gap_at[0] == 1
         _same_records(net, inputs[::-1])
+
+
+def _rank_one_net():
+    """One SA layer ``A = e_1 e_2^T``: ``s_il = q_i p_l`` with ``p = x_1``, ``q = x_2``."""
+    e1, e2 = (F(1), F(0)), (F(0), F(1))
+    return Transformer(2, [Block(FF(F(1)), SA(F(1), Factored(F(0), (e1,), (e2,)),
+                                              Factored(F(1))))])
+
+
+def test_rank_one_gap_ties_between_sequences_name_the_first_sequence():
+    """Sequence 0 has q of both signs (scored exactly), sequence 1 only q > 0 (from its
+    extremes): both have the smallest margin 1; the first sequence is named, as on the
+    plain route."""
+    inputs = [[(F(0), F(1)), (F(1), F(-1))], [(F(0), F(1)), (F(1), F(1))]]
+    for tr in (fast_trajectory(_rank_one_net(), inputs), plain_trajectory(_rank_one_net(), inputs)):
+        assert (tr.records[0].gap, tr.records[0].gap_at) == (fmpq(1), (0, 0, 0))
+
+
+def test_rank_one_hardmax_tie_in_an_earlier_mixed_sign_sequence_comes_first():
+    """Sequence 0's token 0 has q = 0 (a tie of every key, found by exact scoring);
+    sequence 1 has q > 0 everywhere and its largest p twice (a tie from its extremes):
+    the stop names sequence 0, token 0, as on the plain route."""
+    inputs = [[(F(0), F(0)), (F(1), F(1))], [(F(1), F(1)), (F(1), F(2))]]
+    for tr in (fast_trajectory(_rank_one_net(), inputs), plain_trajectory(_rank_one_net(), inputs)):
+        w = tr.stop[1]
+        assert (tr.stop[0], w.code, w.block, w.sequence, w.token) == (0, "hardmax-tie", 1, 0, 0)
+
+
+def _spent(f):
+    """Work units ``f()`` charges to a check's budget."""
+    from proofcheck.kernel.limits import _BUDGET, budget
+    with budget(0):
+        f()
+        left, total = _BUDGET.get()
+    return total - left
+
+
+def test_exact_scores_of_large_values_are_charged_at_the_plain_rate():
+    """Three tokens within 2^-4700 of 1 (4,755-bit denominators, factor 1 + 4755 // 1024
+    = 5 on the plain route): every float64 margin is undecided, so every row is scored
+    exactly; the record's charges equal the plain route's 3^2 (1 + 8) 5 = 405 (they were
+    3^2 9 + 3 (3 9) = 162 whatever the size), and the hardmax evaluation's exact rows
+    are charged 3 (3 9) 4 = 324 (they were not charged)."""
+    den = 3 ** 3000
+    X = fmpq_mat(3, 1, [fmpq(den + k * k + 1, den) for k in range(3)])
+    plain = _spent(lambda: sequence_stats(Factored(F(1)), X))
+    assert plain == _spent(lambda: lam_identity_gaps(F(1), X, [(0, 3)])) == 405
+    assert _spent(lambda: FlintBackend()._gram_attended(State(X, [(0, 3)], 1))) == 324
+
+
+# exponents around the float64 range, the Gram range (2^+-400) and the clip SHIFT = 2100
+EXPS = [0, 53, 400, 899, 901, 1022, 1024, 1074, 1076, 2099, 2100, 2101, 5000]
+terms_ = st.builds(lambda e, s, k, neg: (-1 if neg else 1) * F(2) ** (s * e) * k,
+                   st.sampled_from(EXPS), st.sampled_from([1, -1]),
+                   st.fractions(min_value=F(1, 2 ** 20), max_value=2 ** 20, max_denominator=2 ** 20),
+                   st.booleans())
+cancelling = st.builds(lambda a, k, b: [a, -a * (1 + F(1, 2 ** k)), b], terms_,
+                       st.sampled_from([30, 53, 60, 1000, 2000]), terms_)
+
+
+@SETTINGS
+@given(st.lists(st.one_of(st.lists(terms_, min_size=3, max_size=3), cancelling),
+                min_size=1, max_size=8))
+def test_enclosures_hold_every_exact_sum_across_the_exponent_clip(cols):
+    """``[v - err, v + err] 2^E`` holds the exact sum of every sequence whose terms'
+    exponents differ by up to 2^5000 (past the clip at 2100) or cancel to 2^-2000
+    relative; the maximisers stay candidates."""
+    v, err, E = enclose(_terms(cols))
+    for j, c in enumerate(cols):
+        lo, hi = (F(float(v[j])) + s * F(float(err[j])) for s in (-1, 1))
+        assert lo * F(2) ** int(E[j]) <= sum(c) <= hi * F(2) ** int(E[j])
+    assert _maximisers([sum(c) for c in cols]) <= set(max_candidates([(v, err, E)]))
+
+
+@pytest.mark.parametrize("d, top, applies", [(64, 400, True), (64, 401, False), (65, 0, False),
+                                             (64, -400, True), (64, -401, False)])
+def test_lam_identity_gaps_at_the_edges_of_the_gram_range(d, top, applies):
+    """d = 64 with a coordinate of modulus 2^top and near-ties of 2^-60 relative: the
+    float64 Gram pass applies for |x| in [2^-400, 2^400] and d <= 64 and then gives
+    the plain route's gap and place; outside it, ``None`` (the plain route scores)."""
+    base = [F(k % 5 + 1, 3) for k in range(d)]
+    base[d // 2] = F(2) ** top
+    toks = [tuple(base), tuple(x * (1 + F(1, 2 ** 60)) for x in base),
+            tuple(reversed(base)), tuple(F(0) if k % 2 else x for k, x in enumerate(base))]
+    X = fmpq_mat(4, d, [_fq(x) for t in toks for x in t])
+    spans = [(0, 2), (2, 4)]
+    got = lam_identity_gaps(F(1), X, spans)
+    assert (got is not None) == applies
+    if applies:
+        want = _exact_gaps(Factored(F(1)), X, spans)
+        assert got == want and want[1] == (0, 0, 0)  # token 0 attends to its 2^-60 copy

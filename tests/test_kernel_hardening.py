@@ -11,6 +11,7 @@ import pytest
 
 from proofcheck.io.certificate_writer import seal
 from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,3 +186,15 @@ def test_low_rank_check_of_wide_layers_is_charged():
     blocks = [{"ff": {"eta": "1", "U": [], "b": [], "W": []},
                "sa": {"rho": "1", "A": fac(), "V": fac()}} for _ in range(3)]
     assert verify_certificate(_theorem_cert(ds, blocks)).verdict.name == "RESOURCE_LIMIT"
+
+
+@pytest.mark.parametrize("name", ["theorem-1.6-digits-sample", "theorem-1.8-generated-7",
+                                  "lemma-3.2"])
+def test_a_stated_refutation_whose_content_holds_is_error(name):
+    """A re-sealed certificate stating REFUTED whose network meets its claim has no witness
+    to give: the certificate contradicts itself, ERROR (exit 4), not REFUTED."""
+    c = committed(name)
+    assert verify_certificate(c).verdict.passed
+    c["verdict"] = Verdict.REFUTED.value
+    out = verify_certificate(resealed(c))
+    assert out.verdict == Verdict.ERROR and out.exit_code() == 4

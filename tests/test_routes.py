@@ -198,3 +198,64 @@ def test_verify_names_the_route_and_plain_is_forced():
         assert any(ln.startswith("route: ") for ln in out.lines)
     assert verify_certificate(doc, route="plain").route == "plain"
     assert verify_certificate(doc, route="fast").route.startswith("fast (")
+
+
+def _q(r, pos=False):
+    return F(r.randint(1 if pos else -40, 50), r.choice([1, 2, 3, 7, 11]))
+
+
+def _hat(r, d, blocks, inputs):
+    """A bounded rank-one FF (a hat along ``w``) whose kinks sit at a token's exact
+    projection after ``blocks`` or 2^-k relative to it (k up to 1000)."""
+    w = (F(1),) + tuple(_q(r) for _ in range(d - 1))
+    t = sum(a * b for a, b in zip(w, r.choice([x for s in run(Transformer(d, blocks), inputs)
+                                               for x in s])))
+    def delta():
+        return r.choice([F(0), F(1, 3), abs(t) / 2 ** r.choice([1, 53, 60, 1000])])
+    k0, k2 = t - delta(), t + delta()
+    k2 = k2 if k2 > k0 else k0 + F(1, 2 ** 70) * (abs(t) or 1)
+    v = tuple(_q(r) * r.choice([F(1), F(2) ** 200, F(1, 2 ** 200)]) for _ in range(d))
+    ff = FF(F(1), (w,) * 3, (-k0, -(k0 + k2) / 2, -k2), tuple(tuple(c * x for x in v)
+                                                              for c in (1, -2, 1)))
+    return Block(ff, SA(F(1), Factored(F(0)), Factored(F(0))))
+
+
+def _tag(r, d):
+    a = tuple(_q(r, True) for _ in range(d))
+    lam = r.choice([F(1), F(1, 2), F(2) ** 300, F(2) ** 1000, F(1, 2 ** 300), F(7) ** 100])
+    return Block(FF(F(1)), SA(F(1), Factored(F(0), (a,), (a,)), Factored(lam)))
+
+
+def _other(r, d):
+    """A rank-one SA in another direction (q of both signs) or an A = lam I layer."""
+    if r.random() < 0.6:
+        a, b = tuple(_q(r) for _ in range(d)), tuple(_q(r, r.random() < 0.6) for _ in range(d))
+        return Block(FF(F(1)), SA(r.choice([F(0), F(1)]), Factored(F(0), (a,), (b,)),
+                                  Factored(F(1))))
+    return Block(FF(F(1)), SA(F(1), Factored(r.choice([F(1), F(2) ** 300, F(-1)])),
+                              Factored(F(1, 2))))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_softmax_records_fast_equal_plain_after_huge_tags_and_aimed_hats(r):
+    """Runs of tags with factors up to 2^1000 (offsets of sequences rebased at
+    different tags differ by such factors), hats whose kinks sit exactly at a
+    token's projection or 2^-1000 relative to it (in-place rows, rebased offsets),
+    then rank-one SA in other directions and lam I layers: the same records."""
+    d = r.choice([2, 3])
+    pool = [tuple(_q(r, True) for _ in range(d)) for _ in range(r.randint(2, 6))]
+    pool.append(tuple(x * (1 + F(1, 2 ** r.choice([60, 1000]))) for x in pool[0]))
+    inputs = [r.sample(pool, r.randint(1, min(4, len(pool)))) for _ in range(r.randint(1, 6))]
+    blocks = []
+    for _ in range(r.randint(2, 6)):
+        k = r.random()
+        blocks.append(_tag(r, d) if k < 0.45 else _hat(r, d, blocks, inputs) if k < 0.8
+                      else _other(r, d))
+    net = Transformer(d, blocks + [_other(r, d)])
+    fast, plain = fast_trajectory(net, inputs), plain_trajectory(net, inputs)
+    _records_equal(fast, plain)
+    if fast.stop is not None:
+        a, b = fast.stop[1], plain.stop[1]
+        assert (fast.stop[0], a.code, a.block, a.sequence, a.token) == \
+            (plain.stop[0], b.code, b.block, b.sequence, b.token)

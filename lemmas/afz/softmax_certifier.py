@@ -25,8 +25,11 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from lemmas.claim_check import run_bytes
+from proofcheck.kernel.errors import ResourceLimit
 from proofcheck.kernel.evaluate import f2q
 from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
+from proofcheck.kernel.limits import budget
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.softmax import (
     FLOOR_BITS,
@@ -113,8 +116,16 @@ class Certificate:
 
 def prepare(net, inputs, progress=None) -> Trajectory:
     """The tau-independent hardmax trajectory of ``net`` on ``inputs`` (fast tier);
-    ``progress(block, L)`` after each block.  Raises what the evaluation raises."""
-    return fast_trajectory(net, inputs, progress)
+    ``progress(block, L)`` after each block.  Raises what the evaluation raises, and
+    :class:`~proofcheck.kernel.errors.ResourceLimit` past the work budget of the
+    construction's own check (:func:`lemmas.claim_check.run_bytes`)."""
+    size = run_bytes(net, inputs, None)
+    try:
+        with budget(size):
+            return fast_trajectory(net, inputs, progress)
+    except ResourceLimit as e:
+        raise ResourceLimit(f"the certifier's hardmax trajectory (budgeted for {size} bytes, "
+                            f"twice its certificate's estimated size): {e}") from e
 
 
 def _pass(net, inputs, traj, tau, targets, F):

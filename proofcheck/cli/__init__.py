@@ -46,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _resource_limit(args, e: ResourceLimit) -> int:
+    """The VERDICT line (stdout, as every verdict) of a run stopped by a work bound."""
+    try:
+        print(f"VERDICT: {Verdict.RESOURCE_LIMIT.value} (nothing decided: {e})", flush=True)
+    except OSError as err:
+        return _output_error(args, err)
+    return Verdict.RESOURCE_LIMIT.exit_code
+
+
 def _say(text: str) -> None:
     """Print to stderr; an error on stderr itself is ignored (the exit code carries
     the outcome)."""
@@ -97,9 +106,8 @@ def main(argv=None) -> int:
     except BadInput as e:
         _say(str(worded(e)))
         return EXIT_BAD_INPUT
-    except ResourceLimit as e:
-        _say(f"ERROR: resource limit: {e}")
-        return Verdict.ERROR.exit_code
+    except ResourceLimit as e:  # a bound of the run's own check: nothing was decided
+        return _resource_limit(args, e)
     except OSError as e:  # closed pipe, full disk, ...: never a pass
         return _output_error(args, e)
     except KeyboardInterrupt:

@@ -1,8 +1,8 @@
 """``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: its format's
-JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on
-mismatch), the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the
-re-derived one (REFUTED if they differ).  Under the bounds of :mod:`.limits` (RESOURCE-LIMIT, exit
-4); an exception inside the kernel is ERROR, never a weaker check."""
+JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on mismatch),
+the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the re-derived
+one (REFUTED if they differ; ERROR if a stated failure holds).  Under the bounds of :mod:`.limits`
+(RESOURCE-LIMIT, exit 4); an exception inside the kernel is ERROR, never a weaker check."""
 from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem
@@ -43,9 +43,8 @@ class Outcome:
         return f"VERDICT: {self.verdict.value}"
 
     def exit_code(self, require_conclusion: bool = False) -> int:
-        if require_conclusion and self.verdict.passed and not self.conclusion_rederived:
-            return Verdict.INCONCLUSIVE.exit_code
-        return self.verdict.exit_code
+        short = require_conclusion and self.verdict.passed and not self.conclusion_rederived
+        return (Verdict.INCONCLUSIVE if short else self.verdict).exit_code
 
 
 def verify_file(path, dataset=None, route: str = "auto") -> Outcome:
@@ -90,10 +89,12 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     if got is Verdict.INCONCLUSIVE and stated != got.value:  # no witness: nothing refuted
         return Outcome(got, lines + [f"the certificate states {stated}; the re-check cannot "
                                      "establish it: not accepted"], route=where["route"])
+    if got.passed and not Verdict(stated).passed:  # no witness can exist: contradicts itself
+        return Outcome(Verdict.ERROR, lines + [f"states {stated}; its content holds ({got.value})"],
+                       route=where["route"])
     if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
         return Outcome(Verdict.REFUTED, lines + [f"the certificate states {stated} but the "
-                                                 f"re-check gives {got.value}"],
-                       route=where["route"])
+                                                 f"re-check gives {got.value}"], route=where["route"])
     return Outcome(got, lines, *_scope(cert), route=where["route"])
 
 

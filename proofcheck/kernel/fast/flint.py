@@ -1126,8 +1126,10 @@ class FlintBackend:
         comparisons themselves.  Row l can be the maximum only if
         ``G_il + E_il >= max_l' (G_il' - E_il')``; a row with one such candidate
         attends to it, the others are decided by exact dot products over their
-        candidates.  Sequences are processed in blocks of at most ``GRAM_FLOATS``
-        Gram entries; a sequence longer than its square root turns the filter off."""
+        candidates (charged ``(d + 8) (b // 1024)`` each for a sequence of bit size
+        ``b``: the plain route's factor for large values).  Sequences are processed in
+        blocks of at most ``GRAM_FLOATS`` Gram entries; a sequence longer than its
+        square root turns the filter off."""
         n, d = state.n, state.d
         e = state.X.entries()
         F = gram_floats(e, n, d)
@@ -1154,9 +1156,14 @@ class FlintBackend:
                 best = G.argmax(axis=2)
                 for k, i in zip(*np.nonzero(ncand == 1)):
                     att[int(rows[k, i])] = [int(rows[k, best[k, i]])]
+                size = {}  # bit size per sequence: large values' exact work is charged
                 for k, i in zip(*np.nonzero(ncand != 1)):
                     r = int(rows[k, i])
                     ls = [int(rows[k, l]) for l in np.nonzero(cand[k, i])[0]]
+                    if k not in size:
+                        lo = int(rows[k, 0])
+                        size[k] = max(map(_bits, e[lo * d:(lo + m) * d]))
+                    charge(len(ls) * (d + 8) * (size[k] // 1024), "an SA layer (scores)")
                     xi = e[r * d:(r + 1) * d]
                     sc = [sum((x * y for x, y in zip(xi, e[l * d:(l + 1) * d])), fmpq(0))
                           for l in ls]

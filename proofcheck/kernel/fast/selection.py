@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from flint import fmpq
 
+from proofcheck.kernel.evaluate import bits
 from proofcheck.kernel.fast.flint import REL, TINY, FlintBackend, gram_floats
 from proofcheck.kernel.limits import charge
 
@@ -153,8 +154,10 @@ def lam_identity_gaps(lam, X, spans):
     ``(None, None)`` without such a sequence, or ``None`` when the pre-filter does
     not apply (see the module docstring).  The same values and places as the plain
     route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences.  The
-    work budget is charged the scores of every sequence (float64 work, without the
-    plain route's factor for large bit sizes) and the rows scored exactly."""
+    work budget is charged, per sequence of ``m`` tokens and bit size ``b``, ``m^2 (d +
+    8)`` for the float64 scores and ``m (d + 8) (b // 1024)`` per row scored exactly:
+    at most the plain route's ``m^2 (d + 8) (1 + b // 1024)``, and exact work on large
+    values is paid at its rate."""
     n, d = X.nrows(), X.ncols()
     e = X.entries()
     F = gram_floats(e, n, d)
@@ -168,11 +171,13 @@ def lam_identity_gaps(lam, X, spans):
         return None, None
     cand = np.flatnonzero(many & (h - M <= (h[many] + M[many]).min()))
     seq = np.searchsorted(np.asarray([lo for lo, _ in spans]), cand, side="right") - 1
-    best, lam = None, fmpq(lam.numerator, lam.denominator)
+    best, lam, size = None, fmpq(lam.numerator, lam.denominator), {}
     for i, j in zip(cand.tolist(), seq.tolist()):
         lo, hi = spans[j]
+        if j not in size:
+            size[j] = max(map(bits, e[lo * d:hi * d]))
+        charge((hi - lo) * (d + 8) * (size[j] // 1024), "an SA layer (scores)")
         row = _exact_row(e, d, lam, lo, hi, i)
-        charge((hi - lo) * (d + 8), "an SA layer (scores)")
         top = max(row)
         k = row.index(top)
         if row.count(top) > 1:

@@ -12,8 +12,10 @@ they share.  Each shortcut and the lemma behind it:
   The signs of ``q_min`` and the smallest margin over the sequences are found
   among candidates of a float64 pre-filter with a rigorous bound and decided
   exactly (:mod:`.selection`): O(sequences) float64 operations per layer, exact
-  ones for the candidates and the sequences whose rows changed.  Other sequences and
-  other ``A`` are scored exactly, as on the plain route
+  ones for the candidates and the sequences whose rows changed.  On equal margins
+  and on ties the lowest sequence is named, whichever way each was decided, as on
+  the plain route.  Other sequences and other ``A`` are scored exactly, as on the
+  plain route
   (:func:`~proofcheck.kernel.softmax.sequence_stats`), but for ``A = lam I``,
   ``lam > 0``, whose tokens are scored exactly where a float64 Gram pass with a
   rigorous bound cannot exclude them (:func:`.selection.lam_identity_gaps`).
@@ -230,8 +232,9 @@ def _signs(pb, many):
 
 def _rank_one_gap(st, pa, pb, block):
     """``(gap, at, rest, tie)`` for ``A = a b^T`` over the sequences whose ``q_i`` are
-    all positive (``rest``: the other sequences with two tokens or more), from
-    per-sequence extremes: the exact margins of the candidates of
+    all positive (``rest``: the other sequences with two tokens or more; with a
+    ``tie``, the first such sequence's, only those before it), from per-sequence
+    extremes: the exact margins of the candidates of
     :func:`.selection.min_product_candidates` only."""
     spans, da, db = st.spans, pa.dv, pb.dv
     many = _multi(st)
@@ -244,8 +247,10 @@ def _rank_one_gap(st, pa, pb, block):
             mx = da.mx[tied]
             c1 = next(i for i in range(lo, hi) if da.pb[i] == mx)
             c2 = next(i for i in range(c1 + 1, hi) if da.pb[i] == mx)
-            # every token of the sequence has q > 0, so token 0 ties too (as the plain tier names it)
-            return None, None, None, tie_witness(block, tied, 0, c1 - lo, c2 - lo)
+            # every token of the sequence has q > 0, so token 0 ties too (as the plain tier
+            # names it); a tie in an earlier sequence of ``rest`` comes first
+            return None, None, [j for j in rest if j < tied], \
+                tie_witness(block, tied, 0, c1 - lo, c2 - lo)
     if not len(pos):
         return None, None, rest, None
     v, err, E = pb.lo_b
@@ -266,17 +271,16 @@ def _sa_record(be, st, sa, block, ext):
         return sa_record(sa, be._materialize(st).X, st.spans, block)
     A = sa.A
     rest = [j for j, (lo, hi) in enumerate(st.spans) if hi - lo > 1]
-    gap = at = None
+    gap = at = tie = None
     rank_one = A.lam == 0 and len(A.left) == 1
     if rank_one:
         a, b = A.left[0], A.right[0]
         pa = _Projections(be, st, a)
         pb = pa if tuple(a) == tuple(b) else _Projections(be, st, b)
         gap, at, rest, tie = _rank_one_gap(st, pa, pb, block)
-        if tie is not None:
-            return None, tie
-        P = [pa.abs_max()]
-        Q = P if pb is pa else [pb.abs_max()]
+        if tie is None:
+            P = [pa.abs_max()]
+            Q = P if pb is pa else [pb.abs_max()]
     mat = be._materialize(st) if rest or (A.left and not rank_one) else None
     if not rank_one and not A.left and A.lam > 0 and rest:
         got = lam_identity_gaps(A.lam, mat.X, st.spans)
@@ -285,13 +289,15 @@ def _sa_record(be, st, sa, block, ext):
             gap, at = got
             if gap is None and at is not None:
                 return None, tie_witness(block, at[0], at[1], *at[2])
-    for j in rest:  # scored exactly, as on the plain route
+    for j in rest:  # scored exactly, as on the plain route (the first sequence on a tie)
         lo, hi = st.spans[j]
         g, i, c = sequence_stats(A, rows(mat.X, lo, hi))
         if g is None:
             return None, tie_witness(block, j, i, *c)
-        if gap is None or g < gap:
+        if gap is None or g < gap or (g == gap and j < at[0]):
             gap, at = g, (j, i, c)
+    if tie is not None:
+        return None, tie
     d = st.d
     Xm = [ZERO] * d
     if A.lam != 0:  # the only term that needs the largest moduli
