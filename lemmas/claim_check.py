@@ -19,7 +19,7 @@ from proofcheck.kernel.evaluate import f2q, interpolation_witness
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.limits import budget, charge, check_bits
 from proofcheck.kernel.model import Transformer
-from proofcheck.checks import CheckResult
+from proofcheck.checks import CheckResult, plural
 from proofcheck.kernel.verdicts import Scope, Verdict, Witness
 
 
@@ -223,7 +223,7 @@ def _check_network(net, inputs, targets, claims, backend, rule, progress) -> Net
         else:
             res.verdict = Verdict.VERIFIED
             res.results.append(CheckResult(
-                f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {len(tg)} pairs (both inclusions)",
+                f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {plural(len(tg), 'pair')} (both inclusions)",
                 Verdict.VERIFIED, scope=Scope.DATASET))
     except ResourceLimit:
         raise  # a resource bound: the caller reports RESOURCE-LIMIT

@@ -8,6 +8,11 @@ from proofcheck.kernel.layercheck import layer_check
 from proofcheck.kernel.verdicts import Scope, Verdict, Witness
 
 
+def plural(k: int, word: str) -> str:
+    """``"1 pair"``, ``"3 pairs"``: a count with its noun in agreement (regular plurals)."""
+    return f"{k} {word}" + ("" if k == 1 else "s")
+
+
 @dataclass
 class CheckResult:
     """Outcome of one named check: verdict, human-readable lines, optional witness."""

@@ -60,7 +60,7 @@ from typing import Callable
 
 from lemmas.claim_check import NetworkCheck, check_network
 from proofcheck.kernel.model import FF
-from proofcheck.checks import CheckResult
+from proofcheck.checks import CheckResult, plural
 from proofcheck.kernel.verdicts import Verdict, Witness
 
 
@@ -319,7 +319,7 @@ def merge(results, n_shards: int, n_pairs: int, claims_given: bool,
     res.multiplicities = [m for r in done for m in r["multiplicities"]]
     res.verdict = Verdict.VERIFIED
     res.results.append(CheckResult(
-        f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {n_pairs} pairs (both inclusions)",
+        f"exact interpolation {{T(X_j)}} = {{Y_j}} for all {plural(n_pairs, 'pair')} (both inclusions)",
         Verdict.VERIFIED))
     return res
 

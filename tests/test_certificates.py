@@ -381,7 +381,7 @@ def test_constants_are_compared_as_numbers(cert_square):
 
     def respell(c):
         k = c["claim"]["constants"]
-        k.update(P=str(k["P"]), L=f"{k['L']}/1", d=" 2 ", N="0.2e1",
+        k.update(P=str(k["P"]), L=f"{k['L']}/1", d="+2", N="0.2e1",
                  theta_sq_norm=f"{2 * sq.numerator}/{2 * sq.denominator}")
     v, lines = verify_certificate(_edit(cert_square, respell))
     assert v == Verdict.VERIFIED, lines

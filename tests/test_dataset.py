@@ -101,10 +101,11 @@ def _p(inp, out):
     return {"input": inp, "output": out}
 
 
-def test_properties_and_extra_keys():
+def test_properties_and_source_key():
+    """``source`` (provenance text) is the one key beside SPEC §3's; the others are
+    refused (tests/test_input_edges.py)."""
     ds = dataset_from_json(_obj([_p([[0, 0], [1, 0]], [[1, 1]]),
-                                 _p([["1/2", 3]], [[0, 0]])],
-                                source="x.json", description="hi", extra=[1]))
+                                 _p([["1/2", 3]], [[0, 0]])], source="x.json"))
     assert (ds.N, ds.M, ds.n_tokens, ds.d) == (2, 2, 3, 2)
     assert dataset_max_bits(ds) == 2
     assert ds.notes == ()
@@ -350,8 +351,9 @@ def test_npz_empty_and_inadmissible(tmp_path):
 def test_npz_unreadable(tmp_path):
     f = tmp_path / "junk.npz"
     f.write_bytes(b"not a zip")
-    with pytest.raises(BadInput, match="cannot read"):
+    with pytest.raises(BadInput, match="not a valid .npz") as e:
         load_dataset(f)
+    assert e.value.path == str(f)
     with pytest.raises(BadInput, match="cannot read file"):
         load_dataset(tmp_path / "absent.npz")
 

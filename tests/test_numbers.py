@@ -28,9 +28,6 @@ from proofcheck.kernel.numbers import (
     ("1e-3", Fraction(1, 1000)),
     ("-2.5E+3", Fraction(-2500)),
     ("1.5e2", Fraction(150)),
-    (" 3 ", Fraction(3)),
-    ("\t-1/2\n", Fraction(-1, 2)),
-    ("1 / 2", Fraction(1, 2)),
     ("1e10000", Fraction(10 ** 10000)),
     (Fraction(5, 7), Fraction(5, 7)),
 ])
@@ -57,7 +54,7 @@ def test_numpy_scalars():
 
 @pytest.mark.parametrize("value", [
     float("nan"), float("inf"), float("-inf"), "nan", "NaN", "inf", "-inf",
-    "Infinity", "-Infinity", " nan ",
+    "Infinity", "-Infinity",
 ])
 def test_non_finite(value):
     with pytest.raises(BadInput) as e:
@@ -111,7 +108,7 @@ def test_float_round_trip(x):
 
 @pytest.mark.parametrize("value, expected", [
     ("1/3", Fraction(1, 3)), (7, Fraction(7)), ("0.5", Fraction(1, 2)), ("2/4", Fraction(1, 2)),
-    (" -3 ", Fraction(-3)), ("1e3", Fraction(1000)), (Fraction(2, 3), Fraction(2, 3)),
+    ("-3", Fraction(-3)), ("1e3", Fraction(1000)), (Fraction(2, 3), Fraction(2, 3)),
 ])
 def test_parse_exact(value, expected):
     assert parse_exact(value, "$.x") == expected

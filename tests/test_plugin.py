@@ -20,12 +20,23 @@ EXAMPLES = [ROOT / "examples" / "proofcheck-example-clamp",
 PLUGIN_IDS = ["x.clamp", "x.memorise", "x.pointer-shift"]
 
 
+def pip_install(target: Path, examples, scratch: Path) -> subprocess.CompletedProcess:
+    """``pip install --target`` of copies of ``examples`` made under ``scratch``: a
+    build writes ``build/`` and ``*.egg-info`` beside the sources, never into the
+    source tree."""
+    import shutil
+    copies = [shutil.copytree(ex, scratch / ex.name,
+                              ignore=shutil.ignore_patterns("build", "*.egg-info"))
+              for ex in examples]
+    return subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                           "--no-build-isolation", "--target", str(target), *map(str, copies)],
+                          capture_output=True, text=True)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     target = tmp_path_factory.mktemp("plugin-site")
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                        "--no-build-isolation", "--target", str(target), *map(str, EXAMPLES)],
-                       capture_output=True, text=True)
+    r = pip_install(target, EXAMPLES, tmp_path_factory.mktemp("plugin-src"))
     if r.returncode != 0:
         pytest.fail(f"the example plugins do not install: {r.stderr[-2000:]}")
     return target

@@ -164,11 +164,10 @@ STATEMENT = Statement("x.broken", "lemma", "a <b>broken</b> | plugin", "none", "
 def test_report_with_plugins_installed(tmp_path):
     """The example plugin gets its section, page and certificate (which ``verify``
     re-checks); a plugin whose run raises is left out with a note; exit 0."""
-    from test_plugin import EXAMPLES
+    from test_plugin import EXAMPLES, pip_install
     site = tmp_path / "site"
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                        "--no-build-isolation", "--target", str(site), str(EXAMPLES[0])],
-                       capture_output=True, text=True)
+    (tmp_path / "src").mkdir()
+    r = pip_install(site, EXAMPLES[:1], tmp_path / "src")
     assert r.returncode == 0, r.stderr[-2000:]
     (site / "broken_plugin_mod.py").write_text(BROKEN)
     dist = site / "broken_plugin-0.1.dist-info"

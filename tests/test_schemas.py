@@ -267,7 +267,8 @@ def test_huge_exponent_tau_is_exit_2_without_hanging(cert, tmp_path):
 # ------------------------------------------------ one parser: the same rules everywhere
 
 @pytest.mark.parametrize("spelling, ok", [("1_0", False), ("10", True), ("1e99999", False),
-                                          ("0x10", False), (" 5/2 ", True), ("1.5e1", True)])
+                                          ("0x10", False), (" 5/2 ", False), ("1 /2", False),
+                                          ("5/2", True), ("1.5e1", True)])
 def test_the_same_spellings_everywhere(spelling, ok, tmp_path, capsys):
     """Dataset coordinates, certificate values and --tau accept the same strings."""
     obj = {"format": "proofcheck-dataset/1", "d": 2,

@@ -21,7 +21,7 @@ import time
 from lemmas.causal import with_mask
 from lemmas.causal.constructions import READING
 from lemmas.causal.readings import ALL, prefix_conflicts, read_outputs
-from proofcheck.checks import CheckResult
+from proofcheck.checks import CheckResult, plural
 from proofcheck.kernel.verdicts import Scope, Verdict, fmt_value
 
 
@@ -50,7 +50,7 @@ def interpolation_check(outputs, targets, reading: str) -> CheckResult:
         return CheckResult(f"exact interpolation under the causal mask, reading {reading}: "
                            f"{what} = Y_j", Verdict.REFUTED, witness=w)
     return CheckResult(f"exact interpolation under the causal mask, reading {reading}: {what} "
-                       f"= Y_j for all {len(tg)} pairs (both inclusions)", Verdict.VERIFIED,
+                       f"= Y_j for all {plural(len(tg), 'pair')} (both inclusions)", Verdict.VERIFIED,
                        scope=Scope.DATASET)
 
 

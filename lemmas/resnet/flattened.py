@@ -31,7 +31,7 @@ from lemmas.claims import Fixed, Moves
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
 from proofcheck.layers import identity_sa
 from proofcheck.kernel.model import Block, Transformer
-from proofcheck.checks import CheckResult
+from proofcheck.checks import CheckResult, plural
 from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 
@@ -148,7 +148,7 @@ def verify(ds: Dataset, net: FlatResNet | None = None,
             "parameter count differs from K (6 n d + 4)", expected=net.param_formula(),
             got=net.n_params()))
     det.append(f"every output vector equals its flattened target; read as {net.n} tokens, "
-               f"{{output tokens}} = Y_j for all {ds.N} pairs (both inclusions; multiplicity of "
+               f"{{output tokens}} = Y_j for all {plural(ds.N, 'pair')} (both inclusions; multiplicity of "
                f"each target token between {min(min(m.values()) for m in mult)} and "
                f"{max(max(m.values()) for m in mult)})")
     res = CheckResult(name, Verdict.VERIFIED, det)

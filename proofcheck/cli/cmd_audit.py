@@ -84,6 +84,11 @@ def print_audit(r, all_layers=False):
 
 
 def cmd_audit(args) -> int:
+    from proofcheck.cli.common import check_file_output, refuse_same_files
+    refuse_same_files([("--dataset", args.dataset), ("--plot", args.plot), ("--json", args.json)])
+    for option, path in (("--plot", args.plot), ("--json", args.json)):
+        if path:
+            check_file_output(path, option)
     dtypes = args.dtype or ["float64"]
     if "bfloat16" in dtypes:
         require("torch", "torch")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from proofcheck.cli.common import check_file_output, data_options
+from proofcheck.cli.common import check_file_output, data_options, refuse_same_files
 from proofcheck.kernel.errors import BadInput
 
 EXTRAS = {"torch": ("torch", "torch"), "onnx": ("onnx", "export"),
@@ -87,7 +87,8 @@ def register(sub) -> None:
     q.add_argument("--no-check", action="store_true",
                    help="skip the exact check (the files then carry no certificate digest)")
     q.add_argument("--certificate", metavar="FILE",
-                   help="also write the certificate whose digest the files carry; e.g. "
+                   help="also write the certificate whose digest the files carry (missing "
+                   "folders are created; never the --dataset file or an --out file); e.g. "
                    "--certificate net.json")
     q.set_defaults(func=cmd_export)
 
@@ -220,6 +221,11 @@ def _require_files(args, out) -> None:
     paths = [] if args.format == "torch" else [("--out", out)]
     if args.format == "safetensors":
         paths.append(("--out's side file", out.with_name(out.name + ".json")))
+    from proofcheck.export.torch_module import FILES
+    written = paths if args.format != "torch" else [
+        (f"--out's file {n}", out / n) for n in FILES]
+    refuse_same_files([("--dataset", args.dataset), ("--certificate", args.certificate)]
+                      + [(what, str(p)) for what, p in written])
     folder = next((p for p in [out.parent, *out.parents] if p.exists()), Path("."))
     try:
         for what, p in paths:

@@ -6,6 +6,7 @@ from proofcheck.cli.common import (
     data_options,
     data_request,
     integer_arg,
+    refuse_same_files,
     verdict_line,
 )
 from proofcheck.kernel.errors import BadInput
@@ -29,8 +30,8 @@ def register(sub) -> None:
                         "(E.1, G.1, C.4; `list` shows them); default: the faithful one; "
                         "e.g. --reading window")
     q.add_argument("--certificate", metavar="FILE",
-                   help="write a sealed certificate of the exact layer instances; "
-                   "e.g. --certificate lemma.json")
+                   help="write a sealed certificate of the exact layer instances (missing "
+                   "folders are created; never the --dataset file); e.g. --certificate lemma.json")
     q.set_defaults(func=cmd_lemma)
 
 
@@ -55,6 +56,7 @@ def cmd_lemma(args) -> int:
         if not certifiable(st):
             raise BadInput(f"statement {st.id} has no kernel form for its instances: nothing "
                            "to certify (drop --certificate; its checks run in `lemma`)")
+        refuse_same_files([("--dataset", args.dataset), ("--certificate", args.certificate)])
         check_file_output(args.certificate, "--certificate")
     ds, _ = load(st, data_request(args))
     run = run_lemma(st, ds, args.seed, args.reading)

@@ -11,6 +11,7 @@ from proofcheck.cli.common import (
     header,
     integer_arg,
     print_results,
+    refuse_same_files,
     verdict_line,
 )
 
@@ -49,11 +50,13 @@ def register(sub) -> None:
                    "a multiply-add at 40 digits; default 5000000, a few seconds; 0: no "
                    "simulation); e.g. --simulation-budget 50000000")
     q.add_argument("--out", default="reports", metavar="DIR",
-                   help="folder for the run report (default: reports); e.g. --out /tmp/r")
+                   help="folder for the run report (default: reports; created with missing "
+                   "parent folders); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")
     q.add_argument("--certificate", metavar="FILE",
-                   help="write a sealed certificate (SPEC §3) that `verify` re-checks; "
-                   "e.g. --certificate c.json")
+                   help="write a sealed certificate (SPEC §3) that `verify` re-checks (missing "
+                   "folders are created, as for --out; never the --dataset file or a report "
+                   "file); e.g. --certificate c.json")
     dist = q.add_mutually_exclusive_group()
     dist.add_argument("--workers", type=integer_arg, metavar="K",
                       help="theorem 1.6: shard the exact check by sequence over a local Dask "
@@ -119,6 +122,19 @@ def options_of(args):
                           certificate=args.certificate is not None)
 
 
+def _refuse_report_clash(args, statement: str, name: str, opts) -> None:
+    """``BadInput`` before the run when a report file (known once the dataset's name
+    is) would replace the ``--dataset`` file or be replaced by ``--certificate``."""
+    if args.no_report:
+        return
+    from proofcheck.reporting.run_report import report_paths
+    files = report_paths(args.out, statement, name, causal=opts.attention == "causal",
+                         construction=opts.construction)
+    for option in ("dataset", "certificate"):
+        refuse_same_files([(f"--{option}", getattr(args, option))]
+                          + [(f"--out's report file {p.name}", str(p)) for p in files])
+
+
 def cmd_theorem(args) -> int:
     """Both theorems through one path (:mod:`proofcheck.runs.theorem`): run, summary,
     report, the kernel's re-check of the run's certificate, certificate file,
@@ -142,6 +158,7 @@ def cmd_theorem(args) -> int:
     t_start = time.perf_counter()
     ds, info = theorem_data(admitting(st, opts), data_request(args))
     t_load = time.perf_counter() - t_start
+    _refuse_report_clash(args, st.id, ds.name, opts)
     header(THEOREMS[st.id] + (" under a causal mask" if opts.attention == "causal" else ""),
            ds, info)
     print("\n".join(start_lines(st.id, opts)), flush=True)

@@ -68,8 +68,9 @@ def progress_bar(total: int, desc: str = "exact check", unit: str = "block"):
 
 
 def header(title, ds, info):
+    from proofcheck.checks import plural
     print(f"{title} on dataset '{ds.name}': N = {ds.N}, M = {ds.M}, d = {ds.d}, "
-          f"{ds.n_tokens} input tokens")
+          f"{plural(ds.n_tokens, 'input token')}")
     if info.get("duplicates_dropped") is not None:
         print(f"  {info.get('used', ds.N)} image(s) used; {info['duplicates_dropped']} duplicate "
               f"image(s) dropped from the {info.get('images_total', '?')} available")
@@ -77,12 +78,39 @@ def header(title, ds, info):
         print(f"  note: {n}")
 
 
+def same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: ``os.path.samefile`` when both
+    exist (hard links, symlinks, ``./x`` vs ``x``), else their resolved real paths."""
+    import os
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_same_files(named) -> None:
+    """``BadInput`` (exit 2, before any work) when two of ``named`` — ``(option, path or
+    None)`` pairs, the inputs first — name the same file: writing the later one would
+    replace the earlier (an input dataset, a certificate, a report file).  The error
+    names both options; its path is the later one's."""
+    given = [(o, p) for o, p in named if p]
+    for i, (a, pa) in enumerate(given):
+        for b, pb in given[i + 1:]:
+            if same_file(pa, pb):
+                raise BadInput(f"{a} and {b} name the same file: the run would replace "
+                               f"one with the other; choose another path for {b}", str(pb))
+
+
 def check_outputs(args):
     """Fail before the run (exit 2) when the report folder (``--out`` unless
-    ``--no-report``) or the certificate path (``--certificate``) cannot be written."""
+    ``--no-report``) or the certificate path (``--certificate``) cannot be written, or
+    when ``--certificate`` names the ``--dataset`` file.  A missing folder of either
+    is created when the run writes."""
     from pathlib import Path
 
     from proofcheck.io.files import require_writable_folder
+    refuse_same_files([("--dataset", getattr(args, "dataset", None)),
+                       ("--certificate", getattr(args, "certificate", None))])
     if not getattr(args, "no_report", True):
         out = Path(args.out)
         if out.exists() and not out.is_dir():
@@ -97,7 +125,8 @@ def check_outputs(args):
 
 def check_file_output(path, option: str) -> None:
     """``BadInput`` (exit 2, before any work) unless a file can be written at ``path``
-    (:func:`proofcheck.io.files.require_writable`)."""
+    (:func:`proofcheck.io.files.require_writable`): its nearest existing folder must
+    take a file; missing folders are created when the file is written."""
     from proofcheck.io.files import require_writable
     _writable(require_writable, path, option)
 

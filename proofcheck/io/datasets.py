@@ -7,17 +7,16 @@ JSON path for admissibility errors.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from proofcheck.checks import plural
 from proofcheck.kernel.dataset import FORMAT, Dataset, Pair, Token, check_admissible, check_name
 from proofcheck.kernel.documents import read_json, schema_error
 from proofcheck.kernel.errors import BadInput, Inadmissible
 from proofcheck.kernel.numbers import parse_number
-
-
-def plural(k: int, word: str) -> str:
-    return f"{k} {word}" + ("" if k == 1 else "s")
+from proofcheck.kernel.verdicts import escape
 
 
 def type_name(v) -> str:
@@ -69,8 +68,9 @@ def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
     (``proofcheck/schemas/proofcheck-dataset-1.schema.json``, see
     :mod:`proofcheck.kernel.documents`) before any arithmetic; then reads the
     numbers with the one number parser.  Checks the shape only (not admissibility,
-    except that empty sequences raise ``Inadmissible``).  Unknown extra top-level
-    keys (``source``, ``description``, ...) and extra keys in pairs are ignored.
+    except that empty sequences raise ``Inadmissible``).  Keys other than
+    :data:`DATASET_KEYS` (top level) and :data:`PAIR_KEYS` (in a pair) are
+    ``BadInput`` at their JSON path (``$.pair``, ``$.pairs[3].outputs``).
     ``name`` defaults to the stem of ``source``.  ``root`` is the JSON path of
     ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
     ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
@@ -86,9 +86,27 @@ def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
     return _build(obj, source, root)
 
 
+#: the keys of a ``proofcheck-dataset/1`` object (SPEC §3; ``source``: an optional
+#: provenance text, as in the shipped digits sample) and of one pair
+DATASET_KEYS = ("format", "name", "source", "d", "pairs")
+PAIR_KEYS = ("input", "output")
+
+
+def _refuse_unknown_keys(obj: dict, allowed: tuple[str, ...], path: str) -> None:
+    """``BadInput`` at ``path.<key>`` for the first key of ``obj`` not in ``allowed``
+    (a misspelt ``"pair"`` or ``"outputs"`` would otherwise be ignored silently)."""
+    for key in obj:
+        if key not in allowed:
+            where = (f"{path}.{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key)
+                     else f"{path}[{json.dumps(escape(key))}]")
+            raise BadInput(f"unknown key '{escape(key, 40)}'; allowed keys: "
+                           f"{', '.join(allowed)}", where)
+
+
 def _build(obj, source: str, root: str) -> Dataset:
     if not isinstance(obj, dict):
         raise BadInput(f"top-level JSON value is a {type_name(obj)}, expected an object", root)
+    _refuse_unknown_keys(obj, DATASET_KEYS, root)
     fmt = obj.get("format")
     if fmt != FORMAT:
         what = "missing" if "format" not in obj else f"{fmt!r}"
@@ -117,7 +135,8 @@ def _build(obj, source: str, root: str) -> Dataset:
         if not isinstance(pair, dict):
             raise BadInput(f"pair {j} is a {type_name(pair)}, expected an object "
                            "with keys 'input' and 'output'", ppath)
-        for key in ("input", "output"):
+        _refuse_unknown_keys(pair, PAIR_KEYS, ppath)
+        for key in PAIR_KEYS:
             if key not in pair:
                 raise BadInput(f"pair {j} has no key {key!r}", ppath)
         xs = _parse_sequence(pair["input"], d, j, "input", f"{ppath}.input", float_paths)
@@ -140,6 +159,8 @@ _NPZ_KEY = re.compile(r"([XY])_(0|[1-9][0-9]*)")
 
 def _npz_sequence(arr, key: str, j: int, kind: str, d: int | None,
                   float_paths: list[str]) -> tuple[tuple[Token, ...], int]:
+    import numpy as np
+
     if arr.ndim != 2:
         raise BadInput(f"array {key} has {plural(arr.ndim, 'dimension')} (shape "
                        f"{tuple(arr.shape)}), expected 2 (shape (n, d))", key)
@@ -166,10 +187,21 @@ def _npz_sequence(arr, key: str, j: int, kind: str, d: int | None,
                 v = str(v)
             elif kindch in "iu":
                 v = int(v)
+            elif kindch == "f" and not np.isfinite(v):
+                v = float(v)  # printed as nan, not np.float64(nan)
             coords.append(_coordinate(v, f"{key}[{t}][{c}]",
                                       f"{kind} {j} token {t} coordinate {c}", float_paths))
         toks.append(tuple(coords))
     return tuple(toks), cols
+
+
+def _is_npy(path: Path) -> bool:
+    """Whether ``path`` starts with the ``.npy`` magic string (a single array)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(6) == b"\x93NUMPY"
+    except OSError:
+        return False
 
 
 def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
@@ -177,6 +209,9 @@ def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
 
     import numpy as np
 
+    if not zipfile.is_zipfile(path) and not _is_npy(path):
+        raise BadInput("not a valid .npz file (not a zip archive of .npy arrays X_0, Y_0, "
+                       "...)", str(path))
     try:
         npz = np.load(path, allow_pickle=allow_pickle)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
@@ -235,6 +270,8 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False,
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    if path.is_dir():
+        raise BadInput("is a directory, expected a .json or .npz dataset file", str(path))
     if suffix == ".json":
         ds = _load_json(path)
     elif suffix == ".npz":

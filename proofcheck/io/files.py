@@ -52,14 +52,17 @@ def require_replaceable(path: Path, what: str = "output") -> None:
 def require_writable(path: Path, what: str = "output") -> None:
     """Raise ``OSError`` (with ``strerror`` naming ``what``) unless :func:`atomic_write`
     can write ``path``: not a folder, device, FIFO or socket (:class:`NotAFile`), its
-    folder exists, and a file can be created there — tried with a probe file, created
-    and removed, since permission bits say nothing for root or a read-only mount."""
+    nearest existing ancestor is a folder (missing folders below it are created by
+    :func:`atomic_write`), and a file can be created there — tried with a probe file,
+    created and removed, since permission bits say nothing for root or a read-only
+    mount."""
     path = Path(path)
-    if not path.parent.is_dir():
-        raise FileNotFoundError(2, f"{what} {path}: the folder {path.parent} does not exist",
-                                str(path))
+    folder = next((p for p in path.absolute().parents if p.exists()), None)
+    if folder is None or not folder.is_dir():
+        raise NotADirectoryError(20, f"{what} {path}: {folder} is not a folder, so the "
+                                 "file's folder cannot be created", str(path))
     require_replaceable(path, what)
-    require_writable_folder(path.parent, what)
+    require_writable_folder(folder, what)
 
 
 def require_writable_folder(folder: Path, what: str = "output") -> None:

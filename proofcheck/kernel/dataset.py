@@ -55,8 +55,8 @@ def check_name(name: str, root: str = "$") -> None:
         name.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput("name is not valid Unicode text (lone surrogate)", where) from None
-    if any(not ch.isprintable() for ch in name):
-        raise BadInput("name contains control characters (newline, NUL, ...)", where)
+    if (bad := next((i for i, ch in enumerate(name) if not ch.isprintable()), None)) is not None:
+        raise BadInput(f"name contains the non-printable character U+{ord(name[bad]):04X} at index {bad}", where)
 
 
 def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:

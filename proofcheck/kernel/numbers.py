@@ -1,7 +1,7 @@
 """The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
 and the ONE display form of a number (:func:`fmt_num`).  Accepted: JSON integers (any size),
-strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (ASCII white space around them and
-``/``), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
+strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (no white space, neither around nor
+inside), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
 path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
 above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
 (tested to match); integers beyond Python's 4300-digit limit are converted piecewise."""
@@ -17,15 +17,15 @@ from proofcheck.kernel.limits import charge
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000
 
-_RATIONAL = re.compile(r"([+-]?[0-9]+)[ \t\n\r\f\v]*/[ \t\n\r\f\v]*([0-9]+)")
+_RATIONAL = re.compile(r"([+-]?[0-9]+)/([0-9]+)")
 _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", re.ASCII)
 _NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
 
 #: the accepted string spellings as one regular expression (used verbatim in
 #: proofcheck/schemas/*.json; a test keeps both in step with the parser)
-_WS = r"[ \t\n\r\f\v]*"  # ASCII white space only, in the pattern and in the parser
-NUMBER_PATTERN = ("^" + _WS + r"[+-]?(?:[0-9]+" + _WS + "/" + _WS + r"[0-9]+|"
-                  r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)" + _WS + "$")
+# no white space anywhere (" 1", "1 /2", "1\n"; (?!\n): Python's $ also matches before a final \n)
+NUMBER_PATTERN = (r"^[+-]?(?:[0-9]+/[0-9]+|"
+                  r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$(?!\n)")
 
 
 def digits_to_int(s: str) -> int:
@@ -39,7 +39,7 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
-    s = raw.strip(" \t\n\r\f\v")
+    s, space = raw, next((i for i, ch in enumerate(raw) if ch.isspace()), None)
     if _NONFINITE.fullmatch(s):
         raise BadInput(f"{what} is not a finite number ({short})", path)
     m = _RATIONAL.fullmatch(s)
@@ -64,8 +64,8 @@ def _parse_string(raw: str, path: str, what: str) -> Fraction:
             mant = -mant
         scale = e - len(fpart)
         return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
-    raise BadInput(f"{what} is not a number ({short}); expected an integer, "
-                   f"'p/q' or a decimal such as '0.125' or '1e-3'", path)
+    raise BadInput(f"{what} is not a number ({short}); " + ("expected an integer, 'p/q' or a decimal such as '0.125' or '1e-3'"
+                   if space is None else f"white space at index {space} (numbers are written without it)"), path)
 
 
 def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]:

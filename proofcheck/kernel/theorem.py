@@ -154,7 +154,7 @@ def check(cert, route: str):
         w, _ = interpolation_witness(run(net, inputs, backend), targets)
         v = Verdict.REFUTED if w else Verdict.VERIFIED
         lines += [f"route: {label}"] + (["witness: " + w.describe()] if w else [])
-        tail = f"  [on this dataset: {ds.N} pairs]" if v.passed else ""
+        tail = f"  [on this dataset: {ds.N} pair{'s' * (ds.N != 1)}]" if v.passed else ""
         v, lines = _theta(cert, net, v, lines + [f"exact hardmax evaluation: {v.value}{tail}"])
         return v, lines, label
     v, label = _softmax(cert, net, inputs, targets, route, work, lines)

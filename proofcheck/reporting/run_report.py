@@ -19,6 +19,7 @@ from proofcheck.kernel.low_rank import rank_of
 from proofcheck.kernel.model import Transformer
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
 from proofcheck.approx import theta_json, theta_markdown
+from proofcheck.checks import plural
 
 
 def dataset_max_bits(ds) -> int:
@@ -111,8 +112,8 @@ def markdown(rep: dict) -> str:
              + ", ".join(f"{k} {v}" for k, v in p["libraries"].items()) + f"; {p['time']}", "",
              "## Dataset", "",
              f"- name `{ds['name']}`, SHA-256 `{ds['sha256']}`",
-             f"- N = {ds['N']} pairs, M = {ds['M']} target tokens, d = {ds['d']}, "
-             f"{ds['tokens']} input tokens, largest rational {ds['max_bits']} bits"]
+             f"- N = {plural(ds['N'], 'pair')}, M = {plural(ds['M'], 'target token')}, "
+             f"d = {ds['d']}, {plural(ds['tokens'], 'input token')}, largest rational {ds['max_bits']} bits"]
     for k in ("images_total", "duplicates_dropped", "task"):
         if k in ds:
             lines.append(f"- {k.replace('_', ' ')}: {ds[k]}")
@@ -171,11 +172,30 @@ def recheck_markdown(rep: dict) -> list[str]:
              f"own checks: {k['run_verdict']})", "", "```"] + k["lines"] + ["```"])
 
 
+def report_base(out_dir, statement: str, dataset_name: str, *, causal: bool = False,
+                construction: str = "default") -> Path:
+    """The path of a theorem run's report files without the suffix (``.md``, ``.json``;
+    1.8 also ``.png``): ``theorem-<id>-<dataset>`` (1.6 under a causal mask:
+    ``theorem-1.6-causal-<dataset>``; 1.8 with another construction: ``-<name>`` after)."""
+    if statement != "1.8":
+        masked = "causal-" if causal else ""
+        return Path(out_dir) / f"theorem-{statement}-{masked}{slug(dataset_name)}"
+    return Path(out_dir) / (f"theorem-1.8-{slug(dataset_name)}"
+                            + ("" if construction == "default" else f"-{slug(construction)}"))
+
+
+def report_paths(out_dir, statement: str, dataset_name: str, **kw) -> list[Path]:
+    """Every file a theorem run's report writes (:func:`report_base`)."""
+    base = report_base(out_dir, statement, dataset_name, **kw)
+    return [Path(f"{base}{ext}") for ext in (".md", ".json") + ((".png",) if statement == "1.8"
+                                                                  else ())]
+
+
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
     """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir`` (a run under
     a causal mask: ``theorem-<id>-causal-<dataset>``)."""
-    masked = "causal-" if rep.get("attention", {}).get("mask") == "causal" else ""
-    base = Path(out_dir) / f"theorem-{rep['statement']}-{masked}{slug(rep['dataset']['name'])}"
+    base = report_base(out_dir, rep["statement"], rep["dataset"]["name"],
+                       causal=rep.get("attention", {}).get("mask") == "causal")
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
     atomic_write(md, markdown(rep))
@@ -294,9 +314,8 @@ def _is_q(v) -> bool:
 
 def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | None]:
     from proofcheck.reporting.plots import softmax_error_plot
-    name = rep.get("construction_name", "default")
-    base = Path(out_dir) / (f"theorem-1.8-{slug(rep['dataset']['name'])}"
-                            + ("" if name == "default" else f"-{slug(name)}"))
+    base = report_base(out_dir, "1.8", rep["dataset"]["name"],
+                       construction=rep.get("construction_name", "default"))
     png = Path(f"{base}.png")
     fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
                                suffix=".png")

@@ -68,8 +68,9 @@ def regenerate(out="reports", quick: bool = False, plugin_seconds: float | None 
 def _build_and_swap(build: Path, out: Path, quick: bool, plugin_seconds) -> int:
     code = _build(build, quick, plugin_seconds)
     if code == 0:
+        existed = out.exists()
         _swap_in(build, out)
-        print(f"replaced {out}/")
+        print(f"{'replaced' if existed else 'created'} {out}/")
     else:
         print(f"{out}/ left unchanged: a certificate did not re-check as recorded",
               file=sys.stderr)
