@@ -105,9 +105,9 @@ def _scope(cert) -> tuple[Scope, str]:
         n = len(cert["dataset"]["pairs"])
         mask = f", {m}" if (m := theorem.extensions(cert)) else ""
         if cert["semantics"]["attention"] == "hardmax":
-            return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, exact "
+            return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pair{'s' * (n != 1)}, exact "
                                    f"hardmax evaluation{mask}; budget and constants re-derived")
-        return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pairs, softmax for "
+        return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pair{'s' * (n != 1)}, softmax for "
                                f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]{mask}")
     k = len(cert["instances"])
     if "source" in claim:
