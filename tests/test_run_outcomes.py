@@ -70,7 +70,7 @@ def test_a_failed_verdict_line_names_its_witness():
     """An INCONCLUSIVE or REFUTED VERDICT line carries the kernel's witness line (what
     could not be decided, where the claim fails); a pass carries its scope only."""
     from proofcheck.kernel.verify import Outcome
-    from proofcheck.runs.recheck import outcome_line
+    from proofcheck.cli.common import outcome_line
     lines = ["route: plain", "witness: block 3, sub-layer SA, sequence 0, token 1"]
     for v in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
         assert outcome_line(Outcome(v, lines)) == f"VERDICT: {v.value} ({lines[1]})"

@@ -10,6 +10,7 @@ from proofcheck.cli.common import (
     data_request,
     header,
     integer_arg,
+    outcome_line,
     print_results,
     refuse_same_files,
     verdict_line,
@@ -188,4 +189,6 @@ def cmd_theorem(args) -> int:
         run.seconds["certificate file"] = time.perf_counter() - t0
     run.seconds["end to end"] = time.perf_counter() - t_start
     print(time_line(run.seconds))
-    return verdict_line(args, run.verdict, run.recheck.verdict_line(), run.recheck.exit_code)
+    rc = run.recheck
+    line = outcome_line(rc.outcome) if rc.outcome is not None else rc.verdict_line()
+    return verdict_line(args, run.verdict, line, rc.exit_code)

@@ -56,7 +56,7 @@ def _route_note(out) -> str | None:
 def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
-    from proofcheck.runs.recheck import outcome_line
+    from proofcheck.cli.common import outcome_line
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset

@@ -136,3 +136,14 @@ def _writable(check, path, option: str) -> None:
         check(path, option)
     except OSError as e:
         raise BadInput(e.strerror or str(e), str(e.filename or path)) from None
+
+
+def outcome_line(outcome) -> str:
+    """The kernel's VERDICT line, with its witness line for an INCONCLUSIVE or REFUTED
+    outcome (what could not be decided, or where the claim fails)."""
+    line = outcome.verdict_line()
+    if outcome.verdict in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
+        why = next((x for x in outcome.lines if x.startswith("witness: ")), None)
+        if why is not None:
+            return f"{line} ({why})"
+    return line

@@ -30,24 +30,13 @@ class Recheck:
         """The kernel's VERDICT line: what a pass established (its scope); without a
         kernel outcome the bare verdict, with ``scope`` in parentheses for a pass."""
         if self.outcome is not None:
-            return outcome_line(self.outcome)
+            return self.outcome.verdict_line()
         tail = f" ({self.scope})" if self.scope and self.verdict.passed else ""
         return f"VERDICT: {self.verdict.value}{tail}"
 
     @property
     def exit_code(self) -> int:
         return self.outcome.exit_code() if self.outcome is not None else self.verdict.exit_code
-
-
-def outcome_line(outcome) -> str:
-    """The kernel's VERDICT line, with its witness line for an INCONCLUSIVE or REFUTED
-    outcome (what could not be decided, or where the claim fails)."""
-    line = outcome.verdict_line()
-    if outcome.verdict in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
-        why = next((x for x in outcome.lines if x.startswith("witness: ")), None)
-        if why is not None:
-            return f"{line} ({why})"
-    return line
 
 
 def recheck(cert: dict) -> Recheck:
