@@ -124,8 +124,8 @@ def prepare(net, inputs, progress=None) -> Trajectory:
         with budget(size):
             return fast_trajectory(net, inputs, progress)
     except ResourceLimit as e:
-        raise ResourceLimit(f"the certifier's hardmax trajectory (budgeted for {size} bytes, "
-                            f"twice its certificate's estimated size): {e}") from e
+        raise ResourceLimit(f"the certifier's hardmax trajectory (budgeted for {size} bytes: "
+                            f"lemmas.claim_check.run_bytes): {e}") from e
 
 
 def _pass(net, inputs, traj, tau, targets, F):
