@@ -9,6 +9,7 @@ diagnostics: the verdict of record is the kernel's ``verify`` of the certificate
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
@@ -146,13 +147,8 @@ def check_network(net: Transformer, inputs, targets, claims=None, backend: str =
     of 60,000 tokens: 3.6 * 10^9 attention scores per layer) raises
     :class:`~proofcheck.kernel.errors.ResourceLimit` before its work, here too.
     """
-    size = run_bytes(net, inputs, targets)
-    try:
-        with budget(size):
-            return _check_network(net, inputs, targets, claims, backend, rule, progress)
-    except ResourceLimit as e:
-        raise ResourceLimit(f"the construction's own check (budgeted for {size} bytes, "
-                            f"{RUN_BUDGET_FACTOR}x its certificate's estimated size): {e}") from e
+    with run_budget("the construction's own check", run_bytes(net, inputs, targets)):
+        return _check_network(net, inputs, targets, claims, backend, rule, progress)
 
 
 #: the run's budget over the kernel's rule for its certificate: the run charges the same
@@ -174,6 +170,18 @@ def run_bytes(net: Transformer, inputs, targets) -> int:
     data = sum(size(v) for seqs in (inputs, targets or ()) for seq in seqs
                for tok in seq for v in tok)
     return RUN_BUDGET_FACTOR * (data + sum(size(x) for *_, x in net.parameters()))
+
+
+@contextmanager
+def run_budget(what: str, size: int):
+    """The kernel's work rule for ``size`` bytes (:func:`run_bytes`) around a run's own
+    computation ``what``; its :class:`~proofcheck.kernel.errors.ResourceLimit` names it."""
+    try:
+        with budget(size):
+            yield
+    except ResourceLimit as e:
+        raise ResourceLimit(f"{what} (budgeted for {size} bytes, {RUN_BUDGET_FACTOR}x its "
+                            f"certificate's estimated size): {e}") from e
 
 
 def _check_network(net, inputs, targets, claims, backend, rule, progress) -> NetworkCheck:

@@ -25,11 +25,9 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lemmas.claim_check import run_bytes
-from proofcheck.kernel.errors import ResourceLimit
+from lemmas.claim_check import run_budget, run_bytes
 from proofcheck.kernel.evaluate import f2q
 from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
-from proofcheck.kernel.limits import budget
 from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.softmax import (
     FLOOR_BITS,
@@ -119,13 +117,8 @@ def prepare(net, inputs, progress=None) -> Trajectory:
     ``progress(block, L)`` after each block.  Raises what the evaluation raises, and
     :class:`~proofcheck.kernel.errors.ResourceLimit` past the work budget of the
     construction's own check (:func:`lemmas.claim_check.run_bytes`)."""
-    size = run_bytes(net, inputs, None)
-    try:
-        with budget(size):
-            return fast_trajectory(net, inputs, progress)
-    except ResourceLimit as e:
-        raise ResourceLimit(f"the certifier's hardmax trajectory (budgeted for {size} bytes: "
-                            f"lemmas.claim_check.run_bytes): {e}") from e
+    with run_budget("the certifier's hardmax trajectory", run_bytes(net, inputs, None)):
+        return fast_trajectory(net, inputs, progress)
 
 
 def _pass(net, inputs, traj, tau, targets, F):

@@ -42,8 +42,9 @@ def _printable(line: str) -> str:
 def _route_note(out) -> str | None:
     """The route line when the kernel printed none: a lemma certificate's instances
     (always the plain evaluator) or a theorem check decided before the network was
-    evaluated (e.g. a stated L the network does not have), or no route at all when the kernel stopped first
-    (a digest or embedded-dataset mismatch, a resource limit, an internal error)."""
+    evaluated (e.g. a stated L the network does not have), or no route at all when the
+    kernel stopped first (a digest or embedded-dataset mismatch, a resource limit, an
+    internal error)."""
     from proofcheck.kernel.verdicts import Verdict
     if any(ln.startswith("route: ") for ln in out.lines):
         return None

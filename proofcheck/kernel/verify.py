@@ -102,12 +102,12 @@ def _scope(cert) -> tuple[Scope, str]:
     """What a passing re-check of ``cert`` established, and its extent."""
     claim = cert["claim"]
     if cert["kind"] == "theorem":
-        n = len(cert["dataset"]["pairs"])
+        pairs = f"{(n := len(cert['dataset']['pairs']))} pair{'s' * (n != 1)}"
         mask = f", {m}" if (m := theorem.extensions(cert)) else ""
         if cert["semantics"]["attention"] == "hardmax":
-            return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pair{'s' * (n != 1)}, exact "
+            return Scope.DATASET, (f"Theorem {claim['statement']} on its {pairs}, exact "
                                    f"hardmax evaluation{mask}; budget and constants re-derived")
-        return Scope.DATASET, (f"Theorem {claim['statement']} on its {n} pair{'s' * (n != 1)}, softmax for "
+        return Scope.DATASET, (f"Theorem {claim['statement']} on its {pairs}, softmax for "
                                f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]{mask}")
     k = len(cert["instances"])
     if "source" in claim:
