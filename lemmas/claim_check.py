@@ -196,7 +196,10 @@ def _check_network(net, inputs, targets, claims, backend, rule, progress) -> Net
         for bi, blk in enumerate(net.blocks, start=1):
             for sub, layer, fn in (("FF", blk.ff, be.ff), ("SA", blk.sa,
                                    lambda l, s: be.sa(l, s, rule))):
-                new, touched, before = fn(layer, state)
+                try:
+                    new, touched, before = fn(layer, state)
+                except ResourceLimit as e:  # name the sub-layer it stopped before
+                    raise ResourceLimit(f"block {bi} {sub}: {e}") from e
                 _guard(be, state, new, touched, f"block {bi} {sub}")
                 if claims is not None:
                     claim = claims[bi - 1][0 if sub == "FF" else 1]

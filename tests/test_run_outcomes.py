@@ -44,8 +44,12 @@ def test_the_budget_scales_with_the_run():
     assert check_network(c.net, short, targets, c.claims).verdict == Verdict.VERIFIED
     long_ = [[(Fraction(i), Fraction(1)) for i in range(2000)], short[1]]
     c2 = construct(long_, targets, 2)
-    with pytest.raises(ResourceLimit, match="construction's own check"):
+    with pytest.raises(ResourceLimit, match=r"construction's own check .*: block \d+ SA: "):
         check_network(c2.net, long_, targets, c2.claims)
+    from lemmas.afz.softmax_certifier import prepare
+    with pytest.raises(ResourceLimit, match="certifier's hardmax trajectory"):
+        prepare(c2.net, long_)
+    assert prepare(c.net, short).stop is None  # the short one is within its budget
     assert run_bytes(c2.net, long_, targets) > run_bytes(c.net, short, targets)
 
 
