@@ -152,7 +152,7 @@ def _formula_failures(known, ds, net) -> list[Witness]:
     """The known construction's block formula (``R = L - base`` in ``0..N - 1``, base from
     the dataset) and exact parameter count, on the certificate's network."""
     base, text = known.base(ds)
-    L, R, N, P = net.L, net.L - known.base(ds)[0], ds.N, net.n_params()
+    L, R, N, P = net.L, net.L - base, ds.N, net.n_params()
     if not 0 <= R <= N - 1:
         return [Witness(f"L = {L} blocks, but construction {known.name} builds {known.blocks} "
                         f"blocks with 0 <= R <= N - 1 = {N - 1} ({text} = {base}, from the "

@@ -131,9 +131,11 @@ def _scope(cert, facts, verdict: Verdict, failure) -> tuple[Scope, str] | None:
         return Scope.DATASET, (f"{who} witnesses Theorem {claim['statement']} on its {pairs}, "
                                f"softmax for every tau in (0, {escape(cert['semantics']['tau'], 60)}]"
                                f"{ext}; {facts.constant}")
-    if verdict is Verdict.REFUTED:
-        return None
     k = len(cert["instances"])
+    if verdict is Verdict.REFUTED:  # the layer on a stated instance, not the statement
+        return Scope.INSTANCES, (f"a stated layer of {escape(claim['statement'])} fails on its "
+                                 f"instance (of {k} stated; witness above); the statement "
+                                 "beyond them is not refuted")
     if "source" in claim:
         return Scope.INSTANCES, (f"{k} stated map{'s' * (k != 1)} of {escape(claim['statement'])}"
                                  "; the statement itself is not re-derived")
