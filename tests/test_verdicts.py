@@ -369,3 +369,25 @@ def test_a_known_construction_for_another_theorem_is_bad_input():
     with pytest.raises(BadInput) as e:
         verify_certificate(cert)
     assert e.value.path == "$.claim.construction"
+
+
+def test_exact_limit_with_a_box_across_a_kink_is_inconclusive_and_writable(seed_run):
+    """The last converge block's k4 moved to just beyond its flat's centre: the hardmax
+    limit is exact (no limit witness), but at the seed's tau_cert the box straddles the
+    kink and the final box is no point.  Its certificate at that tau states INCONCLUSIVE
+    and the kernel agrees (exit 3); stating REFUTED, it cannot be established."""
+    from lemmas.afz.softmax_certifier import certify
+    ds, sc = seed_run
+    c = sc.construction
+    inputs = [list(p.inputs) for p in ds.pairs]
+    targets = [list(p.outputs) for p in ds.pairs]
+    blk = c.phases["V"][1]
+    k1, k2, k3, k4 = c.info["converge_kinks"][-1]
+    vb = (k3 + k4) / 2
+    net = with_parameter(c.net, blk, "FF", "b[3]", -(vb + (k4 - vb) / 10 ** 9))
+    cert = certify(net, inputs, targets, sc.tau_cert)
+    assert cert.verdict is Verdict.INCONCLUSIVE and cert.witness.code == "final-box-not-a-point"
+    for stated in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
+        o = verify_certificate(theorem_certificate("1.8", ds, net, stated, tau=cert.tau,
+                                                   bounds=cert, construction="seed-narrowed"))
+        assert o.verdict is Verdict.INCONCLUSIVE and o.exit_code() == 3 and o.failure is None

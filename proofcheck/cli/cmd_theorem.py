@@ -174,8 +174,9 @@ def cmd_theorem(args) -> int:
         print_results([e.result])
         if args.certificate:
             print("certificate: not written (the construction built no network to certify)")
+        what = st.id + (" under the causal mask" if opts.attention == "causal" else "")
         return verdict_line(args, e.result.verdict,
-                            raised_line(st.id, ds, opts.construction, e.result))
+                            raised_line(what, ds, opts.construction, e.result))
     run.seconds = {"load dataset": t_load, **run.seconds}
     print_results(run.results)
     t0 = time.perf_counter()
