@@ -341,8 +341,9 @@ def verdict_text(run: TheoremRun) -> tuple[str | None, int]:
         return None, rc.exit_code
     r = next(r for r in run.results if r.verdict == run.verdict)
     w = witness_text(r.witness)
-    what = "does not do what it states" if run.verdict is Verdict.REFUTED else \
-        "is not decided"
+    what = {Verdict.REFUTED: "does not do what it states",
+            Verdict.INCONCLUSIVE: "is not decided in what it states"}.get(
+        run.verdict, "met an error in its own checks")
     n = run.dataset.N
     return (f"VERDICT: {run.verdict.value} ({Scope.DATASET.value}: construction "
             f"{run.construction_name} {what} on its {n} pair{'s' * (n != 1)}: {r.name}{w}; its "
