@@ -93,7 +93,8 @@ def _row(name: str, label: str, ds, nc, c) -> dict:
     from proofcheck.kernel.verdicts import combine, fmt_num
     from proofcheck.reporting.measures import measures
     spec = get(name, "1.6")
-    checks, k = spec.constant_checks(c.net, ds.d, ds.N, ds.M, c.info)
+    checks, k = spec.constant_checks(c.net, ds.d, ds.N, ds.M, c.info,
+                                     [list(p.outputs) for p in ds.pairs])
     verdict = combine([r.verdict for r in nc.results + checks])
     m = measures(c.net)
     R = k["R"]

@@ -73,7 +73,8 @@ def test_the_verdict_line_is_the_kernels_with_its_scope(capsys):
     assert main(["theorem", "1.6", "--no-report", "--example", "digits-sample",
                  "--limit", "2"]) == 0
     last = capsys.readouterr().out.rstrip().splitlines()[-1]
-    assert last.startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}: Theorem 1.6 on its 2 ")
+    assert last.startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}: construction default "
+                           "witnesses Theorem 1.6 on its 2 ")
     run = run_lemma(find("3.1"))
     assert run.recheck.outcome.scope == Scope.EVERY_TOKEN
     assert main(["lemma", "3.1"]) == 0

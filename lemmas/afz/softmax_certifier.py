@@ -154,8 +154,9 @@ def certify(net, inputs, targets, tau, round_bits=None, progress=None,
         res = _pass(net, inputs, traj, tau, targets, F)
         cert = Certificate(res.verdict, tau if tau is not None else Fraction(0), res.witness,
                            res.bounds, floor_bits=F, floored=res.floored, tau_free=res.tau_free)
-    except Exception as exc:  # fail closed
-        cert = Certificate(Verdict.ERROR, Fraction(0), reason=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # fail closed (at the tau asked for: a run's certificate states it)
+        at = tau if isinstance(tau, Fraction) and tau > 0 else Fraction(0)
+        cert = Certificate(Verdict.ERROR, at, reason=f"{type(exc).__name__}: {exc}")
     cert.seconds = time.perf_counter() - t0
     return cert
 

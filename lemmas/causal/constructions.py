@@ -18,7 +18,7 @@ def _build(reading: str):
     return build
 
 
-def _constants(net, d, N, M, info):
+def _constants(net, d, N, M, info, targets=None):
     from lemmas.causal.prefix_construction import constant_checks
     return constant_checks(net, d, N, M, info)
 

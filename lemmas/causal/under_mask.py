@@ -166,7 +166,7 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     if obstruction is not None:
         results.append(obstruction)
     t1 = time.perf_counter()
-    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info, targets)
     from lemmas.afz.theorems.phase_spans import phase_spans_check
     checks.append(phase_spans_check(c))
     consts.setdefault("construction", spec.name)

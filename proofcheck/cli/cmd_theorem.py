@@ -146,10 +146,13 @@ def cmd_theorem(args) -> int:
     from proofcheck.runs.theorem import (
         THEOREMS,
         admitting,
+        certificate_refusal,
+        raised_line,
         recheck_lines,
         run_theorem,
         start_lines,
         validate,
+        verdict_text,
         write_report,
     )
     st = find(args.id)
@@ -169,7 +172,11 @@ def cmd_theorem(args) -> int:
             run = run_theorem(st.id, ds, info, opts, bars.hooks())
     except ConstructionFailed as e:  # REFUTED on this admissible dataset: no network to certify
         print_results([e.result])
-        return verdict_line(args, e.result.verdict)
+        if args.certificate:
+            print("certificate: not written (the construction built no network to certify)")
+        what = st.id + (" under the causal mask" if opts.attention == "causal" else "")
+        return verdict_line(args, e.result.verdict,
+                            raised_line(what, ds, opts.construction, e.result))
     run.seconds = {"load dataset": t_load, **run.seconds}
     print_results(run.results)
     t0 = time.perf_counter()
@@ -183,12 +190,22 @@ def cmd_theorem(args) -> int:
         print("report: " + ", ".join(str(p) for p in paths))
     print("\n".join(recheck_lines(run)))
     if args.certificate:
-        from proofcheck.io.certificate_writer import write_certificate
-        t0 = time.perf_counter()
-        print(f"certificate: {write_certificate(args.certificate, run.certificate)}")
-        run.seconds["certificate file"] = time.perf_counter() - t0
+        _write_certificate(args.certificate, run, certificate_refusal(run))
     run.seconds["end to end"] = time.perf_counter() - t_start
     print(time_line(run.seconds))
     rc = run.recheck
-    line = outcome_line(rc.outcome) if rc.outcome is not None else rc.verdict_line()
-    return verdict_line(args, run.verdict, line, rc.exit_code)
+    line, code = verdict_text(run)
+    if line is None:
+        line = outcome_line(rc.outcome) if rc.outcome is not None else rc.verdict_line()
+    return verdict_line(args, run.verdict, line, code)
+
+
+def _write_certificate(path, run, refusal: str | None) -> None:
+    """Write the run's certificate to ``path``, or say why it is not written."""
+    if refusal is not None:
+        print(f"certificate: not written: {refusal}")
+        return
+    from proofcheck.io.certificate_writer import write_certificate
+    t0 = time.perf_counter()
+    print(f"certificate: {write_certificate(path, run.certificate)}")
+    run.seconds["certificate file"] = time.perf_counter() - t0

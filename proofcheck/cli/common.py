@@ -140,9 +140,11 @@ def _writable(check, path, option: str) -> None:
 
 def outcome_line(outcome) -> str:
     """The kernel's VERDICT line, with its witness line for an INCONCLUSIVE or REFUTED
-    outcome (what could not be decided, or where the claim fails)."""
+    outcome (what could not be decided, or where the claim fails) unless its scope
+    already names the failure."""
     line = outcome.verdict_line()
-    if outcome.verdict in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
+    if outcome.verdict in (Verdict.INCONCLUSIVE, Verdict.REFUTED) and \
+            getattr(outcome, "failure", None) is None:
         why = next((x for x in outcome.lines if x.startswith("witness: ")), None)
         if why is not None:
             return f"{line} ({why})"

@@ -22,9 +22,10 @@ from proofcheck.kernel.serialize import sha256
 FORMAT = "proofcheck-certificate/2"
 
 #: the theorem constants a certificate states; the kernel re-derives each of them
-#: (proofcheck.kernel.verify) — R and P_formula state the parameter formula
-STATED_CONSTANTS = ("N", "M", "d", "R", "L", "max_width", "P", "P_formula", "P_bound",
-                    "param_constant", "theta_sq_norm")
+#: (proofcheck.kernel.theorem) — R, L_construction and P_formula by the named
+#: construction's own block formula and parameter count
+STATED_CONSTANTS = ("N", "M", "d", "R", "L", "L_construction", "max_width", "P", "P_formula",
+                    "P_bound", "param_constant", "theta_sq_norm")
 
 
 # ------------------------------------------------ the exact JSON form of a network
@@ -68,14 +69,20 @@ def seal(cert: dict) -> dict:
 
 
 def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=None,
-                        constants=None) -> dict:
+                        constants=None, construction: str | None = None) -> dict:
     """Certificate of a theorem run: ``net`` on ``dataset`` (hardmax, or softmax at
     ``tau`` when given, with ``bounds`` the certifier's stated bounds: a
-    ``Certificate`` of :mod:`lemmas.afz.softmax_certifier` or its ``hints_json()``)."""
+    ``Certificate`` of :mod:`lemmas.afz.softmax_certifier` or its ``hints_json()``).
+    ``construction``: the name of the construction that built ``net``, recorded as
+    ``claim.construction`` (default: ``constants["construction"]``; SPEC §5)."""
     sem = {"attention": "hardmax"} if tau is None else {"attention": "softmax",
                                                          "tau": format_q(tau)}
+    if construction is None and constants:
+        construction = constants.get("construction")
     claim = {"statement": statement, "d": dataset.d,
              "dataset": {"name": dataset.name, "sha256": digest(dataset)}}
+    if construction is not None:
+        claim["construction"] = construction
     if constants:
         claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
                                   else format_q(constants[k]))

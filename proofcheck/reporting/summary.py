@@ -32,8 +32,8 @@ def comparison_lines(rows) -> list[str]:
            "| tau_cert | time s"]
     for r in rows:
         tau = "n/a" if r["tau_cert"] is None else fmt_num(r["tau_cert"])
-        out.append(f"  {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
-                   f"{fmt_num(r['theta_sq_norm'])} | {fmt_num(r['theta_sq_diff'])} | {tau} | "
+        out.append(f"  {r['construction']} | {r['verdict']} | {_f(r['L'])} | {_f(r['P'])} | "
+                   f"{_f(r['theta_sq_norm'])} | {_f(r['theta_sq_diff'])} | {tau} | "
                    f"{r['seconds']:.2f}")
     return out
 

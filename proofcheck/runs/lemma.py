@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from proofcheck.kernel.errors import BadInput
 from proofcheck.checks import CheckResult
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
-from proofcheck.runs.recheck import Recheck, recheck
+from proofcheck.runs.recheck import Recheck, recheck, witness_text
 
 
 @dataclass
@@ -217,6 +217,8 @@ def verdict_text(run: LemmaRun) -> str:
     re-derived) when the run's verdict is the kernel's; else (checks beside the
     certificate decided it, or there is no certificate) the verdict with, for a pass,
     the scope of each kind of check that established it."""
+    if run.verdict is Verdict.REFUTED:
+        return refuted_text(run)
     if run.recheck is not None and run.recheck.verdict == run.verdict:
         return run.recheck.verdict_line()
     if not run.verdict.passed:
@@ -225,6 +227,20 @@ def verdict_text(run: LemmaRun) -> str:
     said = _scope_text(summary) if summary else _WORDS.get(run.statement.scope, "")
     where = "no certificate" if run.recheck is None else "not the certificate's verdict"
     return f"VERDICT: {run.verdict.value} ({said}; {where})"
+
+
+def refuted_text(run: LemmaRun) -> str:
+    """The VERDICT line of a REFUTED lemma run: what it refutes is the routine's layer (or
+    the stated bound) on the instance or parameters its first failing check names, with
+    the witness and its code (docs/verdicts.md); never the statement beyond them."""
+    r = next(r for r in run.results if r.verdict is Verdict.REFUTED and not is_argued(r)) \
+        if any(r.verdict is Verdict.REFUTED for r in run.results) else None
+    if r is None:  # the kernel refuted the certificate itself
+        return f"VERDICT: REFUTED (the certificate of {run.statement.id}'s instances: " + next(
+            (x.strip() for x in run.recheck.lines if "witness:" in x), "see the re-check above") + ")"
+    w = witness_text(r.witness)
+    return (f"VERDICT: REFUTED (on the instance or parameters the check names, not the "
+            f"statement beyond them: {r.name}{w})")
 
 
 def recheck_lines(run: LemmaRun) -> list[str]:

@@ -25,12 +25,16 @@ class Recheck:
     seconds: float = 0.0
     outcome: object = None
     scope: str | None = None  # what a pass established when there is no kernel outcome
+    refuted: str | None = None  # what a REFUTED refutes when there is no kernel outcome
 
     def verdict_line(self) -> str:
-        """The kernel's VERDICT line: what a pass established (its scope); without a
-        kernel outcome the bare verdict, with ``scope`` in parentheses for a pass."""
+        """The kernel's VERDICT line: what a pass established (its scope), what a REFUTED
+        refutes; without a kernel outcome the verdict, with ``scope`` in parentheses for a
+        pass and the scope and ``refuted`` for a REFUTED."""
         if self.outcome is not None:
             return self.outcome.verdict_line()
+        if self.verdict is Verdict.REFUTED and self.refuted and self.scope:
+            return f"VERDICT: {self.verdict.value} ({self.scope}: {self.refuted})"
         tail = f" ({self.scope})" if self.scope and self.verdict.passed else ""
         return f"VERDICT: {self.verdict.value}{tail}"
 
@@ -55,3 +59,10 @@ def recheck(cert: dict) -> Recheck:
         return Recheck(Verdict.ERROR, [f"internal error in the kernel re-check: "
                                        f"{type(e).__name__}: {e}"], time.perf_counter() - t0)
     return Recheck(out.verdict, list(out.lines), time.perf_counter() - t0, out)
+
+
+def witness_text(w) -> str:
+    """``": <the witness> [<its code>]"`` for a VERDICT line ('' without a witness)."""
+    if w is None:
+        return ""
+    return f": {w.describe()}" + (f" [{w.code}]" if w.code else "")

@@ -16,7 +16,7 @@ from typing import Callable
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
-from proofcheck.runs.recheck import Recheck, recheck
+from proofcheck.runs.recheck import Recheck, recheck, witness_text
 
 THEOREMS = {"1.6": "Theorem 1.6 (hardmax exact interpolation)",
             "1.8": "Theorem 1.8 (softmax exact interpolation)"}
@@ -86,7 +86,21 @@ class TheoremRun:
 
     @property
     def verdict(self) -> Verdict:
-        return self.recheck.verdict
+        """The run's one verdict: the kernel's re-check of the certificate, combined with
+        the run's own checks the certificate cannot carry (the construction's claims,
+        stated conclusions and proofs): the worse of the two (docs/verdicts.md)."""
+        if self.certificate is None:
+            return self.recheck.verdict
+        return combine([self.recheck.verdict, self.run_verdict])
+
+    @property
+    def decided_by_kernel(self) -> bool:
+        """True when the verdict is the kernel's re-check of the certificate."""
+        return self.verdict == self.recheck.verdict
+
+    @property
+    def construction_name(self) -> str:
+        return self.check.constants.get("construction", self.options.construction)
 
     @property
     def net(self):
@@ -188,7 +202,24 @@ def run_theorem(theorem: str, dataset, info: dict | None = None,
     t_cert = time.perf_counter() - t0
     rc = recheck(cert)
     seconds = {**check.seconds, "certificate": t_cert, "kernel re-check": rc.seconds}
+    content = _content_verdict(cert, rc)
+    if content is not None:  # the run's own verdict came from checks beside the certificate
+        cert = _certificate(theorem, dataset, check, opts, content)
+        rc = recheck(cert)
+        seconds["kernel re-check"] += rc.seconds
     return TheoremRun(theorem, dataset, dict(info or {}), opts, check, cert, rc, seconds)
+
+
+def _content_verdict(cert: dict, rc: Recheck) -> Verdict | None:
+    """The verdict the certificate's content holds when it is not the one it states (the
+    run's own verdict came from checks it cannot carry: a construction's claims, stated
+    conclusions, proofs; or the kernel decided what the run did not), else ``None``: the
+    certificate is then sealed again stating it, so that it re-checks as itself."""
+    got = getattr(rc.outcome, "rederived", None)
+    if got is None or got.value == cert["verdict"] or got in (Verdict.ERROR,
+                                                             Verdict.RESOURCE_LIMIT):
+        return None
+    return got
 
 
 def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> TheoremRun:
@@ -197,13 +228,35 @@ def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> The
     the kernel's evaluators on the masked network, the claims and the interpolation
     in the construction's reading — and the output says so."""
     v = combine(r.verdict for r in check.results)
+    reading = check.construction.info.get("reading")
     rc = Recheck(v, ["no certificate for a run under the causal mask: the verdict is the "
                      "run's own exact check (the kernel's evaluators on the masked network, "
-                     f"reading {check.construction.info.get('reading')})"],
+                     f"reading {reading})"],
                  scope=f"{Scope.DATASET.value}: the run's own exact check under the causal "
-                       "mask; no certificate")
+                       "mask; no certificate",
+                 refuted=_causal_refutation(check, dataset, opts, reading)
+                 if v is Verdict.REFUTED else None)
     return TheoremRun(theorem, dataset, dict(info or {}), opts, check, None, rc,
                       dict(check.seconds))
+
+
+def _causal_refutation(check, dataset, opts: TheoremOptions, reading) -> str:
+    """What a REFUTED under the causal mask refutes: construction X run under the mask on
+    this dataset, with its first failing check; and, when the dataset has a prefix
+    conflict (or no prefix map) in the reading, the statement for every causal network
+    (causal-first-token: a causal layer's output at a position depends on the prefix
+    up to it only)."""
+    r = next(r for r in check.results if r.verdict is Verdict.REFUTED)
+    w = witness_text(r.witness)
+    n = dataset.N
+    text = (f"construction {opts.construction} does not witness Theorem 1.6 in the reading "
+            f"{reading} on its {n} pair{'s' * (n != 1)}: {r.name}{w}")
+    if any(x.verdict.passed and x.name.startswith("no causal transformer interpolates")
+           for x in check.results):
+        text += ("; and no transformer of SPEC §1's layers with every SA layer causal "
+                 "interpolates this dataset in that reading (the dataset's obstruction above, "
+                 "statement causal-first-token)")
+    return text
 
 
 def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
@@ -245,20 +298,66 @@ def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
     return sc
 
 
-def _certificate(theorem: str, dataset, check, opts: TheoremOptions) -> dict:
-    """The sealed certificate of the run; it states the run's own verdict."""
+def _certificate(theorem: str, dataset, check, opts: TheoremOptions, verdict=None) -> dict:
+    """The sealed certificate of the run, naming its construction; it states the run's
+    own verdict (``verdict``: another one, the verdict its content holds).  A 1.8
+    certificate states tau_cert, else the given ``--tau``, else the tau of the failing
+    certificate (positive: the search's first temperature when even the tau -> 0 limit
+    fails)."""
+    from lemmas.afz.theorems.constructions import certified_constants
     from proofcheck.io.certificate_writer import theorem_certificate
-    v = combine(r.verdict for r in check.results)
-    net = check.construction.net
+    v = verdict or combine(r.verdict for r in check.results)
+    net, consts = check.construction.net, certified_constants(check.constants)
+    name = check.constants.get("construction", opts.construction)
     if theorem == "1.6":
-        from lemmas.afz.theorems.constructions import certified_constants
-        return theorem_certificate("1.6", dataset, net, v,
-                                   constants=certified_constants(check.constants))
+        return theorem_certificate("1.6", dataset, net, v, constants=consts, construction=name)
     tau = check.tau_cert if check.tau_cert is not None else (
         opts.tau if opts.tau is not None else check.certificate.tau)
-    from lemmas.afz.theorems.constructions import certified_constants
     return theorem_certificate("1.8", dataset, net, v, tau=tau, bounds=check.certificate,
-                               constants=certified_constants(check.constants))
+                               constants=consts, construction=name)
+
+
+def certificate_refusal(run: TheoremRun) -> str | None:
+    """Why the run's certificate must not be written, or ``None``: a certificate states
+    the verdict of its content, so when the run's own checks beside it (the construction's
+    claims, stated conclusions, proofs) decided a failure while its content passes, it
+    would read as a passing run of the construction."""
+    if run.certificate is None or run.verdict.passed or not Verdict(
+            run.certificate["verdict"]).passed:
+        return None
+    return (f"the run is {run.verdict.value} by the construction's own checks, which the "
+            f"certificate cannot carry, while its content (the network within the theorem's "
+            f"budgets) is {run.certificate['verdict']}")
+
+
+def verdict_text(run: TheoremRun) -> tuple[str | None, int]:
+    """The VERDICT line and exit code when the run's own checks beside the certificate
+    decided: the construction's failing check, named with the construction, its witness
+    and code, and the kernel's verdict on the certificate beside it (docs/verdicts.md);
+    ``(None, the kernel's exit code)`` when the verdict is the kernel's (the caller
+    prints the kernel's line)."""
+    rc = run.recheck
+    if run.decided_by_kernel:
+        return None, rc.exit_code
+    r = next(r for r in run.results if r.verdict == run.verdict)
+    w = witness_text(r.witness)
+    what = {Verdict.REFUTED: "does not do what it states",
+            Verdict.INCONCLUSIVE: "is not decided in what it states"}.get(
+        run.verdict, "met an error in its own checks")
+    n = run.dataset.N
+    return (f"VERDICT: {run.verdict.value} ({Scope.DATASET.value}: construction "
+            f"{run.construction_name} {what} on its {n} pair{'s' * (n != 1)}: {r.name}{w}; its "
+            f"certificate's content, re-checked by the kernel: {rc.verdict.value})",
+            run.verdict.exit_code)
+
+
+def raised_line(theorem: str, dataset, construction: str, result) -> str:
+    """The VERDICT line of a run whose construction raised on the admissible dataset: no
+    network, so no certificate; the witness names the input and the exception."""
+    n = dataset.N
+    return (f"VERDICT: REFUTED ({Scope.DATASET.value}: construction {construction} does not "
+            f"witness Theorem {theorem} on its {n} pair{'s' * (n != 1)}"
+            f"{witness_text(result.witness)})")
 
 
 def report_of(run: TheoremRun) -> dict:
@@ -291,6 +390,10 @@ def recheck_lines(run: TheoremRun) -> list[str]:
     mask has none: its one line says why)."""
     if run.certificate is None:
         return list(run.recheck.lines)
+    stated = run.certificate["verdict"]
+    note = "" if stated == run.run_verdict.value else (
+        f"; the certificate states {stated}, the verdict of its content: the run's other "
+        "checks are the construction's own, beside it")
     return ([f"kernel re-check of the run's certificate (verify_certificate): "
-             f"{run.verdict.value} (the run's own checks: {run.run_verdict.value})"]
+             f"{run.recheck.verdict.value} (the run's own checks: {run.run_verdict.value}{note})"]
             + ["    " + x for x in run.recheck.lines])

@@ -36,6 +36,7 @@ from fractions import Fraction
 
 from lemmas.afz.phases.bounded_separation import separate_bounded
 from lemmas.afz.theorems.theorem_1_6 import Construction
+from proofcheck.kernel.statements import KNOWN_CONSTRUCTIONS, bounded_base_of
 
 ID = "bounded"
 
@@ -211,18 +212,20 @@ def magnitude_bound(info) -> int:
     return max(2 * (W * C + 1) * (S + 1) * Z + 2, 2 * K, tag, 1)
 
 
-PARAM_CONSTANT = 42
 NAME = "bounded"
+PARAM_CONSTANT = KNOWN_CONSTRUCTIONS[NAME].param_constant  # 42, the kernel's (derived there)
 BLOCKS = "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1"
 ROUND_TEXT = ("each round lifts the flag of a point shared by some but not all sequences of a "
               "class and moves the sequences holding it to a new signature")
 
 
-def constant_checks(net, d: int, N: int, M: int, info):
-    """The construction's constants as exact checks: L against its block formula and
-    Theorem 1.6's budget, R <= N - 1, width <= 4, P against the block structure and
-    ``P <= 42 d M``, the SA layers' form, the largest signature <= 4N and every
-    phase-S / leader-lift scalar <= B_S.
+def constant_checks(net, d: int, N: int, M: int, info, targets=None):
+    """The construction's constants as exact checks: L against its block formula (with
+    ``targets[j]``, the m_j targets of pair j, its ``M'`` and ``D'`` computed from the
+    dataset by the kernel's :func:`~proofcheck.kernel.statements.bounded_base_of`; without
+    them, from the construction's report) and Theorem 1.6's budget, R <= N - 1, width
+    <= 4, P against the block structure and ``P <= 42 d M``, the SA layers' form, the
+    largest signature <= 4N and every phase-S / leader-lift scalar <= B_S.
 
     P: block 1 costs <= 10d + 7 scalars, a round 12d + 8, a leader block or a snap
     block 8d + 8 (the collapse adds 4d, or 2d on the general path), so with
@@ -236,13 +239,14 @@ def constant_checks(net, d: int, N: int, M: int, info):
         return CheckResult(name, Verdict.VERIFIED if ok else Verdict.REFUTED, [detail],
                            None if ok else Witness(f"{name} fails: {detail}"))
     L, P, R = net.L, net.n_params(), info["R"]
-    Lf = block_formula(info, M)
+    Lf = block_formula(info, M) if targets is None else R + bounded_base_of(targets)[0]
     B = magnitude_bound(info)
     nS = info["phase_S_blocks"] + (info.get("lifts", 0) if info["path"] == "flag" else 0)
     big = max((abs(v) for bi, sub, _, v in net.parameters()
                if bi <= nS and (bi > 1 or sub == "SA")), default=0)
     layout_big = max(abs(v) for bi, sub, _, v in net.parameters() if bi == 1 and sub == "FF")
-    formula = ("R + 1 + max(1, M') + D'" if info["path"] == "flag" else "2M + R + 1")
+    formula = ("R + 1 + max(1, M') + D'" if info["path"] == "flag" else "2M + R + 1") + (
+        " (M', D' from the dataset)" if targets is not None else " (from the construction's report)")
     lr_check, lr_consts = low_rank_check(net)
     consts = {"construction": NAME, "block_formula": BLOCKS, "round_text": ROUND_TEXT,
               "N": N, "M": M, "d": d, "R": R,

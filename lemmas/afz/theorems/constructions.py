@@ -23,13 +23,16 @@ class ConstructionSpec:
     ``blocks``: its block count as a formula in N, M, R (printed by ``list``);
     ``summary``: one line on what it does and whose it is (a reconstruction of the
     seed's proof, or proofcheck's own); ``build``: ``(inputs, targets, d, **options)
-    -> Construction``; ``constant_checks``: ``(net, d, N, M, info) -> (checks,
-    constants)``, the construction's own exact constant checks (L against its block
-    formula and the theorem's budget, width, P); ``notes``: ``(construction,
+    -> Construction``; ``constant_checks``: ``(net, d, N, M, info, targets=None) ->
+    (checks, constants)``, the construction's own exact constant checks (L against its
+    block formula and the theorem's budget, width, P; ``targets[j]``: pair j's targets,
+    for a formula that counts them); ``notes``: ``(construction,
     certificate or None) -> lines`` that ``theorem 1.8`` prints about it (None: the
     default's own note); ``conclusions``: ``(construction, inputs, targets, d) ->
     checks``, the construction's stated conclusions checked on the network it built
-    for the dataset (None: none beyond its claims and constants).
+    for the dataset (None: none beyond its claims and constants); ``softmax_checks``:
+    ``(construction, certificate, inputs, targets) -> checks``, what ``theorem 1.8``
+    checks of the construction's softmax mechanism beside the certificate (None: none).
     """
 
     name: str
@@ -40,6 +43,7 @@ class ConstructionSpec:
     constant_checks: Callable
     notes: Callable | None = None
     conclusions: Callable | None = None
+    softmax_checks: Callable | None = None
 
 
 def _default_build(inputs, targets, d, **options):
@@ -47,7 +51,7 @@ def _default_build(inputs, targets, d, **options):
     return construct(inputs, targets, d, **options)
 
 
-def _default_constants(net, d, N, M, info):
+def _default_constants(net, d, N, M, info, targets=None):
     from lemmas.afz.theorems.theorem_1_6 import constant_checks
     return constant_checks(net, d, N, M, info["R"])
 
@@ -57,7 +61,7 @@ def _peel_build(inputs, targets, d, **options):
     return construct(inputs, targets, d, **options)
 
 
-def _peel_constants(net, d, N, M, info):
+def _peel_constants(net, d, N, M, info, targets=None):
     from lemmas.afz.theorems.peel import constant_checks
     return constant_checks(net, d, N, M, info)
 
@@ -67,7 +71,7 @@ def _seed_build(inputs, targets, d, **options):
     return construct(inputs, targets, d, **options)
 
 
-def _seed_constants(net, d, N, M, info):
+def _seed_constants(net, d, N, M, info, targets=None):
     from lemmas.afz.theorems.theorem_1_8_seed import constant_checks
     return constant_checks(net, d, N, M, info)
 
@@ -77,14 +81,19 @@ def _seed_notes(construction, cert=None):
     return notes(construction, cert)
 
 
+def _seed_softmax_checks(construction, cert, inputs, targets):
+    from lemmas.afz.theorems.theorem_1_8_seed import softmax_checks
+    return softmax_checks(construction, cert, inputs, targets)
+
+
 def _bounded_build(inputs, targets, d, **options):
     from lemmas.afz.theorems.bounded import construct
     return construct(inputs, targets, d, **options)
 
 
-def _bounded_constants(net, d, N, M, info):
+def _bounded_constants(net, d, N, M, info, targets=None):
     from lemmas.afz.theorems.bounded import constant_checks
-    return constant_checks(net, d, N, M, info)
+    return constant_checks(net, d, N, M, info, targets)
 
 
 def _peel_conclusions(c, inputs, targets, d):
@@ -115,7 +124,7 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "the seed's Theorem 1.8 mechanism, reconstructed: after the softmax collapse, "
         "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
         "neighbourhoods each onto their leader's image, then M point hats",
-        _seed_build, _seed_constants, _seed_notes),
+        _seed_build, _seed_constants, _seed_notes, softmax_checks=_seed_softmax_checks),
     "bounded": ConstructionSpec(
         "bounded", ("1.6",), "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1",
         "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "
@@ -134,16 +143,20 @@ def get(name: str, theorem: str) -> ConstructionSpec:
     return spec
 
 
-#: constants a certificate of any construction states: the kernel re-derives each
-#: from the network and the dataset alone, and checks P <= C d M with the stated
-#: construction's constant C (``param_constant``).  R and the parameter formula are
-#: the default construction's (the kernel knows that one only).
-PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P", "param_constant", "P_bound")
+#: constants a certificate of a construction the kernel does not know states: the kernel
+#: re-derives each from the network and the dataset alone; such a construction has no
+#: parameter constant the kernel knows (P / (d M) is reported, no O(d M) claim)
+PORTABLE_CONSTANTS = ("N", "M", "d", "L", "max_width", "P")
 
 
 def certified_constants(consts: dict) -> dict:
-    """The constants a certificate of this run states: all of them for the default
-    construction, :data:`PORTABLE_CONSTANTS` for the others."""
-    if consts.get("construction", DEFAULT) == DEFAULT:
-        return consts
-    return {k: consts[k] for k in PORTABLE_CONSTANTS if k in consts}
+    """The constants a certificate of this run states: for a construction the kernel knows
+    (:data:`proofcheck.kernel.statements.KNOWN_CONSTRUCTIONS`) every one of them, its R,
+    block count and parameter count read by the kernel with that construction's own
+    formulas (no ``P_formula`` when it has no closed form); :data:`PORTABLE_CONSTANTS`
+    for any other."""
+    from proofcheck.kernel.statements import KNOWN_CONSTRUCTIONS
+    known = KNOWN_CONSTRUCTIONS.get(consts.get("construction", DEFAULT))
+    if known is None:
+        return {k: consts[k] for k in PORTABLE_CONSTANTS if k in consts}
+    return {k: v for k, v in consts.items() if k != "P_formula" or known.params is not None}

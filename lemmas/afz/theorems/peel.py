@@ -51,12 +51,13 @@ from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
 from proofcheck.layers import identity_sa
 from proofcheck.kernel.model import Block, Transformer, dot
+from proofcheck.kernel.statements import KNOWN_CONSTRUCTIONS, peel_param_formula
 
 ID = "1.6"
 NAME = "peel"
 BLOCKS = "R + 1 + (M - N) + ceil(M/4)"
 PARAMS = "(10d+8)R + (8d+8)(M-N) + (2d+1)M + 4 ceil(M/4) + 4d + 5 + (2d if M = N else 4d)"
-PARAM_CONSTANT = 17
+PARAM_CONSTANT = KNOWN_CONSTRUCTIONS[NAME].param_constant  # 17, the kernel's
 
 
 def block_formula(N: int, M: int, R: int) -> int:
@@ -65,9 +66,9 @@ def block_formula(N: int, M: int, R: int) -> int:
 
 
 def param_formula(d: int, N: int, M: int, R: int) -> int:
-    """Exact parameter count (module docstring)."""
-    return ((10 * d + 8) * R + (8 * d + 8) * (M - N) + (2 * d + 1) * M + 4 * -(-M // 4)
-            + 4 * d + 5 + (2 * d if M == N else 4 * d))
+    """Exact parameter count (module docstring): the kernel's
+    :func:`proofcheck.kernel.statements.peel_param_formula`."""
+    return peel_param_formula(d, N, M, R)
 
 
 def construct(inputs, targets, d: int, progress=None, options=None, **_geometry) -> Construction:

@@ -120,7 +120,8 @@ def construction_failure(name: str, ds, exc: Exception):
                        ["the construction raised on an admissible input"],
                        Witness(f"construction raised on an admissible input "
                                f"({type(exc).__name__}: {str(exc)[:160]})",
-                               got=f"dataset '{ds.name}' (d = {ds.d}, N = {ds.N})"))
+                               got=f"dataset '{ds.name}' (d = {ds.d}, N = {ds.N})",
+                               code="construction-raised"))
 
 
 class ConstructionFailed(Exception):
@@ -206,6 +207,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     dataset (admissible: the caller validated it)."""
     from lemmas.afz.theorems.phase_spans import phase_spans_check
     from lemmas.claim_check import check_network
+    from proofcheck.kernel.errors import BadInput, ResourceLimit
     if isinstance(construction, str):
         raise TypeError("verify(construction=...) takes a ConstructionSpec: pass "
                         f"lemmas.afz.theorems.constructions.get({construction!r}, '1.6')")
@@ -217,6 +219,8 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
             c = construct(inputs, targets, dataset.d, r=r, options=options)
         else:
             c = construction.build(inputs, targets, dataset.d, r=r, options=options)
+    except (BadInput, ResourceLimit, MemoryError):
+        raise
     except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
         raise ConstructionFailed(construction_failure(f"Theorem {ID}", dataset, exc)) from exc
     t_build = time.perf_counter() - t0
@@ -228,7 +232,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
         checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
     else:
         checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
-                                                      c.info)
+                                                      c.info, targets)
     checks.append(phase_spans_check(c))
     if construction is not None and construction.conclusions is not None:
         checks += construction.conclusions(c, inputs, targets, dataset.d)

@@ -142,7 +142,8 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, prog
     """Largest dyadic tau whose certificate passes (see the module docstring).
 
     1. the tau -> 0 limit certificate (:func:`choose_floor`) must pass, else no
-       tau can be certified (its witness is returned);
+       tau can be certified: the certificate at the search's first temperature (below)
+       is returned, a positive tau a run's certificate can state;
     2. galloping over exponents from ``2^floor(log2 Delta) - 4`` (``Delta`` the
        smallest hardmax gap): steps 1, 2, 4, ... up until a certificate fails, or
        down until one passes (it must: tiny tau gives the limit certificate);
@@ -155,12 +156,18 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, prog
     traj = trajectory if trajectory is not None else prepare(net, inputs, progress=prep_progress)
     trials, results = [], {}
     F, limit, fnote = choose_floor(traj, targets, net, inputs)
-    if limit.verdict != Verdict.VERIFIED_CERTIFIED:
-        return TauSearch(None, limit, trials, note="the tau -> 0 limit certificate fails, so no "
-                         "temperature can be certified: " + (limit.witness.describe() if
-                                                            limit.witness else limit.reason),
-                         floor_note=fnote)
     gaps = _gaps(traj)
+    if limit.verdict != Verdict.VERIFIED_CERTIFIED:
+        t = Fraction(2) ** (_log2_floor(min(gaps)) - 4) if gaps else Fraction(1)
+        c = certify(net, inputs, targets, t, trajectory=traj, floor_bits=F)
+        trials.append((t, c.verdict))
+        if progress:
+            progress(t, c.verdict)
+        return TauSearch(None, c, trials, note="the tau -> 0 limit certificate fails, so no "
+                         "temperature can be certified: " + (limit.witness.describe() if
+                                                            limit.witness else limit.reason)
+                         + f"; the run's certificate states the search's first temperature "
+                         f"{fmt_num(t)}", floor_note=fnote)
     if not gaps:
         c = certify(net, inputs, targets, Fraction(1), trajectory=traj, floor_bits=F)
         trials.append((Fraction(1), c.verdict))
@@ -269,8 +276,7 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     targets = [list(p.outputs) for p in dataset.pairs]
     secs = {}
     t0 = time.perf_counter()
-    c = spec.build(inputs, targets, dataset.d, **SCALES,
-                   **({"options": options} if options is not None else {}))
+    c = build(spec, dataset, inputs, targets, options)
     secs["construct"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     traj = prepare(c.net, inputs, progress=prep_progress)
@@ -278,6 +284,7 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
     t0 = time.perf_counter()
     tau_cert, cert, trials, tau_free, note, fnote = _certify(c.net, inputs, targets, tau,
                                                               traj, progress)
+    refute_at_limit(cert, traj, targets)
     secs["certify"] = time.perf_counter() - t0
     tau_closed = closed_form_tau(c.net, traj) if traj.stop is None else None
     closed_v = None
@@ -291,10 +298,59 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
              [construction_note(c.net.L, dataset.M, dataset.N, c.info["R"])])
     res = [CheckResult("construction", Verdict.VERIFIED, notes),
            _certificate_check(cert, tau_cert, tau, tau_free, trials, note, fnote)]
+    if cert.verdict != Verdict.VERIFIED_CERTIFIED:
+        t0 = time.perf_counter()
+        res += claims_at_limit(c, inputs, targets)
+        secs["hardmax claims"] = time.perf_counter() - t0
+    if spec.softmax_checks is not None:
+        res += spec.softmax_checks(c, cert, inputs, targets)
     checks, consts = _constants(spec, c, dataset)
     return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, sim.tau_num, trials, sim.curve,
                         res + checks, consts, secs, tau_free, note, sim.note, fnote,
                         construction_name=spec.name, simulation=sim)
+
+
+def build(spec, dataset, inputs, targets, options):
+    """``spec.build`` on the admissible ``dataset`` with :data:`SCALES`; an exception on it
+    (other than bad input or a resource bound) is the construction's failure there:
+    :class:`~lemmas.afz.theorems.theorem_1_6.ConstructionFailed` (REFUTED, witness code
+    ``construction-raised``)."""
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed, construction_failure
+    from proofcheck.kernel.errors import BadInput, ResourceLimit
+    try:
+        return spec.build(inputs, targets, dataset.d, **SCALES,
+                          **({"options": options} if options is not None else {}))
+    except (BadInput, ResourceLimit, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001  (a failure on an admissible input refutes)
+        raise ConstructionFailed(construction_failure(
+            f"Theorem {ID}, construction {spec.name}", dataset, exc)) from exc
+
+
+def refute_at_limit(cert: Certificate, traj: Trajectory, targets) -> None:
+    """A certificate that does not pass becomes REFUTED, with the kernel's witness, when
+    the exact hardmax trajectory (no tie) misses the targets: the softmax network then
+    misses them for every small enough tau (:func:`proofcheck.kernel.theorem.limit_witness`,
+    the rule the kernel re-checks)."""
+    from proofcheck.kernel.theorem import limit_witness
+    if cert.verdict in (Verdict.VERIFIED_CERTIFIED, Verdict.REFUTED, Verdict.ERROR):
+        return
+    w = limit_witness(traj, targets, cert.tau, cert.witness, cert.raw)
+    if w is not None:
+        cert.reason = ("the certificate at this tau: " + (cert.witness.describe() if
+                       cert.witness else cert.reason or cert.verdict.value))
+        cert.verdict, cert.witness = Verdict.REFUTED, w
+
+
+def claims_at_limit(c: Construction, inputs, targets) -> list:
+    """Where the hardmax network (the tau -> 0 limit) first leaves the construction's
+    claims (block, sub-layer, sequence, token, coordinate, exact values), by the exact
+    claim check of Theorem 1.6 (:func:`lemmas.claim_check.check_network`): run when the
+    softmax certificate does not pass, to locate the failure."""
+    from lemmas.claim_check import check_network
+    nc = check_network(c.net, inputs, targets, c.claims)
+    return [CheckResult(f"hardmax limit: {r.name}", r.verdict, r.details, r.witness, scope=r.scope)
+            for r in nc.results]
 
 
 def _certify(net, inputs, targets, tau, traj, progress):
@@ -335,7 +391,8 @@ def _certificate_check(cert, tau_cert, tau, tau_free, trials, note, fnote) -> Ch
 
 def _constants(spec, c, dataset):
     """The construction's constant checks and the seed's 1.8 budget ``L <= 2M + 3N``."""
-    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info)
+    checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info,
+                                          [list(p.outputs) for p in dataset.pairs])
     L, budget = c.net.L, 2 * dataset.M + 3 * dataset.N
     consts["construction"] = spec.name
     consts.setdefault("block_formula", spec.blocks)
@@ -362,12 +419,19 @@ def compare_constructions(dataset, sc: SoftmaxCheck, others=("default",)) -> lis
     """Rows of :func:`comparison_row` for ``sc`` and for each construction in
     ``others`` run on the same dataset (tau searched, no simulation); each row also
     has ``theta_sq_diff``, its exact ``||theta*||^2`` minus the first row's."""
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
     rows = [comparison_row(sc)]
     for name in others:
         if name != sc.construction_name:
-            rows.append(comparison_row(verify(dataset, simulate_num=False, construction=name)))
+            try:
+                rows.append(comparison_row(verify(dataset, simulate_num=False, construction=name)))
+            except ConstructionFailed:  # the row says so: no network, no L, P or tau
+                rows.append({"construction": name, "verdict": "REFUTED (construction raised)",
+                             "L": None, "P": None, "theta_sq_norm": None, "tau_cert": None,
+                             "seconds": 0.0})
     for r in rows:
-        r["theta_sq_diff"] = r["theta_sq_norm"] - rows[0]["theta_sq_norm"]
+        r["theta_sq_diff"] = (None if r["theta_sq_norm"] is None else
+                              r["theta_sq_norm"] - rows[0]["theta_sq_norm"])
     return rows
 
 
@@ -400,7 +464,11 @@ def run(dataset, seed: int = 0):
 def _lemma_results(ds) -> list:
     """``verify(ds).results`` with the simulation's lines added to the certificate's
     details as an audit (no verdict of their own)."""
-    sc = verify(ds)
+    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed
+    try:
+        sc = verify(ds)
+    except ConstructionFailed as e:
+        return [e.result]
     res = list(sc.results)
     audit = [f"audit (mpmath simulation, not part of the check): tau_num = "
              f"{fmt_num(sc.tau_num) if sc.tau_num is not None else 'n/a'}"]

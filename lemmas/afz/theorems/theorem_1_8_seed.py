@@ -60,14 +60,14 @@ from lemmas.afz.layers.hat import hat_ff
 from lemmas.afz.phases.interpolation import quarter_gaps
 from lemmas.afz.theorems.theorem_1_6 import Construction
 from lemmas.afz.theorems.theorem_1_6 import construct as construct_1_6
-from lemmas.afz.theorems.theorem_1_6 import param_formula as param_formula_1_6
 from proofcheck.kernel.evaluate import spans_of
 from lemmas.claims import Fixed, Moves
 from proofcheck.layers import identity_sa
 from proofcheck.kernel.model import Block, Transformer
+from proofcheck.kernel.statements import KNOWN_CONSTRUCTIONS, seed_param_formula
 
 NAME = "seed"
-PARAM_CONSTANT = 42
+PARAM_CONSTANT = KNOWN_CONSTRUCTIONS[NAME].param_constant  # 42, the kernel's
 
 
 def converge_blocks(M: int) -> int:
@@ -76,11 +76,10 @@ def converge_blocks(M: int) -> int:
 
 
 def param_formula(d: int, M: int, R: int) -> int:
-    """Exact P: proofcheck's ``(16d+16)M + (10d+8)R + 6d + 5`` with the M snaps
-    (``8d + 5`` each) replaced by point hats (``6d + 4``), plus K converge blocks of
-    ``8d + 8`` (width-4 FF and an identity SA).  With ``R <= N - 1 <= M - 1`` and
-    ``K <= (M + 1)/2`` this is ``<= (28d + 27) M + 1 <= 42 d M`` for ``d >= 2``."""
-    return param_formula_1_6(d, M, R) - (2 * d + 1) * M + (8 * d + 8) * converge_blocks(M)
+    """Exact P: the kernel's :func:`proofcheck.kernel.statements.seed_param_formula`
+    (proofcheck's ``(16d+16)M + (10d+8)R + 6d + 5`` with the M snaps replaced by point
+    hats, plus K converge blocks; ``<= (28d + 27) M + 1 <= 42 d M`` for ``d >= 2``)."""
+    return seed_param_formula(d, M, R)
 
 
 @dataclass
@@ -140,7 +139,8 @@ def _pair_kinks(va, vb, da, db):
 
 def schedule(kappas, forbidden) -> Schedule:
     """Plan the K converge blocks for the distinct leader images ``kappas`` (leader
-    order): block i converges the (2i)-th and (2i+1)-th smallest.  Converged points
+    order): block i converges the (2i)-th and (2i+1)-th smallest; each leader's half-width
+    is read back from the kinks (:func:`flat_half_widths`).  Converged points
     stay below every unconverged centre (f is monotone and sends the points left of
     its first flat further left), so the unconverged centres move by one common
     offset and their distances do not change.  ``forbidden``: values no final point
@@ -152,7 +152,7 @@ def schedule(kappas, forbidden) -> Schedule:
     M = len(kappas)
     order = sorted(range(M), key=kappas.__getitem__)
     K = converge_blocks(M)
-    kinks, block_of, deltas = [], [None] * M, [None] * M
+    kinks, block_of = [], [None] * M
     shift_act = Fraction(0)            # unconverged centre = kappa + shift_act
     pts = []                           # converged: (leader, value - shift_pt)
     shift_pt = Fraction(0)
@@ -166,11 +166,11 @@ def schedule(kappas, forbidden) -> Schedule:
         top = pts[-1][1] + shift_pt if pts else None
         da = _half_width(va, [vb] if b is not None else [], top)
         db = None if b is None else _half_width(vb, [va] + ([vn] if n is not None else []), None)
-        block_of[a], deltas[a] = i, da
+        block_of[a] = i
         if b is not None:
-            block_of[b], deltas[b] = i, db
+            block_of[b] = i
         if i == K - 1:
-            return _last_block(kappas, forbidden, kinks, block_of, deltas, pts, shift_pt,
+            return _last_block(kappas, forbidden, kinks, block_of, pts, shift_pt,
                                (a, va, da), (b, vb, db))
         k1, k2, k3, k4 = _pair_kinks(va, vb, da, db)
         kinks.append((k1, k2, k3, k4))
@@ -181,7 +181,7 @@ def schedule(kappas, forbidden) -> Schedule:
     raise AssertionError("K >= 1 blocks")
 
 
-def _last_block(kappas, forbidden, kinks, block_of, deltas, pts, shift_pt, A, B):
+def _last_block(kappas, forbidden, kinks, block_of, pts, shift_pt, A, B):
     """The last converge block, with the scale search of :func:`schedule`."""
     (a, va, da), (b, vb, db) = A, B
     M = len(kappas)
@@ -196,12 +196,22 @@ def _last_block(kappas, forbidden, kinks, block_of, deltas, pts, shift_pt, A, B)
         if b is not None:
             final[b] = k1 - k2
         if not forbidden.intersection(final):
-            deltas[a] = da * s
-            if b is not None:
-                deltas[b] = db * s * s
-            return Schedule(kinks + [(k1, k2, k3, k4)], block_of, deltas, final, s)
+            kinks = kinks + [(k1, k2, k3, k4)]
+            return Schedule(kinks, block_of, flat_half_widths(kinks, kappas), final, s)
     raise RuntimeError(f"converge: no scale among {c} candidates keeps the final points off "
                        "the targets' first coordinates (impossible; report this)")
+
+
+def flat_half_widths(kinks, kappas) -> list:
+    """Per leader (leader order) the half-width of the flat that converges it, read from
+    the kinks of the converge layers (``kinks[i]`` of block i): block i converges the
+    (2i)-th smallest image on ``[k1, k2]`` and the (2i+1)-th on ``[k3, k4]``."""
+    order = sorted(range(len(kappas)), key=kappas.__getitem__)
+    out = [None] * len(kappas)
+    for pos, leader in enumerate(order):
+        k1, k2, k3, k4 = kinks[pos // 2]
+        out[leader] = (k2 - k1) / 2 if pos % 2 == 0 else (k4 - k3) / 2
+    return out
 
 
 def _clusters(spans, leader_rows):
@@ -276,13 +286,13 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
     counts = (f"phase S {R + 1} blocks (R = {R} probe rounds + 1), phase L {M} (the last one "
               f"holds the collapse), phase V {K} = ceil(M/2) converge blocks (two "
               f"neighbourhoods each), phase I {M} hats")
-    consts = {"N": N, "M": M, "d": d, "L": L, "K": K, "R_rounds": R,
+    consts = {"N": N, "M": M, "d": d, "L": L, "K": K, "R": R,
               "L_construction": 2 * M + R + 1 + K, "L_paper_hardmax": 2 * M + 2 * N + 1,
               "L_paper_softmax": budget, "max_width": net.max_width, "P": P,
-              "P_formula_seed": param_formula(d, M, R), "param_constant_seed": PARAM_CONSTANT,
-              "P_bound_seed": PARAM_CONSTANT * d * M, "max_bits": net.max_bits(),
+              "P_formula": param_formula(d, M, R), "max_bits": net.max_bits(),
               "param_constant": PARAM_CONSTANT, "P_bound": PARAM_CONSTANT * d * M,
-              "min_delta": info["min_delta"], "construction": NAME, "block_formula": "2M + R + 1 + ceil(M/2)",
+              "min_delta": info["min_delta"], "construction": NAME,
+              "block_formula": KNOWN_CONSTRUCTIONS[NAME].blocks,
               "sa_layers": lr["sa_layers"], "max_rank_A_minus_lam_I": lr["max_rank_A"],
               "max_rank_V_minus_lam_I": lr["max_rank_V"]}
     checks = [
@@ -315,9 +325,10 @@ def constant_checks(net: Transformer, d: int, N: int, M: int, info):
 def notes(c: Construction, cert=None) -> list[str]:
     """The lines ``theorem 1.8 --construction seed`` prints about the construction:
     what ran, how its network differs from Theorem 1.6's, every choice the seed's
-    sketch leaves open and, given the certificate ``cert``, the certified radius after
-    the collapse against the smallest flat half-width."""
-    from proofcheck.kernel.verdicts import fmt_num
+    sketch leaves open and, given a certificate ``cert`` that does not pass, the
+    certified radius after the collapse against the smallest flat half-width (for a
+    passing one that comparison is a check, :func:`softmax_checks`)."""
+    from proofcheck.kernel.verdicts import Verdict, fmt_num
     i = c.info
     M, K, R = len(i["kappas"]), i["K"], i["R"]
     L = c.net.L
@@ -344,12 +355,91 @@ def notes(c: Construction, cert=None) -> list[str]:
            "its flat",
            "choice (interpolation): point hats along e_1 (exact at one point only): the final "
            "boxes are points only if the convergence made them so"]
-    if cert is not None:
-        blk = i["R"] + 1 + M
-        w = next((b.max_width for b in cert.bounds if b.block == blk and b.sublayer == "SA"), None)
+    if cert is not None and cert.verdict != Verdict.VERIFIED_CERTIFIED:
+        w, delta = collapse_half_width(c, cert), min(built_flats(c))
         if w is not None:
-            out.append(f"certified half-width after the collapse (block {blk}) at tau = "
-                       f"{fmt_num(cert.tau)}: {fmt_num(w / 2)} "
-                       f"{'<=' if w / 2 <= i['min_delta'] else '>'} smallest delta "
-                       f"{fmt_num(i['min_delta'])}")
+            out.append(f"certified half-width after the collapse (block {i['R'] + 1 + M}) at tau "
+                       f"= {fmt_num(cert.tau)}: {fmt_num(w)} {'<=' if w <= delta else '>'} "
+                       f"smallest delta {fmt_num(delta)} (the certificate at this tau does not "
+                       "pass)")
     return out
+
+
+def converge_layers(c: Construction) -> list[tuple[int, object]]:
+    """``(block, FF)`` of every phase-V block of the returned network."""
+    return [(bi, b.ff) for bi, b in enumerate(c.net.blocks, start=1) if b.phase == "V"]
+
+
+def kinks_of(ff) -> tuple:
+    """The kinks ``(k1, k2, k3, k4)`` a converge FF states through its biases
+    (``b = (-k1, -k2, k3, -k4)``, :func:`lemmas.afz.layers.converge.converge_ff`)."""
+    b = list(ff.b) + [Fraction(0)] * (4 - len(ff.b))
+    return (-b[0], -b[1], b[2], -b[3])
+
+
+def built_flats(c: Construction) -> list:
+    """Per leader the half-width of its flat, read from the returned converge layers."""
+    return flat_half_widths([kinks_of(ff) for _, ff in converge_layers(c)], list(c.info["kappas"]))
+
+
+def collapse_half_width(c: Construction, cert):
+    """The certified half-width of the boxes after the collapse SA in ``cert``, or None."""
+    blk = c.info["R"] + 1 + len(c.info["kappas"])
+    w = next((b.max_width for b in cert.bounds if b.block == blk and b.sublayer == "SA"), None)
+    return None if w is None else w / 2
+
+
+def softmax_checks(c: Construction, cert, inputs, targets) -> list:
+    """The seed's converge phase as checks of the run (``theorem 1.8 --construction seed``):
+    the converge layer's profile proved for all parameters on the routine's layer
+    (:func:`lemmas.afz.layers.converge.symbolic`); every phase-V FF the network holds is
+    that routine's layer for increasing kinks (read from its biases and rebuilt: equal in
+    every stored scalar); and, when ``cert`` passes, no certified box straddles a kink of
+    a converge layer (the mechanism the construction states: each neighbourhood converges
+    inside a flat), with the certified half-width after the collapse against the
+    smallest flat half-width of the built layers."""
+    from lemmas.afz.layers import converge
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness, fmt_num
+    d = c.net.d
+    out = [converge.symbolic(max(d, 2), 0)]
+    name = "every converge FF is the proved layer converge_ff(0, d, k1, k2, k3, k4), k1 < k2 < k3 < k4"
+    bad = None
+    for bi, ff in converge_layers(c):
+        ks = kinks_of(ff)
+        try:
+            same = converge_ff(0, d, *ks, label=ff.label) == ff
+        except ValueError as exc:  # kinks not increasing (ParameterError)
+            bad = Witness(f"its kinks {tuple(fmt_num(k) for k in ks)} are not increasing ({exc})",
+                          block=bi, sublayer="FF", code="not-the-proved-layer")
+            break
+        if not same:
+            bad = Witness("the FF is not converge_ff of the kinks its biases state", block=bi,
+                          sublayer="FF", code="not-the-proved-layer")
+            break
+    n = len(converge_layers(c))
+    out.append(CheckResult(name, Verdict.REFUTED if bad else Verdict.VERIFIED,
+                           [f"{n} converge FF layer{'s' * (n != 1)}, each rebuilt from its kinks"],
+                           bad))
+    if cert.verdict == Verdict.VERIFIED_CERTIFIED:
+        out.append(_flat_check(c, cert))
+    return out
+
+
+def _flat_check(c: Construction, cert):
+    """No certified box straddles a converge kink at the passing certificate's tau."""
+    from proofcheck.checks import CheckResult
+    from proofcheck.kernel.verdicts import Verdict, Witness, fmt_num
+    blocks = {bi for bi, _ in converge_layers(c)}
+    hit = next((b for b in cert.bounds if b.block in blocks and b.straddles), None)
+    w, delta = collapse_half_width(c, cert), min(built_flats(c))
+    detail = (f"certified half-width after the collapse (block {c.info['R'] + 1 + len(c.info['kappas'])}) "
+              f"at tau = {fmt_num(cert.tau)}: {fmt_num(w)} {'<=' if w is not None and w <= delta else '>'} "
+              f"smallest delta {fmt_num(delta)} (flats of the built layers)")
+    return CheckResult(
+        "each neighbourhood converges inside a flat: no certified box straddles a converge kink",
+        Verdict.REFUTED if hit else Verdict.VERIFIED, [detail],
+        None if hit is None else Witness(f"{hit.straddles} box(es) straddle a kink of this "
+                                         "converge FF", block=hit.block, sublayer="FF",
+                                         expected=0, got=hit.straddles,
+                                         code="box-straddles-converge-kink"))
