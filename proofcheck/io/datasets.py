@@ -48,6 +48,9 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
         if len(tok) != d:
             raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
                            f"expected {d}", tpath)
+        if all(type(v) is Fraction for v in tok):  # read already by the kernel's reader
+            out.append(tuple(tok))
+            continue
         out.append(tuple(_coordinate(v, f"{tpath}[{c}]", f"{kind} {j} token {t} coordinate {c}",
                                      float_paths) for c, v in enumerate(tok)))
     return tuple(out)

@@ -59,12 +59,17 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     """The :class:`Outcome` of a parsed certificate (the kernel's in-memory API).
     ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about;
     ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded), ``"plain"``
-    or ``"fast"``.  Malformed content (schema, numbers, dimensions, another dataset, a
-    plugin posing as a catalogue statement) raises ``BadInput`` with the JSON path."""
+    or ``"fast"``.  Malformed content (fields and numbers: :mod:`.reader`; dimensions,
+    another dataset, a plugin posing as a catalogue statement) raises ``BadInput`` with
+    the JSON path."""
     if not isinstance(cert, dict):
         read_certificate(cert)  # raises: not an object
     body = {k: v for k, v in cert.items() if k != "digest"}
-    raw, where = canonical(body), {"route": "plain"}
+    try:
+        raw, where = canonical(body), {"route": "plain"}
+    except (TypeError, ValueError):  # not JSON: the reader names the value
+        read_certificate(cert)
+        raise
     try:
         with budget(len(raw)):
             doc = read_certificate(cert)  # in the budget: parsing charges exponents, long digits
