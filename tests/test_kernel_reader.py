@@ -325,6 +325,50 @@ def test_the_corpus_is_large_and_covers_every_base():
     assert {b for b, *_ in MALFORMED} == set(BASES)
 
 
+#: values a random mutation puts in place: every JSON type, number spellings, discriminators
+_VALUES = [None, True, False, 0, 1, -1, 2.5, "", "x", "1", "1/2", "1/0", " 1", "NaN", "0x1", [],
+           [1], ["1"], {}, {"a": 1}, "0" * 64, "FF", "SA", "softmax", "hardmax", "theorem",
+           "lemma", "VERIFIED", 10 ** 6, "a\x1b", [["1", "0"]],
+           {"lam": "1", "left": [], "right": []}]
+_KEYS = ["zz", "heads", "tau", "d", "name", "source", "min_gap", "A", "data"]
+
+
+def _paths(x, p=()):
+    if p:
+        yield p
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _paths(v, p + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x[:3]):
+            yield from _paths(v, p + (i,))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["L3", "L4", "T8", "P", "T1", "DS"]), st.data())
+def test_reader_and_schema_agree_on_random_single_mutations(base, data):
+    """One value replaced, deleted or one key added anywhere: both accept, or both refuse at
+    the same JSON path."""
+    doc = _load_base(base)
+    keys = data.draw(st.sampled_from(sorted(_paths(doc), key=str)))
+    obj = doc
+    for k in keys[:-1]:
+        obj = obj[k]
+    op = data.draw(st.sampled_from(["set", "del", "add"] if isinstance(obj, dict) else ["set"]))
+    if op == "del":
+        del obj[keys[-1]]
+    else:
+        obj[data.draw(st.sampled_from(_KEYS)) if op == "add" else keys[-1]] = copy.deepcopy(
+            data.draw(st.sampled_from(_VALUES)))
+    mine, theirs = _check(base, doc)
+    assert (mine and mine.path) == (theirs and theirs.path), (str(mine), str(theirs))
+
+
+def test_the_reader_allows_the_constants_the_schemas_allow():
+    for name in ("certificate", "certificate-2"):
+        assert set(schema(name)["$defs"]["constants"]["properties"]) == set(reader.CONSTANTS)
+
+
 def test_malformed_certificates_are_exit_2_with_the_path_through_verify(tmp_path, capsys):
     """Not only the reader: ``verify`` itself refuses a sealed malformed certificate with
     exit 2 at the reader's path (a sample of the corpus)."""

@@ -120,19 +120,27 @@ def json_path(err, root: str = "$") -> str:
     return path if key is None else key_path(path, key)
 
 
+def _first_item_first(err):
+    """jsonschema's relevance of ``err``, except that of sibling list items in error the first
+    one is preferred (jsonschema prefers the last), as the kernel's reader reports it."""
+    from jsonschema.exceptions import relevance
+    depth, path, *rest = relevance(err)
+    return (depth, [-k if isinstance(k, int) else k for k in path], *rest)
+
+
 def schema_error(obj, name: str, root: str = "$") -> BadInput | None:
     """The first violation of schema ``name`` by ``obj`` as a ``BadInput`` at its JSON path (under
     ``root``, :func:`json_path`), or ``None``: the number parser's message if it caused it, else
     jsonschema's, the error kept as ``.violation`` (``proofcheck.cli.schema_messages`` words it)."""
     from jsonschema.exceptions import best_match
     try:
-        err = best_match(validator(name).iter_errors(obj))
+        err = best_match(validator(name).iter_errors(obj), key=_first_item_first)
     except RecursionError:
         return BadInput("document is nested too deeply", root)
     if err is None:
         return None
     cause, fmt = _leaf_cause(err), FORMATS[name][1]
-    e = BadInput(f"not a valid {fmt} document: {cause.message if cause else escape(err.message, 300)}",
-                 json_path(err, root))
+    text = cause.message if cause else escape(err.message, 300)
+    e = BadInput(f"not a valid {fmt} document: {text}", json_path(err, root))
     e.violation = None if cause else err
     return e

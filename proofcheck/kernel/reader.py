@@ -9,9 +9,10 @@ wherever they stand, ``provenance`` included.
 
 Each format is a few declarative records below (:class:`Record`: its keys and their specs, the
 required keys, a rule for the few keys that exclude each other; :class:`Choice` picks a record by
-one key's value, and :class:`Variant` says what that form adds), walked by each spec's ``read``.  Errors are ``BadInput`` with the JSON path of the offending
-value, or of the key that is missing or not allowed (``$.network.blocks[3].ff.W[0][1]``,
-``$.pairs[0].outputs``); strings from the input are escaped.  The published JSON Schemas
+one key's value, and :class:`Variant` says what that form adds), walked by each spec's ``read``.
+Errors are ``BadInput`` with the JSON path of the offending value, or of the key that is missing
+or not allowed (``$.network.blocks[3].ff.W[0][1]``, ``$.pairs[0].outputs``); strings from the
+input are escaped.  The published JSON Schemas
 (``proofcheck/schemas/``) state the same rules for users; tests/test_kernel_reader.py holds both
 equal.  What no schema states (vectors of length d, tau > 0, admissibility, the digest) is checked
 where the values are used."""
@@ -435,11 +436,12 @@ BOUNDS = {
                       Variant(excluded=("min_gap", "max_eps", "heads")))}))},
         ("exp_floor_bits", "layers"))}
 
+_CLAIMED_DATASET = Record("the claimed dataset", {"name": NAME, "sha256": SHA256},
+                         ("name", "sha256"))
 THEOREM_CLAIM = {fmt: Record(
-    "a theorem claim", {"statement": OneOf(("1.6", "1.8")),
-                        "dataset": Record("the claimed dataset", {"name": NAME, "sha256": SHA256},
-                                          ("name", "sha256")),
-                        "constants": Record("the stated constants", dict.fromkeys(CONSTANTS, EXACT)),
+    "a theorem claim", {"statement": OneOf(("1.6", "1.8")), "dataset": _CLAIMED_DATASET,
+                        "constants": Record("the stated constants",
+                                            dict.fromkeys(CONSTANTS, EXACT)),
                         **({"d": DIMENSION} if fmt == 2 else {})},
     ("statement", "d", "dataset") if fmt == 2 else ("statement", "dataset")) for fmt in (1, 2)}
 
@@ -513,9 +515,10 @@ def _read(form, doc, root: str):
 
 
 def read_certificate(doc) -> dict:
-    """The certificate ``doc`` (parsed JSON, format 1 or 2) with every field checked and
-    every number read (module docstring); ``BadInput`` at the JSON path of the first
-    violation (a top level that is not an object or names another format: at ``$.format``)."""
+    """The certificate ``doc`` (parsed JSON, ``proofcheck-certificate/1`` or ``/2``, SPEC §3)
+    with every field checked and every number read (module docstring); ``BadInput`` at the
+    JSON path of the first violation (a top level that is not an object: at ``$``; another
+    format: at ``$.format``)."""
     if type(doc) is not dict:
         raise BadInput(f"not a proofcheck certificate: the top-level JSON value is "
                        f"{kind_of(doc)}, expected an object", "$")
@@ -528,8 +531,8 @@ def read_certificate(doc) -> dict:
 
 
 def read_dataset(doc, root: str = "$") -> dict:
-    """A ``proofcheck-dataset/1`` file's object (``root``: its JSON path) checked and read:
-    coordinates as Fractions, JSON floats kept as finite floats; ``BadInput`` at the path
-    of the first violation.  Token length against ``d`` and admissibility are the dataset
+    """A ``proofcheck-dataset/1`` file's object (SPEC §3; ``root``: its JSON path) checked and
+    read: coordinates as Fractions, JSON floats kept as finite floats; ``BadInput`` at the
+    path of the first violation.  Token length against ``d`` and admissibility are the dataset
     reader's (:mod:`proofcheck.kernel.dataset`)."""
     return _read(DATASET_FILE, doc, root)
