@@ -33,6 +33,7 @@ def measure(construction: str, images: int | None) -> dict:
     from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
     from proofcheck.io.examples import digits, sample
     from lemmas.afz.softmax_certifier import prepare
+    from proofcheck.kernel.numbers import format_q
     from proofcheck.kernel.verdicts import fmt_num
     ds, _ = sample() if images is None else digits(limit=images)
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -52,7 +53,7 @@ def measure(construction: str, images: int | None) -> dict:
     return {"construction": construction, "dataset": ds.name, "images": ds.N, "T": ds.n_tokens,
             "N": ds.N, "M": ds.M, "d": ds.d, "R": c.info["R"], "K": c.info.get("K", 0),
             "L": c.net.L, "L_budget": 2 * ds.M + 3 * ds.N, "P": c.net.n_params(),
-            "theta_sq_norm": f"{sq.numerator}/{sq.denominator}",
+            "theta_sq_norm": format_q(sq),
             "theta_sq_norm_display": fmt_num(sq), "verdict": s.cert.verdict.value,
             "constant_checks": sorted({r.verdict.value for r in checks}),
             "tau_cert": None if s.tau is None else str(s.tau),

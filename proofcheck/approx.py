@@ -36,6 +36,8 @@ def approx_text(q, digits: int = 6) -> str:
     """``"≈ 1.63709e+25 (exact rational: 259-bit numerator / 175-bit denominator)"``;
     small values (at most 40 characters of ``p/q``) are printed exactly instead."""
     q = Fraction(q)
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) > 200:  # over 40 characters
+        return f"≈ {sig_digits(q, digits)} (exact rational: {size_text(q)})"
     exact = str(q)
     if len(exact) <= 40:
         return f"= {exact}" + ("" if q.denominator == 1 else f" ≈ {sig_digits(q, digits)}")

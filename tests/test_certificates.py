@@ -428,7 +428,7 @@ def test_semantics_must_fit_the_statement(cert16, cert18):
     assert e.value.path in ("$.semantics.attention", "$.bounds")
     with pytest.raises(BadInput) as e:  # hardmax has no temperature
         verify_certificate(_edit(cert16, lambda c: c["semantics"].update(tau="1")))
-    assert e.value.path == "$.semantics" and "'tau'" in e.value.message
+    assert e.value.path == "$.semantics.tau" and "'tau'" in e.value.message
 
 
 def test_bounds_are_compared_as_numbers(cert18_square):

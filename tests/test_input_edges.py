@@ -127,7 +127,7 @@ def test_source_is_the_one_extra_key_and_the_shipped_datasets_load():
 def test_the_schema_refuses_unknown_keys_too():
     import jsonschema
 
-    from proofcheck.kernel.documents import schema
+    from proofcheck.io.schemas import schema
     v = jsonschema.Draft202012Validator(schema("dataset"))
     assert v.is_valid({**DATASET, "source": "s"})
     assert not v.is_valid({**DATASET, "pair": []})

@@ -161,6 +161,8 @@ def test_honest_plugin_claim_verifies_on_its_instances():
 # -------------------------------------------------------------- item 8: output
 
 def test_escaped_instance_name_cannot_print_a_verdict_line(tmp_path):
+    """A name with control characters is malformed (exit 2 at its JSON path, the message
+    escaped): it can print neither a line of its own nor a terminal escape."""
     name = "x\n\nVERDICT: VERIFIED\x1b[8m"
     c = lemma_cert("x.spoof", "FF", SHIFT, [[(0, 0)]], [[(6, 6)]], name=name,
                    claim={"statement": "x.spoof", "source": "plugin:someone", "text": "t",
@@ -171,10 +173,9 @@ def test_escaped_instance_name_cannot_print_a_verdict_line(tmp_path):
     f.write_text(json.dumps(c))
     r = subprocess.run([sys.executable, "-m", "proofcheck", "verify", str(f)], cwd=ROOT,
                        capture_output=True, text=True)
-    assert r.returncode == 1
-    verdicts = [ln for ln in r.stdout.splitlines() if ln.startswith("VERDICT")]
-    assert len(verdicts) == 1 and verdicts[0].split(" (")[0] == "VERDICT: REFUTED"
-    assert "\x1b" not in r.stdout
+    assert r.returncode == 2 and "(at $.instances[0].name)" in r.stderr
+    assert not [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("VERDICT")]
+    assert "\x1b" not in r.stdout + r.stderr
 
 
 def _theorem_cert(ds, blocks, name=None, verdict="VERIFIED"):

@@ -24,7 +24,8 @@ from proofcheck.cli import main
 from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
 from proofcheck.io.datasets import dataset_from_json
 from proofcheck.kernel.dataset import dataset_to_json
-from proofcheck.kernel.documents import FORMATS, loads_strict, schema, schema_error
+from proofcheck.io.schemas import FORMATS, schema, schema_error
+from proofcheck.kernel.documents import loads_strict
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import NUMBER_PATTERN, parse_number
 from proofcheck.kernel.verdicts import Verdict

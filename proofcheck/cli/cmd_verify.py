@@ -1,8 +1,9 @@
 """``proofcheck verify FILE``: re-check a certificate with the trusted kernel
 (``proofcheck.kernel.verify``); SPEC §3, §5.
 
-This module only prints: reading, schema validation, the dataset comparison and
-the verdict are the kernel's (:func:`proofcheck.kernel.verify.verify_file`).
+This module only prints: reading (the kernel's own reader), the dataset comparison
+and the verdict are the kernel's (:func:`proofcheck.kernel.verify.verify_file`); the
+fast tier is imported only when the route may use it (not for ``--route plain``).
 The verdict's exit code is recorded on ``args`` before anything is printed, so
 that an output error (closed pipe, full disk) keeps it (see ``proofcheck.cli``).
 """
@@ -56,7 +57,8 @@ def _route_note(out) -> str | None:
 
 
 def cmd_verify(args) -> int:
-    import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
+    if args.route != "plain":  # the fast tier registers its route; plain never loads it
+        import proofcheck.kernel.fast  # noqa: F401
     from proofcheck.kernel.verify import verify_file
     from proofcheck.cli.common import outcome_line
     dataset = None

@@ -1,6 +1,7 @@
-"""Schema violations worded for people: the kernel's ``BadInput`` of a schema
-violation (:func:`proofcheck.kernel.documents.schema_error`) carries jsonschema's
-error as ``violation``; :func:`worded` replaces jsonschema's message by what the
+"""Schema violations worded for people: the ``BadInput`` of a schema violation
+(:func:`proofcheck.io.schemas.schema_error`, the published schemas as users validate
+with them; the kernel reads with its own reader) carries jsonschema's error as
+``violation``; :func:`worded` replaces jsonschema's message by what the
 value is and what was expected ("value is a JSON float (0.5), expected an exact
 number ..."), or which keys are not allowed.  Display only: the kernel decided.
 """

@@ -1,21 +1,22 @@
 """Reading datasets (SPEC §3): ``proofcheck-dataset/1`` JSON objects and files
-(validated against the published schema, then read with messages that name the
-pair, token and coordinate) and ``.npz`` files (arrays ``X_j``, ``Y_j``), then the
+(read by the kernel's reader, then with messages that name the pair, token and
+coordinate) and ``.npz`` files (arrays ``X_j``, ``Y_j``), then the
 kernel's admissibility check.  For ``.npz`` files the error path
 names the array and element (``X_0[1][0]``) for shape errors, and the equivalent
 JSON path for admissibility errors.
 """
 from __future__ import annotations
 
-import json
 import re
+from fractions import Fraction
 from pathlib import Path
 
 from proofcheck.checks import plural
 from proofcheck.kernel.dataset import FORMAT, Dataset, Pair, Token, check_admissible, check_name
-from proofcheck.kernel.documents import read_json, schema_error
+from proofcheck.kernel.documents import read_json
 from proofcheck.kernel.errors import BadInput, Inadmissible
-from proofcheck.kernel.numbers import parse_number
+from proofcheck.kernel.numbers import fmt_num, parse_number
+from proofcheck.kernel.reader import key_path, read_dataset
 from proofcheck.kernel.verdicts import escape
 
 
@@ -47,6 +48,9 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
         if len(tok) != d:
             raise BadInput(f"token {t} of {kind} {j} has {plural(len(tok), 'coordinate')}, "
                            f"expected {d}", tpath)
+        if all(type(v) is Fraction for v in tok):  # read already by the kernel's reader
+            out.append(tuple(tok))
+            continue
         out.append(tuple(_coordinate(v, f"{tpath}[{c}]", f"{kind} {j} token {t} coordinate {c}",
                                      float_paths) for c, v in enumerate(tok)))
     return tuple(out)
@@ -54,36 +58,34 @@ def _parse_sequence(seq, d: int, j: int, kind: str, path: str,
 
 def _coordinate(v, path: str, what: str, float_paths: list[str]):
     """One coordinate through the one number parser; a JSON float's path is noted."""
+    if type(v) is Fraction:  # read by the kernel's reader
+        return v
     q, was_float = parse_number(v, path, what)
     if was_float:
         float_paths.append(path)
     return q
 
 
-def dataset_from_json(obj, source: str = "<json>", root: str = "$", *,
-                      schema_checked: bool = False) -> Dataset:
+def dataset_from_json(obj, source: str = "<json>", root: str = "$") -> Dataset:
     """Build a ``Dataset`` from a parsed ``proofcheck-dataset/1`` JSON object.
 
-    First validates ``obj`` against the published schema
-    (``proofcheck/schemas/proofcheck-dataset-1.schema.json``, see
-    :mod:`proofcheck.kernel.documents`) before any arithmetic; then reads the
-    numbers with the one number parser.  Checks the shape only (not admissibility,
-    except that empty sequences raise ``Inadmissible``).  Keys other than
-    :data:`DATASET_KEYS` (top level) and :data:`PAIR_KEYS` (in a pair) are
-    ``BadInput`` at their JSON path (``$.pair``, ``$.pairs[3].outputs``).
-    ``name`` defaults to the stem of ``source``.  ``root`` is the JSON path of
-    ``obj`` in its document (``"$.dataset"`` inside a certificate).  Raises
-    ``BadInput`` / ``Inadmissible`` with the JSON path; where the schema rejects a
-    value, the message is the precise one of the reader below (which names pair,
-    token and coordinate), else the schema's.  ``schema_checked=True`` skips the
-    validation for a dataset already validated as part of a stricter schema (the
-    certificate's embedded dataset).
+    First the kernel's reader (:func:`proofcheck.kernel.reader.read_dataset`: every key,
+    type and number, each number parsed once; the rules of the published schema
+    ``proofcheck/schemas/proofcheck-dataset-1.schema.json``) before any arithmetic; then
+    the shape.  Checks the shape only (not admissibility, except that empty sequences
+    raise ``Inadmissible``).  Keys other than :data:`DATASET_KEYS` (top level) and
+    :data:`PAIR_KEYS` (in a pair) are ``BadInput`` at their JSON path (``$.pair``,
+    ``$.pairs[3].outputs``).  ``name`` defaults to the stem of ``source``.  ``root`` is
+    the JSON path of ``obj`` in its document.  Raises ``BadInput`` / ``Inadmissible``
+    with the JSON path; where the reader refuses a value, the message is the precise
+    one of :func:`_build` (which names pair, token and coordinate) when it has one.
     """
-    err = None if schema_checked else schema_error(obj, "dataset", root)
-    if err is not None:
+    try:
+        read = read_dataset(obj, root)
+    except BadInput:
         _build(obj, source, root)  # only to word the error precisely; raises
-        raise err
-    return _build(obj, source, root)
+        raise
+    return _build(read, source, root)
 
 
 #: the keys of a ``proofcheck-dataset/1`` object (SPEC §3; ``source``: an optional
@@ -97,10 +99,8 @@ def _refuse_unknown_keys(obj: dict, allowed: tuple[str, ...], path: str) -> None
     (a misspelt ``"pair"`` or ``"outputs"`` would otherwise be ignored silently)."""
     for key in obj:
         if key not in allowed:
-            where = (f"{path}.{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key)
-                     else f"{path}[{json.dumps(escape(key))}]")
             raise BadInput(f"unknown key '{escape(key, 40)}'; allowed keys: "
-                           f"{', '.join(allowed)}", where)
+                           f"{', '.join(allowed)}", key_path(path, key))
 
 
 def _build(obj, source: str, root: str) -> Dataset:
@@ -118,9 +118,10 @@ def _build(obj, source: str, root: str) -> Dataset:
     check_name(name, root)
     d = obj.get("d")
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise BadInput(f"d must be a positive integer (got {str(d)[:40]!s})", f"{root}.d")
+        got = fmt_num(d) if type(d) is int else escape(d, 40)
+        raise BadInput(f"d must be a positive integer (got {got})", f"{root}.d")
     if d > 100_000:
-        raise BadInput(f"d = {str(d)[:20]}{'...' if len(str(d)) > 20 else ''} is larger than "
+        raise BadInput(f"d = {fmt_num(d)} is larger than "
                        "100000, which this tool accepts", f"{root}.d")
     pairs = obj.get("pairs")
     if not isinstance(pairs, list):

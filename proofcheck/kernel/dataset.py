@@ -69,7 +69,8 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
         for t, tok in enumerate(s):
             if len(tok) != d:
                 raise BadInput(f"token has {len(tok)} coordinates, expected d = {d}", f"{path}[{t}]")
-        return tuple(tuple(parse_exact(x, f"{path}[{t}][{c}]") for c, x in enumerate(tok))
+        return tuple(tuple(tok) if all(type(x) is Fraction for x in tok) else  # read already
+                     tuple(parse_exact(x, f"{path}[{t}][{c}]") for c, x in enumerate(tok))
                      for t, tok in enumerate(s))
     return Dataset(obj["name"], d, tuple(
         Pair(seq(p["input"], f"{root}.pairs[{j}].input"), seq(p["output"], f"{root}.pairs[{j}].output"))

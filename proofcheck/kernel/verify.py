@@ -1,20 +1,23 @@
-"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: its format's
-JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on mismatch),
+"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: the kernel's
+reader (:mod:`.reader`: every field and number, before any arithmetic; malformed: ``BadInput``,
+exit 2), the digest (ERROR on mismatch),
 the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the re-derived
 one (REFUTED if they differ; ERROR if a stated failure holds).  Under the bounds of :mod:`.limits`
 (RESOURCE-LIMIT, exit 4); an exception inside the kernel is ERROR, never a weaker check."""
+import hashlib
 from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem
 from proofcheck.kernel.dataset import digest
-from proofcheck.kernel.documents import read_json, validate
+from proofcheck.kernel.documents import read_json
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.limits import budget
-from proofcheck.kernel.serialize import canonical, sha256
+from proofcheck.kernel.reader import CERTIFICATES, read_certificate
+from proofcheck.kernel.serialize import canonical
 from proofcheck.kernel.verdicts import Scope, Verdict, Witness, escape
 
-#: the formats this kernel reads -> their schema (proofcheck.kernel.documents.FORMATS)
-READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": "certificate-2"}
+#: the formats this kernel reads
+READS = tuple(CERTIFICATES)
 
 
 @dataclass
@@ -60,27 +63,28 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     """The :class:`Outcome` of a parsed certificate (the kernel's in-memory API).
     ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about;
     ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded), ``"plain"``
-    or ``"fast"``.  Malformed content (schema, numbers, dimensions, another dataset, a
-    plugin posing as a catalogue statement) raises ``BadInput`` with the JSON path."""
+    or ``"fast"``.  Malformed content (fields and numbers: :mod:`.reader`; dimensions,
+    another dataset, a plugin posing as a catalogue statement) raises ``BadInput`` with
+    the JSON path."""
     if not isinstance(cert, dict):
-        raise BadInput("not a proofcheck-certificate/2 certificate: the top-level JSON value is "
-                       "not an object", "$")
-    if cert.get("format") not in READS:
-        raise BadInput(f"not a proofcheck certificate (format is {escape(cert.get('format'), 60)!r}"
-                       f"; this kernel reads {', '.join(READS)})", "$.format")
+        read_certificate(cert)  # raises: not an object
     body = {k: v for k, v in cert.items() if k != "digest"}
-    raw, where = canonical(body), {"route": "plain", "facts": None}
+    try:
+        raw, where = canonical(body), {"route": "plain", "facts": None}
+    except (TypeError, ValueError):  # not JSON: the reader names the value
+        read_certificate(cert)
+        raise
     try:
         with budget(len(raw)):
-            validate(cert, READS[cert["format"]])  # in the budget: parsing charges exponents
+            doc = read_certificate(cert)  # in the budget: parsing charges exponents, long digits
             if dataset is not None:
-                _same_dataset(cert, dataset)
-            if sha256(body) != cert.get("digest"):
+                _same_dataset(doc, dataset)
+            if hashlib.sha256(raw).hexdigest() != doc["digest"]:
                 return Outcome(Verdict.ERROR, ["digest mismatch: altered after sealing"])
-            if cert["kind"] == "theorem":
-                got, lines, where["route"], where["facts"] = theorem.check(cert, route)
+            if doc["kind"] == "theorem":
+                got, lines, where["route"], where["facts"] = theorem.check(doc, route)
             else:
-                got, lines = lemma.check(cert)
+                got, lines = lemma.check(doc)
     except (BadInput, KeyboardInterrupt):
         raise
     except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided

@@ -17,9 +17,16 @@ from proofcheck.io.provenance import provenance
 from proofcheck.kernel.dataset import digest
 from proofcheck.kernel.low_rank import rank_of
 from proofcheck.kernel.model import Transformer
+from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import fmt_num, fmt_value
 from proofcheck.approx import theta_json, theta_markdown
 from proofcheck.checks import plural
+
+
+def _json_value(v) -> str:
+    """A report value JSON has no type for: a Fraction as its exact ``p/q`` (any size,
+    without CPython's 4300-digit limit), anything else as ``str``."""
+    return format_q(v) if isinstance(v, Fraction) else str(v)
 
 
 def dataset_max_bits(ds) -> int:
@@ -197,7 +204,7 @@ def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
     base = report_base(out_dir, rep["statement"], rep["dataset"]["name"],
                        causal=rep.get("attention", {}).get("mask") == "causal")
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
-    atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    atomic_write(js, json.dumps(rep, indent=1, default=_json_value) + "\n")
     atomic_write(md, markdown(rep))
     return md, js
 
@@ -325,6 +332,6 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
                        simulation=sc.simulation)
     os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
-    atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
+    atomic_write(js, json.dumps(rep, indent=1, default=_json_value) + "\n")
     atomic_write(md, softmax_markdown(rep, png.name))
     return md, js, png
