@@ -212,6 +212,9 @@ class Z3Prover:
                                                  f"fragment: {exc})")
         except z3.Z3Exception as exc:
             return Outcome(Verdict.INCONCLUSIVE, f"z3: failed ({exc})"[:300])
+        except Exception as exc:  # noqa: BLE001  (the prover failed, not the construction)
+            return Outcome(Verdict.INCONCLUSIVE,
+                           f"z3: the prover raised {type(exc).__name__}: {exc}"[:300])
 
     def solve(self, z3, constraints, names: dict):
         """``(status, model, seconds)``: status ``"unsat"``, ``"sat"`` (``model``:

@@ -264,3 +264,34 @@ def test_lemma_32_prints_both_provers(capsys):
     assert line.endswith("[for all parameters; sympy and z3 agree]")
     i = out.index(line)
     assert [x.strip().split(":")[0] for x in out[i + 4:i + 7]] == ["proved (sympy and z3)"] * 3
+
+
+def test_the_prover_raising_is_inconclusive_not_a_refutation(monkeypatch):
+    """A failure inside the z3 side (here its translation) is the prover failing:
+    INCONCLUSIVE with its message, never "the construction raised" (REFUTED)."""
+    from proofcheck.symbolic_sa import guarded
+
+    def boom(*a, **k):
+        raise TypeError("injected")
+    monkeypatch.setattr(smt, "to_z3", boom)
+    [r] = guarded("4.2 symbolic (d = 2)", corner.symbolic, 2)
+    assert (r.verdict, r.provers) == (Verdict.INCONCLUSIVE, {"sympy": "VERIFIED",
+                                                            "z3": "INCONCLUSIVE"})
+    assert any("z3: the prover raised TypeError: injected" in x for x in r.details)
+
+
+def test_readme_block_is_the_results_file():
+    """The README's provers table is ``python -m bench.provers --readme`` of
+    bench/results-provers.json, and that file records both provers agreeing on every
+    conclusion and refuting every one-parameter variant."""
+    import json
+    from pathlib import Path
+
+    from bench.provers import readme
+    root = Path(__file__).resolve().parents[1]
+    res = json.loads((root / "bench" / "results-provers.json").read_text())
+    assert readme(res) in (root / "README.md").read_text()
+    assert all(r["provers"] == BOTH for r in res["layers"])
+    assert all(r["wrong_variant"]["provers"] == REFUTED_BY_BOTH for r in res["layers"])
+    assert {r["lemma"] for r in res["layers"]} == {"3.1", "3.2", "3.2p", "3.3", "4.1", "tag",
+                                                   "4.2", "4.3"}

@@ -71,9 +71,25 @@ def test_verify_prove_exp_proves_every_bound(capsys):
 
 
 @needs_coq
-def test_format_1_bounds_are_proved():
-    r = exp_bounds.prove(_load(CERT1))
+def test_format_1_bounds_are_proved_on_the_standard_reals_only():
+    """Also ``Print Assumptions``: the classical axioms of Coq's reals and the primitive
+    63-bit integers (with their specifications), nothing of Interval's own."""
+    r = exp_bounds.prove(_load(CERT1), assumptions=True)
     assert (r.verdict, r.proved, r.total, r.witness) == (Verdict.VERIFIED, 3, 3, None)
+    assert "ClassicalDedekindReals.sig_forall_dec" in r.axioms and "Uint63.add_spec" in r.axioms
+    assert all(a.startswith(exp_bounds.ALLOWED_AXIOMS) for a in r.axioms)
+
+
+def test_axioms_are_read_from_print_assumptions():
+    out = ("Axioms:\nUint63.tail0_spec\n  : forall x : PrimInt63.int,\n    (0 < x)%Z\n"
+           "ClassicalDedekindReals.sig_not_dec : forall P : Prop, {~ ~ P} + {~ P}\n"
+           "Interval.bad_axiom : False\n")
+    got = exp_bounds.axioms(out)
+    assert got == {"Uint63.tail0_spec", "ClassicalDedekindReals.sig_not_dec",
+                   "Interval.bad_axiom"}
+    assert [a for a in got if not a.startswith(exp_bounds.ALLOWED_AXIOMS)] == [
+        "Interval.bad_axiom"]
+    assert exp_bounds.axioms("Closed under the global context\n") == frozenset()
 
 
 @needs_coq
