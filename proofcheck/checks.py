@@ -24,9 +24,18 @@ class CheckResult:
     data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
     # what a passing check established; None: not said (a construction's own check)
     scope: Scope | None = None
+    # the provers that decided it and each one's verdict value, e.g. {"sympy": "VERIFIED",
+    # "z3": "VERIFIED"} (proofcheck.smt); None: no prover, or one not named
+    provers: dict | None = None
+    # a prover's counterexample, exact and re-checked (name -> Fraction), for a REFUTED
+    counterexample: dict | None = None
 
     def lines(self) -> list[str]:
-        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
+        tail = ""
+        if self.scope is not None and self.verdict.passed:
+            agree = (f"; {' and '.join(self.provers)} agree"
+                     if self.provers and len(self.provers) > 1 else "")
+            tail = f"  [{self.scope.value}{agree}]"
         out = [f"[{self.verdict.value}] {self.name}{tail}"]
         out += ["    " + d for d in self.details]
         if self.witness is not None:

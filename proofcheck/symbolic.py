@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from proofcheck.checks import CheckResult
-from proofcheck.kernel.verdicts import Scope, Verdict, Witness
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness, combine
 
 
 def relu(x):
@@ -81,7 +81,7 @@ def _witness_values(exprs, tries: int = 60, seed: int = 0):
     return None
 
 
-def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
+def prove_profile(name: str, ff, w, claims, hypotheses: str, second=None) -> CheckResult:
     """Prove the conclusions ``claims`` of an FF lemma on the layer ``ff`` (symbolic
     entries) for all symbol values allowed by their assumptions.
 
@@ -92,43 +92,81 @@ def prove_profile(name: str, ff, w, claims, hypotheses: str) -> CheckResult:
     layer (``eta = 1``) whose rows of ``U`` lie along ``w``: a layer outside that is
     INCONCLUSIVE (not applicable, witness code ``eta-not-one`` / ``row-off-direction``),
     never REFUTED, since the claims may still hold.
+    ``second``: a second prover (``proofcheck.smt.Z3Prover``) that decides every
+    claim too, from the same layer and claims; the result is then VERIFIED only when
+    both proved every claim (``provers`` names them), ERROR when they disagree, and
+    a refutation carries the second prover's checked counterexample when it found one.
     Returns VERIFIED, REFUTED (with the failing point and parameter values) or
     INCONCLUSIVE (not applicable, or an undecided sign)."""
-    from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
-    from proofcheck.kernel.verdicts import Witness
     det = [f"hypotheses: {hypotheses}",
            "profile computed from the returned U, b, W: FF(x) = eta x + "
            "sum_k W_k relu(alpha_k <w,x> + b_k), U_k = alpha_k w"]
+    prof, not_applicable = _profile_of(ff, w, det)
+    verdict, witness, model, said = Verdict.VERIFIED, None, None, {"sympy": [], "z3": []}
+    for lo, hi, target, text in claims:
+        if prof is None:
+            verdict, line, witness = Verdict.INCONCLUSIVE, f"not decided: {text}", not_applicable
+        else:
+            verdict, line, witness = _claim(prof, lo, hi, target, text)
+        if second is not None:
+            out = second.profile_claim(ff, w, lo, hi, target)
+            said["sympy"].append(verdict)
+            said["z3"].append(out.verdict)
+            if verdict is not Verdict.VERIFIED:
+                det.append(f"sympy: {line}")
+            verdict, line, witness = second.merge(verdict, witness, out, text)
+            model = out.model if verdict is Verdict.REFUTED else None
+        det.append(line)
+        if verdict is not Verdict.VERIFIED:
+            break
+    ok = verdict is Verdict.VERIFIED
+    res = CheckResult(name, verdict, det, None if ok else witness,
+                      scope=Scope.ALL_PARAMETERS if ok else None, counterexample=model)
+    if second is not None:
+        res.provers = {k: combine(v).value for k, v in said.items()}
+    return res
+
+
+def _profile_of(ff, w, det: list):
+    """``(profile, None)``, or ``(None, witness or None)`` when sympy's method does not
+    apply (eta != 1: code ``eta-not-one``; a row off the direction: ``row-off-direction``)
+    or a sign is undecided; the reason is added to ``det``."""
+    from proofcheck.kernel.lemma_checks.profile import NotAlong, Profile, Undecided
     try:
         prof = Profile.along(ff, w, sympy_field())
         if not _rational_zero(prof.eta - 1):
-            return CheckResult(name, Verdict.INCONCLUSIVE, det + [
-                "not applicable: prove_profile needs a residual layer (eta = 1)"], Witness(
-                "the layer does not have eta = 1", expected=1, got=prof.eta, code="eta-not-one"))
-        kinks = prof.kinks()
+            det.append("not applicable: prove_profile needs a residual layer (eta = 1)")
+            return None, Witness("the layer does not have eta = 1", expected=1, got=prof.eta,
+                                 code="eta-not-one")
         det.append(f"eta = 1; alpha = {[sp.simplify(a) for a in prof.alphas]}; "
-                   f"kinks at {[sp.simplify(k) for k in kinks]}")
-        for lo, hi, target, text in claims:
-            bad = prof.first_difference(lo, hi, target)
-            if bad is not None:
-                where, got, exp = bad
-                diffs = [sp.simplify(g - e) for g, e in zip(got, exp)]
-                vals = _witness_values([x for x in diffs if x != 0])
-                c = next(i for i, x in enumerate(diffs) if x != 0)
-                at = where if isinstance(where, str) else f"<w,x> = {sp.simplify(where)}"
-                ws = ("" if not vals else
-                      "; non-zero at " + ", ".join(f"{k} = {v}" for k, v in vals.items()))
-                return CheckResult(name, Verdict.REFUTED, det + [f"NOT proved: {text}"], Witness(
-                    f"{text} fails at {at}{ws}", coordinate=c,
-                    expected=sp.simplify(exp[c]), got=sp.simplify(got[c]), code="piece-fails"))
-            det.append(f"proved: {text}")
+                   f"kinks at {[sp.simplify(k) for k in prof.kinks()]}")
     except NotAlong as e:
-        return CheckResult(name, Verdict.INCONCLUSIVE, det + [
-            "not applicable: prove_profile needs every row of U along the direction"],
-            Witness(str(e), code="row-off-direction"))
+        det.append("not applicable: prove_profile needs every row of U along the direction")
+        return None, Witness(str(e), code="row-off-direction")
     except Undecided as e:
-        return CheckResult(name, Verdict.INCONCLUSIVE, det + [f"undecided: {e}"])
-    return CheckResult(name, Verdict.VERIFIED, det, scope=Scope.ALL_PARAMETERS)
+        det.append(f"undecided: {e}")
+        return None, None
+    return prof, None
+
+
+def _claim(prof, lo, hi, target, text: str):
+    """sympy's ``(verdict, line, witness)`` on one claim of :func:`prove_profile`."""
+    from proofcheck.kernel.lemma_checks.profile import Undecided
+    try:
+        bad = prof.first_difference(lo, hi, target)
+    except Undecided as e:
+        return Verdict.INCONCLUSIVE, f"undecided: {e}", None
+    if bad is None:
+        return Verdict.VERIFIED, f"proved: {text}", None
+    where, got, exp = bad
+    diffs = [sp.simplify(g - e) for g, e in zip(got, exp)]
+    vals = _witness_values([x for x in diffs if x != 0])
+    c = next(i for i, x in enumerate(diffs) if x != 0)
+    at = where if isinstance(where, str) else f"<w,x> = {sp.simplify(where)}"
+    ws = "" if not vals else "; non-zero at " + ", ".join(f"{k} = {v}" for k, v in vals.items())
+    return Verdict.REFUTED, f"NOT proved: {text}", Witness(
+        f"{text} fails at {at}{ws}", coordinate=c, expected=sp.simplify(exp[c]),
+        got=sp.simplify(got[c]), code="piece-fails")
 
 
 def prove_positive(name: str, expr, why: str = "") -> CheckResult:

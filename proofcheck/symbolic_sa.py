@@ -85,19 +85,40 @@ class Proof:
 
     ``zero(expr, text)``: ``expr`` simplifies to 0; ``positive(expr, text)``: sympy
     decides ``expr > 0`` from the symbols' assumptions; ``negative`` likewise;
-    ``fact(ok, text)``: a finite exact check (``ok`` a bool)."""
+    ``fact(ok, text)``: a finite exact check (``ok`` a bool).
+    ``second``: a second prover (``proofcheck.smt.Z3Prover``) that decides every
+    ``zero`` / ``positive`` / ``negative`` step too, on the same expression; a step is
+    then proved only when both proved it, the provers disagreeing is ERROR, and a
+    refutation carries the second prover's checked counterexample when it found one
+    (``result`` names the provers in ``provers``)."""
 
-    def __init__(self):
+    def __init__(self, second=None):
         self.steps: list[str] = []
         self.verdicts: list[Verdict] = []
         self.first_failure: str | None = None
+        self.second = second
+        self.said: dict = {"sympy": [], getattr(second, "name", "second"): []}
+        self.witness = None
+        self.model: dict | None = None
 
-    def _record(self, v: Verdict, text: str) -> bool:
-        tag = {Verdict.VERIFIED: "proved", Verdict.REFUTED: "DISPROVED"}.get(v, "NOT decided")
-        self.steps.append(f"{tag}: {text}")
+    def _record(self, v: Verdict, text: str, ask=None, step: str | None = None) -> bool:
+        """Record one step sympy decided as ``v`` (``text``: sympy's line, ``step``:
+        the step's name); ``ask(second)`` is the second prover's answer on the same
+        step (``None``: a finite fact, no prover)."""
+        if self.second is not None and ask is not None:
+            out = ask(self.second)
+            self.said["sympy"].append(v)
+            self.said[self.second.name].append(out.verdict)
+            v, line, w = self.second.merge(v, None, out, text, step)
+            self.steps.append(line)
+        else:
+            tag = {Verdict.VERIFIED: "proved", Verdict.REFUTED: "DISPROVED"}.get(v, "NOT decided")
+            line, w, out = f"{tag}: {text}", None, None
+            self.steps.append(line)
         self.verdicts.append(v)
         if v != Verdict.VERIFIED and self.first_failure is None:
-            self.first_failure = f"{tag}: {text}"
+            self.first_failure, self.witness = line, w
+            self.model = out.model if out is not None and v is Verdict.REFUTED else None
         return v == Verdict.VERIFIED
 
     def zero(self, expr, text: str) -> bool:
@@ -105,6 +126,7 @@ class Proof:
         exprs = list(expr) if isinstance(expr, (list, tuple)) else [expr]
         if self.first_failure is not None:
             return self._skip(text)
+        ask = lambda p: p.zero(exprs)  # noqa: E731
         try:
             for e in exprs:
                 e = sp.sympify(e)
@@ -113,17 +135,17 @@ class Proof:
                       else None)
                 if pt is not None:
                     return self._record(Verdict.REFUTED,
-                                        f"{text}  [residual {_short(e)}{_at(pt)}]")
+                                        f"{text}  [residual {_short(e)}{_at(pt)}]", ask, text)
                 s = decide(lambda x: sp.simplify(sp.expand(x)), e)
                 if decide(lambda x: x != 0, s):
                     pt = decide(_witness_point, s, lambda val: val != 0)
                     if pt is None and not s.free_symbols:
                         pt = {}
                     v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
-                    return self._record(v, f"{text}  [residual {_short(s)}{_at(pt)}]")
+                    return self._record(v, f"{text}  [residual {_short(s)}{_at(pt)}]", ask, text)
         except ProverFailure as exc:
-            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]")
-        return self._record(Verdict.VERIFIED, text)
+            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]", ask, text)
+        return self._record(Verdict.VERIFIED, text, ask, text)
 
     def positive(self, expr, text: str) -> bool:
         return self._sign(expr, text, True)
@@ -136,18 +158,19 @@ class Proof:
         if self.first_failure is not None:
             return self._skip(text)
         expr = sp.sympify(expr)
+        ask = lambda p: p.sign(expr, want_positive)  # noqa: E731
         try:
             e = decide(lambda x: sp.factor(sp.expand(x)), expr)
             ok = decide(lambda x: x.is_positive if want_positive else x.is_negative, e)
             if ok is True:
-                return self._record(Verdict.VERIFIED, f"{text}  [{_short(e)}]")
+                return self._record(Verdict.VERIFIED, f"{text}  [{_short(e)}]", ask, text)
             # disproved only by an admissible point where the sign fails
             pt = decide(_witness_point, e, (lambda val: val <= 0) if want_positive
                         else (lambda val: val >= 0))
         except ProverFailure as exc:
-            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]")
+            return self._record(Verdict.INCONCLUSIVE, f"{text}  [{exc}]", ask, text)
         v = Verdict.REFUTED if pt is not None else Verdict.INCONCLUSIVE
-        return self._record(v, f"{text}  [{_short(e)}{_at(pt)}]")
+        return self._record(v, f"{text}  [{_short(e)}{_at(pt)}]", ask, text)
 
     def _skip(self, text: str) -> bool:
         self.steps.append(f"skipped after the first failure: {text}")
@@ -163,14 +186,17 @@ class Proof:
         return min(self.verdicts, key=order.index) if self.verdicts else Verdict.ERROR
 
     def result(self, name: str, details=()) -> CheckResult:
-        from proofcheck.kernel.verdicts import Witness
+        from proofcheck.kernel.verdicts import Scope, Witness, combine
         v = self.verdict()
         w = None
-        if v == Verdict.REFUTED:
-            w = Witness(f"symbolic step failed on the returned layer: {self.first_failure}",
-                        code="symbolic-step-fails")
-        from proofcheck.kernel.verdicts import Scope
-        return CheckResult(name, v, list(details) + self.steps, w, scope=Scope.ALL_PARAMETERS)
+        if v in (Verdict.REFUTED, Verdict.ERROR):
+            w = self.witness or Witness(f"symbolic step failed on the returned layer: "
+                                        f"{self.first_failure}", code="symbolic-step-fails")
+        res = CheckResult(name, v, list(details) + self.steps, w, scope=Scope.ALL_PARAMETERS,
+                          counterexample=self.model)
+        if self.second is not None and self.said["sympy"]:
+            res.provers = {k: combine(x).value for k, x in self.said.items()}
+        return res
 
 
 def _candidates(sym):

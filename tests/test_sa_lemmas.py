@@ -64,7 +64,10 @@ def test_wrong_score_matrix_refutes_41_symbolic(monkeypatch):
         return replace(good, A=Factored(good.A.lam, good.A.left, (v,)))
     monkeypatch.setattr(clustering, "cluster_sa", bad)
     r = clustering.symbolic(2)
-    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "e.g. at" in r.witness.reason
+    # both provers refute the step; the witness is z3's model, sympy's point is in its line
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "smt-counterexample")
+    assert r.provers == {"sympy": "REFUTED", "z3": "REFUTED"} and r.counterexample
+    assert any(x.startswith("DISPROVED") and "e.g. at" in x for x in r.details)
 
 
 def test_wrong_tag_value_refutes_tag_symbolic(monkeypatch):
@@ -78,7 +81,7 @@ def test_zero_row_refutes_42_symbolic(monkeypatch):
     monkeypatch.setattr(corner, "corner_sa", lambda: SA(F(0), Factored(F(1), (e0,), (tuple(-x for x in e0),)),
                                                         Factored(F(1))))
     r = corner.symbolic(3)
-    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "g_0 > 0" in r.witness.reason
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "smt-counterexample") and "g_0 > 0" in r.witness.reason
 
 
 def test_wrong_stereographic_refutes_43_symbolic(monkeypatch):

@@ -32,6 +32,11 @@ def register(sub) -> None:
                    "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
                    "against plain by the tests) or auto (fast above a size; default); "
                    "e.g. --route plain")
+    q.add_argument("--prove-exp", action="store_true",
+                   help="also prove the stated exp bounds of a softmax certificate, "
+                   "min(1, (n-1) e^(-min_gap/tau)) <= max_eps per SA sub-layer, with Coq "
+                   "Interval (proofcheck/exp_bounds.py; needs coqc and libcoq-interval); a "
+                   "bound Coq does not prove makes the verdict INCONCLUSIVE")
     q.set_defaults(func=cmd_verify)
 
 
@@ -56,22 +61,55 @@ def _route_note(out) -> str | None:
             "theorem check decided before any evaluation of the network)")
 
 
+def _require_coq_interval(path) -> None:
+    """``--prove-exp``: a softmax certificate and Coq Interval installed, else exit 2."""
+    from proofcheck.exp_bounds import coq_missing, stated_exp_bounds
+    from proofcheck.kernel.documents import read_json
+    from proofcheck.kernel.errors import BadInput
+    stated_exp_bounds(read_json(path, "certificate"))
+    if (why := coq_missing()) is not None:
+        raise BadInput(f"--prove-exp needs Coq Interval: {why}")
+
+
+def _prove_exp(path, out):
+    """Coq Interval on the stated exp bounds once the kernel passed the certificate
+    (``None`` after any other verdict: the kernel's stands)."""
+    from proofcheck.exp_bounds import prove
+    from proofcheck.kernel.documents import read_json
+    if not out.verdict.passed:
+        print(f"exp bounds: not run (the kernel's verdict is {out.verdict.value})")
+        return None
+    return prove(read_json(path, "certificate"))
+
+
 def cmd_verify(args) -> int:
     if args.route != "plain":  # the fast tier registers its route; plain never loads it
         import proofcheck.kernel.fast  # noqa: F401
     from proofcheck.kernel.verify import verify_file
+    from proofcheck.kernel.verdicts import Verdict
     from proofcheck.cli.common import outcome_line
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
         dataset = load_dataset(args.dataset)
+    if args.prove_exp:
+        _require_coq_interval(args.file)
     out = verify_file(args.file, dataset, route=args.route)
     code = out.exit_code(args.require_conclusion)
+    exp = _prove_exp(args.file, out) if args.prove_exp else None
+    if exp is not None and exp.verdict is not Verdict.VERIFIED:
+        code = exp.verdict.exit_code  # a prover's failure is INCONCLUSIVE
     args.verdict_exit_code = code
     for ln in out.lines:
         print(_printable(ln))
     if (note := _route_note(out)) is not None:
         print(note)
+    for ln in ([] if exp is None else [exp.summary()] + ["    " + x for x in exp.lines]):
+        print(_printable(ln))
+    if exp is not None and exp.verdict is not Verdict.VERIFIED:
+        print(f"\nVERDICT: {exp.verdict.value} (the kernel: {out.verdict.value}; "
+              f"{_printable(exp.summary())}; witness: {_printable(exp.witness.describe())})")
+        return code
     print(f"\n{_printable(outcome_line(out))}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "

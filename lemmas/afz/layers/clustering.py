@@ -123,15 +123,16 @@ def layer_with(layer, sub):
 
 
 def symbolic(d: int = 2):
-    """sympy, on ``cluster_sa(u)`` for a symbolic ``u`` in dimension ``d``: the
+    """sympy and z3, on ``cluster_sa(u)`` for a symbolic ``u`` in dimension ``d``: the
     score facts of :func:`prove_scores`, and the value map ``rho x_i + V y = y``
     (so a token's image is the mean of its argmax set).  Consequence, for all u
     and all sequences: the argmax set of a token depends only on the sign of
     ``<u,x_i>`` (u-maximal / u-minimal / all), hence at most 3 images."""
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic_sa import Proof, symbols, value
     u = symbols("u", d, real=True)
     layer = cluster_sa(u)
-    P = Proof()
+    P = Proof(second=Z3Prover())
     prove_scores(layer, u, P, "A of cluster_sa(u)")
     x, y = symbols("x", d, real=True), symbols("y", d, real=True)
     P.zero([a - b for a, b in zip(value(layer, x, y), y)], "rho x + V y = y (image = mean of argmax set)")
@@ -141,15 +142,16 @@ def symbolic(d: int = 2):
 
 
 def symbolic_tag(d: int = 2):
-    """sympy, on ``tag_sa(u, lam)`` for symbolic ``u``, ``lam``: the score facts of
+    """sympy and z3, on ``tag_sa(u, lam)`` for symbolic ``u``, ``lam``: the score facts of
     :func:`prove_scores` and ``rho x + V y = x + lam y``."""
     import sympy as sp
 
     from proofcheck.symbolic_sa import Proof, symbols, value
     u = symbols("u", d, real=True)
+    from proofcheck.smt import Z3Prover
     lam = sp.Symbol("lam", real=True)
     layer = tag_sa(u, lam)
-    P = Proof()
+    P = Proof(second=Z3Prover())
     prove_scores(layer, u, P, "A of tag_sa(u, lam)")
     x, y = symbols("x", d, real=True), symbols("y", d, real=True)
     P.zero([a - (xi + lam * b) for a, xi, b in zip(value(layer, x, y), x, y)], "rho x + V y = x + lam y")

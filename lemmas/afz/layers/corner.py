@@ -47,14 +47,15 @@ def prove_dominance(layer, d: int, P, label: str) -> None:
 
 
 def symbolic(d: int = 3):
-    """sympy on ``corner_sa()`` in dimension ``d``: :func:`prove_dominance` and the
+    """sympy and z3 on ``corner_sa()`` in dimension ``d``: :func:`prove_dominance` and the
     value map ``rho x + V (t 1) = t 1`` for every token ``x`` — every token of the
     positive box maps to ``t 1`` (for all t > 0 and all box tokens)."""
     import sympy as sp
 
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic_sa import Proof, symbols, value
     layer = corner_sa()
-    P = Proof()
+    P = Proof(second=Z3Prover())
     prove_dominance(layer, d, P, "A of corner_sa()")
     x = symbols("x", d, positive=True)
     t = sp.Symbol("t", positive=True)

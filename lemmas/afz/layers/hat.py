@@ -101,13 +101,15 @@ def symbolic(d: int = 3):
 
 @functools.lru_cache(maxsize=None)
 def _symbolic(d: int = 3):
-    """sympy proofs, on the layers ``hat_ff`` / ``plateau_ff`` return for symbolic
+    """sympy and z3 proofs, on the layers ``hat_ff`` / ``plateau_ff`` return for symbolic
     ``w, p, q`` in R^d, ``t_p = <w,p>`` and ``delta > 0`` (``0 < delta1 < delta2``,
     written ``delta2 = delta1 + s`` with ``s > 0``): p -> q (the plateau moves every
     token within ``delta1`` by ``q - p``) and every token outside the support is
-    fixed.  The profile comes from the returned U, b, W."""
+    fixed.  The profile comes from the returned U, b, W; z3 decides every claim
+    again from the same layer (``proofcheck.smt``)."""
     import sympy as sp
 
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic import prove_profile
     w = sp.symbols(f"w0:{d}", real=True)
     p = sp.symbols(f"p0:{d}", real=True)
@@ -124,7 +126,8 @@ def _symbolic(d: int = 3):
         hat_ff(w, tp, dl, shift), w,
         [(None, tp - dl, zero, "FF(x) = x when <w,x> <= t_p - delta"),
          (tp, tp, moved, "FF(x) = x + (q - p) when <w,x> = t_p, so FF(p) = q"),
-         (tp + dl, None, zero, "FF(x) = x when <w,x> >= t_p + delta")], hyp + ", delta > 0")
+         (tp + dl, None, zero, "FF(x) = x when <w,x> >= t_p + delta")], hyp + ", delta > 0",
+        second=Z3Prover())
     d2 = d1 + s
     r2 = prove_profile(
         f"3.2p for all parameters (symbolic): the returned plateau layer moves every x with |<w,x> - t_p| <= delta1 "
@@ -133,7 +136,7 @@ def _symbolic(d: int = 3):
         [(None, tp - d2, zero, "FF(x) = x when <w,x> <= t_p - delta2"),
          (tp - d1, tp + d1, moved, "FF(x) = x + (q - p) when |<w,x> - t_p| <= delta1"),
          (tp + d2, None, zero, "FF(x) = x when <w,x> >= t_p + delta2")],
-        hyp + ", 0 < delta1 < delta2 (delta2 = delta1 + s, s > 0)")
+        hyp + ", 0 < delta1 < delta2 (delta2 = delta1 + s, s > 0)", second=Z3Prover())
     return [r1, r2]
 
 

@@ -61,13 +61,14 @@ def symbolic(d: int = 3, axis: int = 0):
 
 @functools.lru_cache(maxsize=None)
 def _symbolic(d: int = 3, axis: int = 0):
-    """sympy proof, on the layer ``snap_ff`` returns for symbolic ``kappa``, ``y`` in
+    """sympy and z3 proofs, on the layer ``snap_ff`` returns for symbolic ``kappa``, ``y`` in
     R^d and ``delta > 0``: ``FF(x) = y`` for every ``x = t e_axis`` with
     ``|t - kappa| <= delta`` and ``FF(x) = x`` for EVERY x whose axis coordinate is
     outside ``(kappa - 2 delta, kappa + 2 delta)``.  The profile along ``e_axis``
     comes from the returned U, b, W."""
     import sympy as sp
 
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic import prove_profile
     kap = sp.Symbol("kappa", real=True)
     y = sp.symbols(f"y0:{d}", real=True)
@@ -82,7 +83,7 @@ def _symbolic(d: int = 3, axis: int = 0):
         [(None, kap - 2 * dl, zero, f"FF(x) = x when x_{axis} <= kappa - 2 delta"),
          (kap - dl, kap + dl, onto_y, "FF(t e) = y when |t - kappa| <= delta"),
          (kap + 2 * dl, None, zero, f"FF(x) = x when x_{axis} >= kappa + 2 delta")],
-        f"kappa in R, y in R^{d}, delta > 0, axis {axis}")
+        f"kappa in R, y in R^{d}, delta > 0, axis {axis}", second=Z3Prover())
 
 
 def run(dataset=None, seed: int = 0):

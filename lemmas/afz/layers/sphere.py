@@ -111,13 +111,14 @@ def prove_points(count: int, d: int, P) -> list:
 
 
 def symbolic(d: int = 3, count: int = 3):
-    """sympy on ``sphere_sa()`` and the stereographic points in dimension ``d``:
+    """sympy and z3 on ``sphere_sa()`` and the stereographic points in dimension ``d``:
     ``|sphere_point(v, r)|^2 = r^2`` for all v, r; :func:`prove_points`;
     :func:`prove_self_attention`; the value map fixes every token."""
     import sympy as sp
 
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic_sa import Proof, symbols, value
-    P = Proof()
+    P = Proof(second=Z3Prover())
     r = sp.Symbol("r", positive=True)
     v = symbols("v", d - 1, real=True)
     P.zero(sum(x * x for x in sphere_point(v, r)) - r ** 2, "|sphere_point(v, r)|^2 = r^2 for all v, r")

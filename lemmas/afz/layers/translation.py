@@ -24,17 +24,18 @@ def translation_ff(c) -> FF:
 
 
 def symbolic(d: int = 3):
-    """sympy proof, on the layer ``translation_ff`` returns for a symbolic ``c`` in
+    """sympy and z3 proofs, on the layer ``translation_ff`` returns for a symbolic ``c`` in
     R^d: ``FF(x) = x + c`` for every x (its U is 0, so the profile along any
     direction is constant; checked from the returned U, b, W)."""
     import sympy as sp
 
+    from proofcheck.smt import Z3Prover
     from proofcheck.symbolic import prove_profile
     c = sp.symbols(f"c0:{d}", real=True)
     w = [int(i == 0) for i in range(d)]
     return prove_profile(f"3.1 for all parameters (symbolic): the returned layer is x -> x + c for every x (all c, d = {d})",
                          translation_ff(c), w, [(None, None, lambda t: list(c), "FF(x) = x + c")],
-                         f"c in R^{d}")
+                         f"c in R^{d}", second=Z3Prover())
 
 
 def run(dataset=None, seed: int = 0):
