@@ -24,9 +24,19 @@ class CheckResult:
     data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
     # what a passing check established; None: not said (a construction's own check)
     scope: Scope | None = None
+    # inequalities the check substitutes into without proving them (its scope holds
+    # assuming them): printed with the scope and in the run's VERDICT line
+    assumes: tuple[str, ...] = ()
+
+    def scope_text(self) -> str | None:
+        """The scope in words, with the assumptions (``None`` when not said)."""
+        if self.scope is None:
+            return None
+        return self.scope.value + (f", assuming {' and '.join(self.assumes)}"
+                                   if self.assumes else "")
 
     def lines(self) -> list[str]:
-        tail = f"  [{self.scope.value}]" if self.scope is not None and self.verdict.passed else ""
+        tail = f"  [{self.scope_text()}]" if self.scope is not None and self.verdict.passed else ""
         out = [f"[{self.verdict.value}] {self.name}{tail}"]
         out += ["    " + d for d in self.details]
         if self.witness is not None:
