@@ -1,4 +1,5 @@
-"""Theorem 1.8, the seed's construction beside proofcheck's default, on digits:
+"""Theorem 1.8, proofcheck's reconstruction of the seed's mechanism (``seed``) beside
+proofcheck's default, on digits:
 ``python -m bench.softmax_seed`` runs ``theorem 1.8 --construction NAME`` work (build,
 tau-independent hardmax trajectory, the whole tau_cert search; no simulation) for
 both constructions on the shipped sample (40 images) and on all 1797 images, each
@@ -85,7 +86,8 @@ def run(quick: bool) -> list[dict]:
 def render_readme(res: dict) -> str:
     """The README block (between ``<!-- softmax-seed:begin -->`` and ``end``)."""
     out = ["<!-- softmax-seed:begin -->",
-           f"Theorem 1.8 on digits, the seed's construction beside proofcheck's default, one "
+           f"Theorem 1.8 on digits, proofcheck's reconstruction of the seed's mechanism (seed) beside "
+           f"proofcheck's default, one "
            f"run of `python -m bench.softmax_seed` ({res['machine']['platform']}, Python "
            f"{res['machine']['python']}; CPU seconds, tau_cert searched, no simulation):", "",
            "| dataset | construction | N | M | L | 2M + 3N | P | ‖θ*‖² | tau_cert | certificates "

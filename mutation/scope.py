@@ -5,7 +5,12 @@ that are check code (statements, proofs, instance generators), which are not
 mutated; everything else defined in the module is construction code and is.
 :data:`CHECKS`: the user-facing commands that judge a mutant of the module, in
 order (a mutant is judged by the first that refutes it); ``{case}`` stands for
-each handed case of :data:`CASES` found on this machine.
+each dataset of :func:`dataset_files`, ``{handed}`` for each handed case of :data:`CASES`
+found on this machine, and ``{kill}`` for each dataset of :func:`dataset_files` on which
+the unmutated command ends VERIFIED (exit 0): the kill datasets of a construction whose
+hypothesis not every dataset meets (the seed 1.8 construction's block budget, the causal
+constructions' prefix map).  :data:`GROUPS`: the construction group of each module, for
+the per-group table.
 """
 from __future__ import annotations
 
@@ -53,6 +58,24 @@ MODULES = {
     "flag collapse": ("lemmas/afz/phases/flag_collapse.py", ()),
     "bounded assembly": ("lemmas/afz/theorems/bounded.py",
                          ("param_formula", "block_formula", "magnitude_bound", "constant_checks")),
+    # proofcheck's reconstruction of the seed's 1.8 mechanism (theorem 1.8 --construction seed)
+    "converge": ("lemmas/afz/layers/converge.py", ("profile", "symbolic", "_symbolic")),
+    "seed 1.8": ("lemmas/afz/theorems/theorem_1_8_seed.py",
+                 ("param_formula", "constant_checks", "notes", "converge_blocks")),
+    # the causal constructions (theorem 1.6 --attention causal --construction causal-...)
+    "causal": ("lemmas/causal/prefix_construction.py",
+               ("param_formula", "constant_checks", "default_counts", "NoCausalInterpolant")),
+}
+
+#: construction group -> modules (the per-group table of ``python -m mutation groups``)
+GROUPS = {
+    "layer lemmas": ("translation", "hat", "plateau", "snap", "scalars", "clustering/tag",
+                     "corner", "sphere"),
+    "default phases": ("collapse", "separation", "leaders", "interpolation", "assembly"),
+    "peel": ("peel", "peeling", "top-collapse", "peel assembly"),
+    "bounded": ("flag", "bounded separation", "flag collapse", "bounded assembly"),
+    "seed 1.8": ("converge", "seed 1.8"),
+    "causal": ("causal",),
 }
 ONLY = {"plateau": ("plateau_ff",)}
 
@@ -63,6 +86,9 @@ _THEOREM = [["theorem", "1.6", "--no-report", "--dataset", "{case}"]]
 _PEEL = [["theorem", "1.6", "--construction", "peel", "--no-report", "--dataset", "{case}"]]
 _BOUNDED = [["theorem", "1.6", "--construction", "bounded", "--no-report", "--dataset", "{case}"]]
 _PHASE_CASES = lambda sid: [["lemma", sid, "--dataset", "{handed}"]]  # noqa: E731
+_SEED = [["theorem", "1.8", "--construction", "seed", "--no-report", "--dataset", "{kill}"]]
+_CAUSAL = [["theorem", "1.6", "--attention", "causal", "--construction", c, "--no-report",
+            "--dataset", "{kill}"] for c in ("causal-last", "causal-all")]
 CHECKS = {
     "translation": [["lemma", "3.1"], ["lemma", "separation"]] + _THEOREM,
     "hat": [["lemma", "3.2"], ["lemma", "3.2p"]] + _THEOREM,
@@ -89,7 +115,11 @@ CHECKS = {
     "bounded separation": _BOUNDED,
     "flag collapse": _BOUNDED,
     "bounded assembly": _BOUNDED,
+    "converge": _SEED,
+    "seed 1.8": _SEED,
+    "causal": _CAUSAL,
 }
+KEYS = ("{case}", "{handed}", "{kill}")
 
 
 def cases_dir() -> Path | None:
@@ -136,21 +166,38 @@ def write_datasets(sets, folder: Path) -> list[Path]:
     return out
 
 
-def commands(module: str) -> list[list[str]]:
+#: module -> its expanded commands, computed once per process (by the parent before it
+#: forks the children, with the unmutated code: see :func:`commands`)
+_EXPANDED: dict[str, list[list[str]]] = {}
+
+
+def commands(module: str, passes=None) -> list[list[str]]:
     """The argument lists of :data:`CHECKS` for ``module``: ``{case}`` expanded
     over :func:`dataset_files`, ``{handed}`` over the handed cases only (the phase
-    statements run the edge and seeded datasets by default)."""
+    statements run the edge and seeded datasets by default), ``{kill}`` over the
+    datasets of :func:`dataset_files` whose command ``passes(argv)`` (the unmutated
+    code VERIFIES it).  Cached per module: the first call (the parent's warm-up, with
+    ``passes``) decides the kill datasets before any mutant is installed."""
+    if module in _EXPANDED:
+        return _EXPANDED[module]
     files = dataset_files()
     where = cases_dir()
     handed = [where / c for c in CASES] if where is not None else []
     out = []
     for argv in CHECKS[module]:
-        key = next((k for k in ("{case}", "{handed}") if k in argv), None)
+        key = next((k for k in KEYS if k in argv), None)
         if key is None:
             out.append(list(argv))
-        else:
-            out += [[str(f) if a == key else a for a in argv]
-                    for f in (files if key == "{case}" else handed)]
+            continue
+        exp = [[str(f) if a == key else a for a in argv]
+               for f in (handed if key == "{handed}" else files)]
+        if key == "{kill}":
+            if passes is None:
+                raise RuntimeError(f"the kill datasets of {module} are decided by the unmutated "
+                                   "code first (mutation.run.warm_up)")
+            exp = [a for a in exp if passes(a)]
+        out += exp
+    _EXPANDED[module] = out
     return out
 
 

@@ -64,21 +64,32 @@ def sweep():
              ("choose_k bound", collapse.choose_k,
               ([(F(0), F(1)), (F(1, 2), F(1, 2))], {F(2)}, 2), {}),
              ("collapse claim", collapse.collapse_claim, ((1, 2), [(0, 3), (3, 5)], [[0, 1], [3]]), {})]
-    from lemmas.afz.theorems import bounded, peel
+    from lemmas.afz.layers import converge
+    from lemmas.afz.theorems import bounded, peel, theorem_1_8_seed
+    from lemmas.afz.theorems.theorem_1_8 import SCALES
+    from lemmas.causal import prefix_construction as causal
+    for d in (2, 3):
+        rows += [(f"converge {d}", converge.converge_ff, (d - 1, d, F(-3), F(-1), F(2), F(7, 2)), {}),
+                 (f"converge bad {d}", converge.converge_ff, (0, d, F(1), F(1), F(2), F(3)), {})]
     for ds in _datasets():
         inputs = [list(p.inputs) for p in ds.pairs]
         targets = [list(p.outputs) for p in ds.pairs]
         rows.append((f"construct {ds.name}", _built, (inputs, targets, ds.d, construct), {}))
         rows.append((f"peel {ds.name}", _built, (inputs, targets, ds.d, peel.construct), {}))
         rows.append((f"bounded {ds.name}", _built, (inputs, targets, ds.d, bounded.construct), {}))
+        rows.append((f"seed 1.8 {ds.name}", _built,   # as theorem 1.8 builds it
+                     (inputs, targets, ds.d, theorem_1_8_seed.construct), SCALES))
+        for reading in (causal.LAST, causal.ALL):
+            rows.append((f"causal {reading} {ds.name}", _built,
+                         (inputs, targets, ds.d, causal.construct), {"reading": reading}))
     return rows
 
 
-def _built(inputs, targets, d, construct):
+def _built(inputs, targets, d, construct, **kw):
     """What the theorem construction returns: network, claims, phases, chosen
     values; not ``info["report"]``, the choices rendered as display strings for
     the run report (a mutant changing only that text builds the same network,
     claims and values: equivalent as a construction)."""
-    c = construct(inputs, targets, d)
+    c = construct(inputs, targets, d, **kw)
     info = {k: v for k, v in c.info.items() if k != "report"}
     return {"net": c.net, "claims": c.claims, "phases": c.phases, "info": info}

@@ -29,13 +29,23 @@ class CheckResult:
     provers: dict | None = None
     # a prover's counterexample, exact and re-checked (name -> Fraction), for a REFUTED
     counterexample: dict | None = None
+    # inequalities the check substitutes into without proving them (its scope holds
+    # assuming them): printed with the scope and in the run's VERDICT line
+    assumes: tuple[str, ...] = ()
+
+    def scope_text(self) -> str | None:
+        """The scope in words, with the assumptions (``None`` when not said)."""
+        if self.scope is None:
+            return None
+        return self.scope.value + (f", assuming {' and '.join(self.assumes)}"
+                                   if self.assumes else "")
 
     def lines(self) -> list[str]:
         tail = ""
         if self.scope is not None and self.verdict.passed:
             agree = (f"; {' and '.join(self.provers)} agree"
                      if self.provers and len(self.provers) > 1 else "")
-            tail = f"  [{self.scope.value}{agree}]"
+            tail = f"  [{self.scope_text()}{agree}]"
         out = [f"[{self.verdict.value}] {self.name}{tail}"]
         out += ["    " + d for d in self.details]
         if self.witness is not None:

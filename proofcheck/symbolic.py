@@ -243,14 +243,18 @@ class ProofSteps:
     def __init__(self):
         self.steps: list[str] = []
         self.ok = True
+        self.assumed: list[str] = []
 
     def need(self, cond, text: str, assumed: str | None = None) -> None:
         """Record one step; ``assumed`` names an inequality the step substitutes into
         (only the algebra of the substitution is proved, the inequality is assumed)."""
         self.ok = self.ok and bool(cond)
+        if assumed is not None and assumed not in self.assumed:
+            self.assumed.append(assumed)
         what = "proved" if assumed is None else f"substituted into {assumed} (assumed, not proved)"
         self.steps.append((f"{what}: " if cond else f"NOT {what}: ") + text)
 
     def result(self, name: str, details: list[str]) -> CheckResult:
         return CheckResult(name, Verdict.VERIFIED if self.ok else Verdict.INCONCLUSIVE,
-                           list(details) + self.steps, scope=Scope.ALL_PARAMETERS)
+                           list(details) + self.steps, scope=Scope.ALL_PARAMETERS,
+                           assumes=tuple(self.assumed))

@@ -316,7 +316,8 @@ def test_float_safe_option(digits40):
 
 # ------------------------------------------------------------------ tag-growth
 def test_tag_growth_holds_on_the_default_network_and_can_fail():
-    """The seed's phase S: the largest projection more than doubles every round
+    """The default construction's phase S (proofcheck's reconstruction): the largest
+    projection more than doubles every round
     (exactly, on the default network); with one tag's lam set to 0 it does not, and
     the witness names that block."""
     from lemmas.afz.theorems.tag_growth import check

@@ -12,7 +12,7 @@ from conftest import CASES, case_table
 from lemmas.causal import with_mask
 from lemmas.afz.theorems.theorem_1_6 import verify
 from lemmas.causal import first_token as ft
-from lemmas.causal.prefix_construction import construct, param_formula
+from lemmas.causal.prefix_construction import NoCausalInterpolant, construct, param_formula
 from lemmas.causal.readings import ALL, LAST, prefix_conflicts, prefix_map, read_positions
 from lemmas.causal.under_mask import run_causal
 from lemmas.claim_check import check_network
@@ -21,7 +21,6 @@ from proofcheck.cli import main
 from proofcheck.io.datasets import load_dataset
 from proofcheck.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair
-from proofcheck.kernel.errors import Inadmissible
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
 
@@ -136,7 +135,7 @@ def test_causal_last_verifies_on_the_handed_cases(case, capsys):
 def test_causal_last_refuses_a_prefix_conflict(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
     assert prefix_conflicts(ds, LAST)
-    with pytest.raises(Inadmissible, match="no prefix map"):
+    with pytest.raises(NoCausalInterpolant, match="no prefix map"):
         construct(*_io(ds), ds.d)
     assert main(["theorem", "1.6", "--attention", "causal", "--construction", "causal-last",
                  "--dataset", str(CASES / case), "--no-report"]) == 2
@@ -219,7 +218,7 @@ def test_no_prefix_map_without_a_pairwise_conflict():
     assert prefix_conflicts(ds, ALL) == []
     sol = prefix_map(*_io(ds), ALL)
     assert sol.status == "impossible" and sol.where == (0, (Fraction(-5), Fraction(5)))
-    with pytest.raises(Inadmissible, match="no prefix map"):
+    with pytest.raises(NoCausalInterpolant, match="no prefix map"):
         construct(*_io(ds), 2, reading=ALL)
     from lemmas.causal.under_mask import conflict_check
     assert conflict_check(ds, ALL).verdict == Verdict.VERIFIED

@@ -24,7 +24,7 @@ def test_list_prints_catalogue(capsys):
     for s in load():
         assert s.id in out
     from proofcheck.registry import FLAGS
-    assert set(FLAGS) == {"seed-numbered", "seed-step", "caption-numbered", "project"}
+    assert set(FLAGS) == {"seed-numbered", "seed-step", "spec-numbered", "project"}
     assert {s.flag for s in load()} <= set(FLAGS)
     for flag, meaning in FLAGS.items():  # the legend says what each flag means
         assert f"{flag}  " in out and meaning in out

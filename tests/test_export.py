@@ -368,7 +368,9 @@ def test_cli_export_and_audit(tmp_path, capsys):
                  "float32", "--json", str(tmp_path / "a.json")]) == 0
     out = capsys.readouterr().out
     assert "VERDICT (rounded network, float32 weights): VERIFIED" in out
-    assert json.loads((tmp_path / "a.json").read_text())[0]["dtype"] == "float64"
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["float_runs"][0]["dtype"] == "float32" and doc["float_runs"][0]["kind"] == "run"
+    assert doc["rounding_certificate"]["dtype"] == "float32"
 
 
 def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):

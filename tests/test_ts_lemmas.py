@@ -247,7 +247,7 @@ def test_c3_union_bound_proved_for_c4_and_refuted_below():
     assert 1 <= lo <= hi
     with ctx.workprec(100):  # independent: 3 * 2 * e^(-14/8) >= 1
         assert balls.le(1, 6 * balls.exp_q(F(-14, 8))) is True
-    # just below 4 the counterexample needs a larger N
+    # just below 4 the union bound fails only at a larger N
     assert near_orthogonal.union_bound(F(39, 10)).verdict == Verdict.REFUTED
 
 

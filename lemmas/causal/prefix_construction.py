@@ -3,7 +3,8 @@ transformer (every SA layer masked) whose outputs at the read positions of each
 sequence are exactly the targets Y_j — the last m_j outputs (reading
 ``last-outputs``) or all of them (``all-outputs``), :mod:`lemmas.causal.readings`.
 
-Hypothesis (decided exactly; else :class:`~proofcheck.kernel.errors.Inadmissible`): a
+Hypothesis (decided exactly; else :class:`NoCausalInterpolant`, exit 2 — the dataset is
+admissible for Theorem 1.6, the obstruction is the causal mask's): a
 *prefix map* g exists — a target for every read prefix, in the target set of every
 sequence reading it, hitting every target.  The hypothesis is necessary: the read
 outputs of a causal network are a function of their prefixes (statement
@@ -54,6 +55,7 @@ from lemmas.afz.layers.hat import relocate
 from lemmas.afz.layers.translation import translation_ff
 from lemmas.causal.readings import ALL, LAST, impossibility, prefix_map, read_positions
 from lemmas.claims import Fixed, Moves
+from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.evaluate import spans_of
 from proofcheck.layers import identity_sa
 from proofcheck.kernel.model import Block, Transformer, dot
@@ -61,6 +63,16 @@ from proofcheck.kernel.model import Block, Transformer, dot
 NAMES = {LAST: "causal-last", ALL: "causal-all"}
 BLOCKS = "R + 1 + K (K relocation hats)"
 MAX_ROUNDS_PER_READ = 4
+
+
+class NoCausalInterpolant(BadInput):
+    """No prefix map exists in the construction's reading (decided exactly), so no causal
+    transformer interpolates the dataset in that reading.  The dataset is admissible for
+    Theorem 1.6 (the unmasked construction may interpolate it); the construction's
+    hypothesis fails, so it is refused (exit 2) with the obstruction as the reason, not
+    called inadmissible."""
+
+    kind = "NO CAUSAL INTERPOLANT"
 
 
 def causal(sa):
@@ -145,17 +157,18 @@ class _Read:
 
 
 def assignment(inputs, targets, reading: str, name: str) -> dict:
-    """The prefix map g (read prefix -> target); ``Inadmissible`` when none exists
-    (no causal transformer interpolates in ``reading``), ``ResourceLimit`` when the
+    """The prefix map g (read prefix -> target); :class:`NoCausalInterpolant` when none
+    exists (no causal transformer interpolates in ``reading``), ``ResourceLimit`` when the
     exact search stops at its bound."""
-    from proofcheck.kernel.errors import Inadmissible, ResourceLimit
+    from proofcheck.kernel.errors import ResourceLimit
     sol = prefix_map(inputs, targets, reading)
     if sol.status == "impossible":
         j = sol.where[0] if sol.where and len(sol.where) == 2 else None
-        raise Inadmissible(f"construction {name}: no prefix map in the reading {reading} ("
-                           f"{impossibility(sol)}), so no causal transformer interpolates "
-                           "this dataset in that reading", f"$.pairs[{j}]" if j is not None
-                           else None)
+        raise NoCausalInterpolant(
+            f"construction {name}: no prefix map in the reading {reading} ("
+            f"{impossibility(sol)}), so no causal transformer interpolates this dataset in "
+            "that reading (the dataset is admissible for Theorem 1.6; the obstruction is the "
+            "causal mask's)", f"$.pairs[{j}]" if j is not None else None)
     if sol.status != "possible":
         raise ResourceLimit(f"construction {name}: the prefix-map search reached its bound")
     return sol.f
@@ -209,7 +222,7 @@ def _direction(points):
 def construct(inputs, targets, d: int, reading: str = LAST, progress=None, **_ignored):
     """Build the ``causal-last`` (``reading = LAST``) or ``causal-all`` network.
     ``inputs[j]``: ``(n_j, d)``, ``targets[j]``: ``(m_j, d)`` tuples of Fractions.
-    Raises :class:`~proofcheck.kernel.errors.Inadmissible` when no prefix map exists
+    Raises :class:`NoCausalInterpolant` when no prefix map exists
     (saying why), :class:`~proofcheck.kernel.errors.ResourceLimit` when a search or
     the rounds reach their bound.  Returns a
     :class:`lemmas.afz.theorems.theorem_1_6.Construction`."""

@@ -117,7 +117,7 @@ def _run_to_end(net, inputs, backend: str):
 
 def _build(spec, dataset, inputs, targets, options):
     """``spec.build`` on the dataset.  A causal construction's hypothesis failing
-    (``Inadmissible``: no prefix map) and resource bounds propagate (exit 2 / 4); any
+    (``NoCausalInterpolant``: no prefix map) and resource bounds propagate (exit 2 / 4); any
     other exception on the admissible input refutes
     (:class:`lemmas.afz.theorems.theorem_1_6.ConstructionFailed`)."""
     from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed, construction_failure

@@ -251,9 +251,11 @@ def union_bound_all() -> CheckResult:
 
 def union_bound(C=C_MIN, max_N: int = 2 ** 20) -> CheckResult:
     """The union-bound step for the constant ``C``: for ``C >= 4`` the sympy proof of
-    :func:`union_bound_all`; for ``C < 4`` a certified counterexample ``(N, eps, D)`` with
-    integer ``D = ceil(C eps^-2 ln N)`` and ``N(N-1) e^{-D eps^2/2} >= 1`` (REFUTED), searched
-    over ``N = 2, 3, 4, 8, ..., max_N`` and ``eps in {1/2, 1/10, 1/100}``."""
+    :func:`union_bound_all`; for ``C < 4`` a certified failure of the union-bound step
+    ``(N, eps, D)`` with integer ``D = ceil(C eps^-2 ln N)`` and ``N(N-1) e^{-D eps^2/2} >= 1``
+    (REFUTED: the bound proves nothing there — not a counterexample to C.3, whose vectors
+    may still exist, e.g. N <= D orthonormal ones), searched over ``N = 2, 3, 4, 8, ...,
+    max_N`` and ``eps in {1/2, 1/10, 1/100}``."""
     C = Fraction(C)
     if C >= C_MIN:
         return union_bound_all()
@@ -277,7 +279,8 @@ def union_bound(C=C_MIN, max_N: int = 2 ** 20) -> CheckResult:
                            f"{balls.fmt_interval(iv)} >= 1 ({bits} bits)")
                 return CheckResult(name, Verdict.REFUTED, det, Witness(
                     f"N = {N}, eps = {fmt_value(eps)}, D = {D} = ceil(C eps^-2 ln N): the union "
-                    "bound is not below 1 (expected = 1, got = enclosure of N(N-1) e^(-D eps^2/2))",
+                    "bound is not below 1, so it proves nothing there (a failure of the argument, "
+                    "not of the lemma; expected = 1, got = enclosure of N(N-1) e^(-D eps^2/2))",
                     expected=Fraction(1), got=iv))
     return CheckResult(name, Verdict.INCONCLUSIVE,
                        det + [f"no counterexample with N <= {max_N}; the sympy proof needs C >= 4"])

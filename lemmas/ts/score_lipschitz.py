@@ -1,7 +1,9 @@
 """C.4 (Takakura–Suzuki Lemma C.4): Lipschitz bound of the attention scores in the
 query token, constant ``r B^2 D^3``.
 
-The seed (with ``X_bar = X[i-U:i+U]``, ``K, Q`` in R^{D' x D}):
+The seed has "Lemma C.4" as a heading over the class definitions and this derivation (it
+gives no statement; the statement checked here is the project's reading, flag
+``seed-step``), with ``X_bar = X[i-U:i+U]``, ``K, Q`` in R^{D' x D}:
 
     ||(K X_bar)^T Q x_i - (K X_bar)^T Q x_i'||_inf
         <= ||K||_inf ||X_bar||_inf ||Q||_inf ||x_i - x_i'||_inf          (step 1)
@@ -57,6 +59,9 @@ READINGS = {
 }
 
 CONVENTIONS = [
+    "reconstruction: the seed has 'Lemma C.4' as a heading over the class definitions and "
+    "this derivation, not the lemma's statement; the statement checked (the chain's bound "
+    "with induced norms, attained) is the project's reading",
     "convention: B bounds the entries of K, Q (the class's entrywise norm, as the note "
     "defines ||.||_inf); r bounds the entries of the tokens (||X||_inf <= r); vectors in "
     "the max norm",

@@ -1,9 +1,13 @@
 """``proofcheck audit 1.6|1.8``: evaluate the constructed network in float64,
-float32 or bfloat16 and compare it layer by layer with the exact trajectory;
-``--rounding FMT`` re-runs the exact checker on the network with every weight
-rounded to FMT (issue 13; docs/export.md).  An audit never changes a verdict:
-exit 0 when the audit ran; with ``--rounding`` the exit code is the exact
-verdict about the ROUNDED network."""
+float32 or bfloat16 and compare it layer by layer with the exact trajectory (a run,
+not a verdict); ``--float-safe FMT`` also decides the rounding certificate for FMT
+(:mod:`proofcheck.export.float_certificate`: exactly, a sufficient condition for the
+network to compute its exact values in FMT in any summation order); ``--rounding FMT``
+re-runs the exact checker on the network with every weight rounded to FMT (issue 13,
+issue 29; docs/export.md).  An audit never changes a verdict of the exact checker:
+exit 0 when the audit ran (4 when the certificate's exact trajectory disagrees with
+the kernel's); with ``--rounding`` the exit code is the exact verdict about the
+ROUNDED network."""
 from __future__ import annotations
 
 import math
@@ -22,9 +26,12 @@ def register(sub) -> None:
         "audit", help="float audit of the constructed network; certified rounding",
         description="Evaluate the constructed network in floating point and report, layer by "
         "layer, the deviation from the exact trajectory and the first token that leaves the "
-        "region where the next snap or hat still works; --rounding re-runs the EXACT check on "
-        "the network with every weight rounded to a float format. An audit never changes a "
-        "verdict of the exact checker.",
+        "region where the next snap or hat still works (a run, not a verdict); --float-safe FMT "
+        "also decides, exactly, the rounding certificate for FMT (every weight and input an "
+        "FMT value, every partial sum below 2^p on the grid of its terms, power-of-two tie "
+        "sets: the float network then computes the exact values in any summation order); "
+        "--rounding re-runs the EXACT check on the network with every weight rounded to a "
+        "float format. An audit never changes a verdict of the exact checker.",
         epilog="examples: python -m proofcheck audit 1.6 --dtype float32 --plot dev.png | "
         "python -m proofcheck audit 1.6 --example digits --float-safe float32 --rounding float32")
     theorem_args(q)
@@ -45,7 +52,10 @@ def _fmt(x: float) -> str:
 
 
 def print_audit(r, all_layers=False):
-    print(f"\n== {r.dtype} ({r.attention}{'' if r.tau is None else f', tau = {r.tau}'}) ==")
+    from proofcheck.export.audit import RUN_LABEL
+    print(f"\n== float run: {r.dtype} ({r.attention}{'' if r.tau is None else f', tau = {r.tau}'})"
+          " ==")
+    print(RUN_LABEL.format(dtype=r.dtype))
     print(f"weights changed by rounding to {r.dtype}: {r.weights_rounded} of {r.weights_total}"
           f" ({r.weights_overflow} overflow); input coordinates changed: {r.inputs_rounded}")
     print(f"{'block':>6} {'sub':>3}  {'layer':<20} {'max |float-exact|':>18} {'at (seq,tok,coord)':>20}"
@@ -89,18 +99,14 @@ def cmd_audit(args) -> int:
     for option, path in (("--plot", args.plot), ("--json", args.json)):
         if path:
             check_file_output(path, option)
-    dtypes = args.dtype or ["float64"]
+    from proofcheck.export.audit import DTYPES
+    dtypes = args.dtype or ([args.float_safe] if args.float_safe in DTYPES else ["float64"])
     if "bfloat16" in dtypes:
         require("torch", "torch")
     statement, ds, tau = load_theorem_data(args)
     if statement == "1.8" and tau is None:
         raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
-    from proofcheck.runs.build import build
-    try:
-        b = build(statement, ds, tau=tau, check=False, options=options_of(args),
-                  construction=args.construction)
-    except (ValueError, KeyError) as e:
-        raise BadInput(e.args[0] if e.args else str(e)) from None
+    b, network = _build(args, statement, ds, tau)
     print(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
           f"N = {ds.N}, M = {ds.M}, d = {ds.d}, "
           f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
@@ -117,11 +123,18 @@ def cmd_audit(args) -> int:
     if args.plot:
         p = deviation_plot(args.plot, results, f"Theorem {statement} on {ds.name}: float vs exact")
         print(f"plot: {p}")
+    cert = None
+    if args.float_safe:
+        cert = rounding_certificate(b, args.float_safe, results, network)
+        if cert.verdict == "ERROR":
+            code = 4
     if args.json:
         import json
 
         from proofcheck.io.files import atomic_write
-        atomic_write(args.json, json.dumps([r.to_json() for r in results], indent=1) + "\n")
+        doc = {"format": "proofcheck-audit/2", "float_runs": [r.to_json() for r in results],
+               "rounding_certificate": None if cert is None else cert.to_json()}
+        atomic_write(args.json, json.dumps(doc, indent=1) + "\n")
         print(f"json: {args.json}")
     if args.rounding:
         from proofcheck.export.rounding import certify_rounded, get_format
@@ -137,5 +150,49 @@ def cmd_audit(args) -> int:
         if rc.witness is not None:
             print(f"  witness: {rc.witness}")
         print(f"VERDICT (rounded network, {args.rounding} weights): {rc.verdict.value}")
-        code = rc.verdict.exit_code
+        code = 4 if code == 4 else rc.verdict.exit_code
     return code
+
+
+def _build(args, statement, ds, tau):
+    """``(built network, how it was built)``: with the float-safe construction option
+    when asked; where the construction refuses it on this dataset, the network built
+    without it (said so: the certificate is then about that network)."""
+    from proofcheck.runs.build import build
+    opts = options_of(args)
+    try:
+        b = build(statement, ds, tau=tau, check=False, options=opts,
+                  construction=args.construction)
+        return b, ("built with the float-safe construction option" if opts else
+                   "built without construction options")
+    except KeyError as e:
+        raise BadInput(e.args[0] if e.args else str(e)) from None
+    except ValueError as e:
+        if opts is None:
+            raise BadInput(e.args[0] if e.args else str(e)) from None
+        refused = e.args[0] if e.args else str(e)
+    try:
+        b = build(statement, ds, tau=tau, check=False, options=None,
+                  construction=args.construction)
+    except (ValueError, KeyError) as e:
+        raise BadInput(e.args[0] if e.args else str(e)) from None
+    note = (f"built without the float-safe option, which the construction refuses on this "
+            f"dataset ({refused})")
+    print(f"note: the network is {note}")
+    return b, note
+
+
+def rounding_certificate(b, fmt: str, results, network: str):
+    """Decide and print the rounding certificate of the built network ``b`` for the
+    format ``fmt`` (:func:`proofcheck.export.float_certificate.certify`), reusing the
+    float runs' exact outputs for its cross-check."""
+    from proofcheck.export.float_certificate import certify
+    exact = results[0].exact_final if results else None
+    cert = certify(b.net, b.inputs, fmt, b.attention, exact_final=exact)
+    cert.network = network
+    print(f"\n== rounding certificate: {fmt} (decided exactly; a sufficient condition) ==")
+    for line in cert.lines():
+        print(line)
+    print(f"ROUNDING CERTIFICATE ({fmt}, this dataset, any summation order, with or without "
+          f"FMA): {cert.verdict}")
+    return cert

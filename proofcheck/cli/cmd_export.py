@@ -33,7 +33,8 @@ def theorem_args(q) -> None:
     q.add_argument("--float-safe", metavar="FMT", choices=["float64", "float32", "bfloat16",
                                                            "float16"],
                    help="construction option: float-safe snaps for this format "
-                   "(lemmas/afz/options.py); e.g. --float-safe float32")
+                   "(lemmas/afz/options.py); `audit` also decides the rounding certificate "
+                   "for it; e.g. --float-safe float32")
     q.add_argument("--construction", default="default", metavar="NAME",
                    help="which construction builds the network (`python -m proofcheck list` "
                    "ends with them), e.g. --construction bounded")

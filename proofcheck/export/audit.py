@@ -35,6 +35,9 @@ from fractions import Fraction
 import numpy as np
 
 DTYPES = ("float64", "float32", "bfloat16")
+#: what a float audit is: a run, never a verdict (the rounding certificate decides)
+RUN_LABEL = ("one evaluation in {dtype} in the evaluator's own summation order (numpy; "
+             "PyTorch for bfloat16): a run, not a verdict")
 UNIT = {"float64": 2.0 ** -53}
 
 
@@ -74,6 +77,8 @@ class AuditResult:
     weights_overflow: int = 0
     checked_until: dict | None = None   # region checks stopped after this sub-layer
     seconds: dict = field(default_factory=dict)
+    # the exact outputs, every token in order (the reference trajectory's end; not in JSON)
+    exact_final: list | None = field(default=None, repr=False)
 
     @property
     def max_dev(self) -> float:
@@ -84,7 +89,8 @@ class AuditResult:
         return [(r.block, r.max_dev) for r in self.layers if r.sublayer == "SA"]
 
     def to_json(self):
-        return {"dtype": self.dtype, "attention": self.attention,
+        return {"kind": "run", "what": RUN_LABEL.format(dtype=self.dtype),
+                "dtype": self.dtype, "attention": self.attention,
                 "tau": None if self.tau is None else str(self.tau),
                 "max_dev": _j(self.max_dev), "first_region_exit": self.first_exit,
                 "region_checks_stopped_after": self.checked_until,
@@ -222,7 +228,9 @@ def audit_many(net, inputs, targets, dtypes=("float64",), attention: str = "hard
     finally:
         for s in run.sides:
             s.ev.close()
+    exact_final = run.be.to_fractions(run.state)
     for s in run.sides:
+        s.res.exact_final = exact_final
         s.res.final = _final(s.F, targets, run.spans, s.fmt)
         s.res.seconds = {"float": s.t_float, "exact (shared)": run.t_exact,
                          "region checks": s.t_check, "total (shared)": time.perf_counter() - t_start}

@@ -71,19 +71,19 @@ AFZ_LAYERS = (
               hypotheses=("tokens on a line {t e}, kappa, y in Q^d, delta > 0",),
               admissible=ANY_DATASET, instances=LAYER_SETS,
               own_instances=LAYER_OWN),
-    Statement("4.1", "SA lemma", "Hyperplane clustering", "Lemma 4.1", "caption-numbered",
+    Statement("4.1", "SA lemma", "Hyperplane clustering", "Lemma 4.1", "spec-numbered",
               module="lemmas.afz.layers.clustering", checks=("run",),
               kernel_check="clustering", aliases=("clustering",), scope="all-parameters",
               hypotheses=("A = u u^T with u != 0 (rank one), V = I, rho = 0, hardmax",),
               admissible=SEQUENCES_2D),
-    Statement("4.2", "SA lemma", "Corner collapse", "Lemma 4.2", "caption-numbered",
+    Statement("4.2", "SA lemma", "Corner collapse", "Lemma 4.2", "spec-numbered",
               module="lemmas.afz.layers.corner", checks=("run",), kernel_check="corner",
               aliases=("corner",), scope="all-parameters",
               hypotheses=("A = I, V = I, rho = 0, hardmax",
                           "every token in (0, R]^d and R 1 a token (or t 1 with t >= every "
                           "coordinate)"),
               admissible=SEQUENCES),
-    Statement("4.3", "SA lemma", "Sphere leaders", "Lemma 4.3", "caption-numbered",
+    Statement("4.3", "SA lemma", "Sphere leaders", "Lemma 4.3", "spec-numbered",
               module="lemmas.afz.layers.sphere", checks=("run",), kernel_check="sphere",
               aliases=("sphere",),
               hypotheses=("A = I, V = I, rho = 0, hardmax",
@@ -198,7 +198,8 @@ AFZ_THEOREMS = (
               "Under a causal mask the output at position 1 depends on x_1 alone, at every "
               "depth (position i on x_1..x_i): two sequences with a common first token and "
               "disjoint targets are interpolated by no causal transformer in the all-outputs "
-              "reading (symbolic SA step; instances; witness)", "- (seed 000, future work)",
+              "reading (symbolic SA step for three layer forms; instances; witness)",
+              "- (seed 000, future work)",
               "project", module="lemmas.causal.first_token", checks=("run",),
               uses=("1.6", "4.1"), scope="dataset", admissible=CAUSAL_THEOREM,
               hypotheses=("a causal mask (SPEC §1 Extensions): token i attends to l <= i; "
@@ -219,8 +220,9 @@ TAKAKURA_SUZUKI = (
               checks=("run",), scope="all-parameters", admissible=NO_DATASET,
               hypotheses=("N >= 2, 0 < eps < 1",)),
     Statement("C.4", "TS lemma",
-              "Attention-score Lipschitz bound r B^2 D^3 (induced norms; attained)",
-              "T-S Lemma C.4", "seed-numbered", module="lemmas.ts.score_lipschitz",
+              "Attention-score Lipschitz bound r B^2 D^3 (induced norms; attained; statement "
+              "reconstructed from the seed's derivation)",
+              "T-S Lemma C.4", "seed-step", module="lemmas.ts.score_lipschitz",
               checks=("run",), scope="all-parameters", admissible=NO_DATASET,
               readings=("induced", "entrywise"),
               hypotheses=("entries of K, Q, X bounded by B, r; dimension D",)),

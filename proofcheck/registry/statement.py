@@ -28,10 +28,12 @@ from proofcheck.registry.instances import InstanceSpec
 FLAGS = {
     "seed-numbered": "the number and the statement appear in a seed (the sources in "
                      "shared/seeds)",
-    "seed-step": "the number appears in a seed with one proof step or a paraphrase; the "
-                 "statement's exact form is reconstructed",
-    "caption-numbered": "the number is known from a figure caption of the authors' "
-                        "repository; the wording is reconstructed",
+    "seed-step": "the number appears in a seed with a proof step, a derivation or a "
+                 "paraphrase, not the statement; the statement's exact form is reconstructed",
+    "spec-numbered": "the number is the design document's (SPEC §2, which names figure captions "
+                     "of the authors' repository); no source available here confirms it (the "
+                     "repository's figures and text number no lemma); the wording is "
+                     "reconstructed",
     "project": "a label of this project for an unnumbered step or a reconstructed "
                "statement; no paper number is claimed",
 }

@@ -34,6 +34,8 @@ class LemmaRun:
     results: list[CheckResult] = field(default_factory=list)
     certificate: dict | None = None
     recheck: Recheck | None = None
+    datasets: int | None = None   # datasets the checks ran on (None: not known)
+    given: bool = False           # the dataset was given (--dataset / --example)
 
     @property
     def certified(self) -> list[CheckResult]:
@@ -141,7 +143,9 @@ def run_lemma(statement, dataset=None, seed: int = 0, reading: str | None = None
     implemented or an unknown reading; an exception inside a check propagates (an
     internal error)."""
     run = LemmaRun(statement, reading, seed, _instance_text(statement, dataset, seed),
-                   run_checks(statement, dataset, seed, reading))
+                   run_checks(statement, dataset, seed, reading),
+                   datasets=1 if dataset is not None else _default_datasets(statement),
+                   given=dataset is not None)
     run.certificate = certificate_of(statement, run.certified)
     if run.certificate is not None:
         run.recheck = recheck(run.certificate)
@@ -158,6 +162,12 @@ def certificate_of(statement, certified: list[CheckResult]) -> dict | None:
     return lemma_certificate(statement.id, certified, combine(r.verdict for r in certified),
                              source=source, text=statement.title,
                              hypotheses=statement.hypotheses)
+
+
+def _default_datasets(statement) -> int | None:
+    """How many datasets the statement's default instances hold (None: none declared)."""
+    n = sum(len(v) if isinstance(v, tuple) else 1 for v in statement.instances.values())
+    return n or None
 
 
 def _instance_text(statement, given, seed: int) -> str:
@@ -184,7 +194,7 @@ def header_lines(run: LemmaRun) -> list[str]:
                    + "; readings: " + ", ".join(st.readings))
     summary = scope_summary(run)
     out.append(f"scope: {st.scope}" if not _mixed(st.scope, summary) else
-               f"scope: mixed, per check ({_scope_text(summary)}); declared: {st.scope}")
+               f"scope: mixed, per check ({_scope_text(summary, run)}); declared: {st.scope}")
     out.append(f"instance: {run.instance}")
     return out
 
@@ -208,8 +218,33 @@ def _mixed(declared: str, summary: list[tuple[str, int]]) -> bool:
     return any(s not in (_WORDS.get(declared), Scope.INSTANCES.value) for s, _ in summary)
 
 
-def _scope_text(summary: list[tuple[str, int]]) -> str:
-    return ", ".join(f"{n} check{'s' if n != 1 else ''} {s}" for s, n in summary)
+def _scope_text(summary: list[tuple[str, int]], run: LemmaRun | None = None) -> str:
+    """``"2 checks for all parameters, assuming Hoeffding's inequality, 3 checks on these
+    7 datasets"``: each scope in the run's words (:func:`_scope_words`)."""
+    return ", ".join(f"{n} check{'s' if n != 1 else ''} {_scope_words(s, run)}"
+                     for s, n in summary)
+
+
+def _scope_words(scope: str, run: LemmaRun | None) -> str:
+    """A scope's wording for this run: "on this dataset" becomes "on these N datasets"
+    when the checks ran on several, and the inequalities its checks assume are named."""
+    if run is None:
+        return scope
+    words = _dataset_words(run) if scope == Scope.DATASET.value else scope
+    assumed = list(dict.fromkeys(a for r in run.results if r.verdict.passed and r.scope
+                                 is not None and r.scope.value == scope for a in r.assumes))
+    return words + (f", assuming {' and '.join(assumed)}" if assumed else "")
+
+
+def _dataset_words(run: LemmaRun) -> str:
+    """"on this dataset", or "on these N datasets" (and the routine's own instances)
+    when the run covered several."""
+    own = "" if run.given else run.statement.own_instances.split(" (")[0]
+    k = run.datasets
+    if (k is None or k == 1) and not own:
+        return Scope.DATASET.value
+    return (f"on these {k} datasets" if k and k > 1 else Scope.DATASET.value) + (
+        f" and {own}" if own else "")
 
 
 def verdict_text(run: LemmaRun) -> str:
@@ -224,7 +259,9 @@ def verdict_text(run: LemmaRun) -> str:
     if not run.verdict.passed:
         return f"VERDICT: {run.verdict.value}"
     summary = scope_summary(run)
-    said = _scope_text(summary) if summary else _WORDS.get(run.statement.scope, "")
+    said = _scope_text(summary, run) if summary else (
+        _dataset_words(run) if run.statement.scope == "dataset"
+        else _WORDS.get(run.statement.scope, ""))
     where = "no certificate" if run.recheck is None else "not the certificate's verdict"
     return f"VERDICT: {run.verdict.value} ({said}; {where})"
 

@@ -9,7 +9,8 @@ u-maximal token when there is one) for every token with ``<u,x> > 0``.
 
 The layer routines are generic in their scalars (``Fraction`` or sympy); the
 proofs in :func:`symbolic` and :func:`symbolic_tag` evaluate the returned layers.
-Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.1 (caption-numbered, SPEC §2).
+Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.1 (spec-numbered: the number is SPEC §2's;
+no source available here confirms it).
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ negative orthant.
 
 The routines are generic in ``r`` and ``v`` (rational or sympy); the proofs in
 :func:`symbolic` evaluate the returned points and layer.
-Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.3 (caption-numbered, SPEC §2).
+Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.3 (spec-numbered: the number is SPEC §2's;
+no source available here confirms it).
 """
 from __future__ import annotations
 

@@ -121,7 +121,10 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         _peel_build, _peel_constants, conclusions=_peel_conclusions),
     "seed": ConstructionSpec(
         "seed", ("1.8",), "2M + R + 1 + ceil(M/2)",
-        "the seed's Theorem 1.8 mechanism, reconstructed: after the softmax collapse, "
+        "proofcheck's reconstruction of the seed's Theorem 1.8 mechanism (departures: "
+        "dimension reduced by the rank-one collapse, not by eta = 0; tokens onto f(kappa), "
+        "not onto the leaders; ceil(M/2) blocks where the seed's count leaves N - 1): after "
+        "the softmax collapse, "
         "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
         "neighbourhoods each onto their leader's image, then M point hats",
         _seed_build, _seed_constants, _seed_notes, softmax_checks=_seed_softmax_checks),

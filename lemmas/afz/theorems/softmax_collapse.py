@@ -7,7 +7,8 @@ intervals with plateau FF layers instead.
 
 Two readings (``READINGS``; :mod:`lemmas.ts.readings`):
 
-* **construction** (default, the seed's hypotheses): on the collapse SA layer
+* **construction** (default; its hypotheses are proofcheck's reading — the seed states
+  none): on the collapse SA layer
   (phase C) of the Theorem 1.8 network built for a dataset,
 
   - *hardmax*: every non-leader is mapped EXACTLY onto its leader's image
@@ -32,7 +33,7 @@ Two readings (``READINGS``; :mod:`lemmas.ts.readings`):
   layer of the authors' own ``generateData.py``) sends every token of
   {(-1,0), (0,0), (1,0)} onto (0,0); A = e1 e1^T, V = I, rho = 0 sends
   {(0,0), (0,1), (1,0), (1,1)} onto two points.  There the leader's value is not
-  extreme (the mean of the set), so the seed's hypothesis fails — consistent with
+  extreme (the mean of the set), so the reading's hypothesis fails — consistent with
   the default reading.  The default run prints this as a note with its witness;
   ``--reading general`` gives it as the verdict (REFUTED, exit 1).
 """
@@ -47,9 +48,10 @@ from proofcheck.kernel.verdicts import Verdict, Witness, combine
 ID = "1.8-collapse"
 
 READINGS = {
-    "construction": "the construction's collapse layer under the seed's hypotheses (all "
-                    "softmax weights positive, the leader's value extreme): no non-leader "
-                    "lands on its leader's image, for every tau > 0 (default)",
+    "construction": "the construction's collapse layer under proofcheck's reading of the "
+                    "remark (the seed states no hypothesis; ours: all softmax weights "
+                    "positive, the leader's value extreme): no non-leader lands on its "
+                    "leader's image, for every tau > 0 (default)",
     "general": "no softmax SA layer collapses a cluster exactly",
 }
 
@@ -151,7 +153,7 @@ def softmax_never_exact(sa, nonleaders, block: int, label: str) -> CheckResult:
     for j, i, c, X in nonleaders:
         ext = extreme_coordinate(sa, X, c)
         if ext is None:
-            return CheckResult(f"{label}: seed's hypothesis (leader's value extreme)",
+            return CheckResult(f"{label}: the reading's hypothesis (leader's value extreme)",
                                Verdict.INCONCLUSIVE, witness=Witness(
                                    "no coordinate in which the leader's value is extreme: the "
                                    "proof does not apply", block=block, sublayer="SA",
@@ -261,8 +263,8 @@ def general_refuted() -> CheckResult:
         det.append(f"{desc}: for every tau > 0 the {len(X)} tokens land on {want} point(s): "
                    + ", ".join(f"({', '.join(map(str, p))})" for p in distinct))
         got.append(distinct)
-    det.append("there the leader's value is not extreme (it is the mean), so the seed's "
-               "hypothesis fails; the default reading is not contradicted")
+    det.append("there the leader's value is not extreme (it is the mean), so the hypothesis "
+               "of proofcheck's reading fails; the default reading is not contradicted")
     return CheckResult("1.8-collapse general reading: 'no softmax SA layer collapses a cluster "
                        "exactly' is FALSE, for all tau > 0 (symbolic)", Verdict.REFUTED, det,
                        Witness("A = 0, V = I, rho = 0 maps (-1,0), (0,0), (1,0) all onto (0,0) "

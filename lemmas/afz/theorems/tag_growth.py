@@ -1,14 +1,15 @@
-"""Statement *tag-growth* (proofcheck's; issue 24 item 4): in the seed's phase S the
-largest projection at least doubles every round.
+"""Statement *tag-growth* (proofcheck's; issue 24 item 4): in the default construction's
+phase S (proofcheck's reconstruction; the tag rule is not the seed's) the largest
+projection at least doubles every round.
 
 Class of constructions: phase S as in SPEC §4 — every coordinate >= 1 after block 1,
 ``u > 0``, and each round lifts a point p above the largest u-projection ``g`` of
 all tokens (a probe) and then tags ``x -> x + lam_r M(X)`` with ``lam_r >= 1``, so the
 lifted point, now the top of its sequences, gains ``lam_r <u, p> > lam_r g``.
 Statement: the largest u-projection after round r is ``> (1 + lam_r) g_{r-1} >= 2
-g_{r-1}``, hence ``g_R > 2^R g_0``: with the gaps a hat must resolve staying the
-original ones, no fixed float precision holds the network once R exceeds the
-format's significand bits (docs/export.md).
+g_{r-1}``, hence ``g_R > 2^R g_0``, while the gaps a hat must resolve stay the
+original ones: in this construction a hat's centre over its half-width grows like
+``2^R`` (measured in docs/export.md: above ``2^23`` from round 1 on full digits).
 
 :func:`run` checks the inequality exactly on the network the default construction
 returns for a dataset: the tokens after every block of phase S come from the exact

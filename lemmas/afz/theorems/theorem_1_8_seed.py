@@ -1,5 +1,9 @@
-"""The seed's Theorem 1.8 mechanism (``theorem 1.8 --construction seed``), as
-proofcheck reconstructs it (the seed gives a sketch, no construction).
+"""proofcheck's reconstruction of the seed's Theorem 1.8 mechanism (``theorem 1.8
+--construction seed``; the seed gives a sketch, no construction), with three departures:
+the dimension reduction happens in proofcheck's rank-one collapse, so the non-residual
+``eta = 0`` reduces nothing there; the tokens converge onto ``f(kappa)`` (each leader's
+image on the line), not onto the leaders; phase V takes ``ceil(M/2)`` blocks where the
+seed's count leaves ``N - 1``.
 
 The seed: "one softmax SA layer cannot collapse a cluster exactly; O(N) additional
 blocks of non-residual ReLU FF layers iteratively converge small neighbourhoods of
@@ -332,8 +336,10 @@ def notes(c: Construction, cert=None) -> list[str]:
     i = c.info
     M, K, R = len(i["kappas"]), i["K"], i["R"]
     L = c.net.L
-    out = [f"construction verified: the seed's mechanism (Theorem 1.8 sketch), reconstructed by "
-           f"proofcheck: L = 2M + R + 1 + ceil(M/2) = {L} blocks (R = {R}, M = {M}, K = {K} "
+    out = [f"construction verified: proofcheck's reconstruction of the seed's Theorem 1.8 "
+           f"mechanism (departures: dimension reduced by the rank-one collapse, not by eta = 0; "
+           f"tokens onto f(kappa), not onto the leaders; ceil(M/2) converge blocks where the "
+           f"seed's count leaves N - 1): L = 2M + R + 1 + ceil(M/2) = {L} blocks (R = {R}, M = {M}, K = {K} "
            f"non-residual converge blocks); not proofcheck's shorter default (2M + R + 1, "
            f"plateau snaps)",
            "its network differs from Theorem 1.6's: leader scales r = "
