@@ -269,6 +269,44 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     assert err < 1e-6 and hit
 
 
+def _extra_padding(X, mask, k: int, value: float):
+    """``X``/``mask`` with ``k`` more padded positions per sequence, every padded
+    position (old and new) holding ``value``."""
+    B, n, d = X.shape
+    Xp = np.zeros((B, n + k, d), dtype=X.dtype)
+    Xp[:, :n] = X
+    mp = np.zeros((B, n + k), dtype=bool)
+    mp[:, :n] = mask
+    Xp[~mp] = value
+    return Xp, mp
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e300])
+def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
+    """The bug report's case (pytorch#101967 class): the digits sample (40 sequences
+    of 16 tokens, d = 6: 3,840 real output coordinates) padded by 3 positions that
+    hold NaN, inf or 1e300.  A padded key has weight 0, and its value must not enter
+    the weighted sum (0 * NaN = NaN): every real output equals, bit for bit, the
+    output of the unpadded batch.  Also softmax (SQUARE at tau = 1/64, ragged
+    sequences: padding already inside the batch)."""
+    pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
+    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    ds, _ = sample()
+    cases = [(build("1.6", ds, check=False), "hardmax", None),
+             (build("1.8", SQUARE, tau=Fraction(1, 64), check=False), "softmax", Fraction(1, 64))]
+    for k, (b, attention, tau) in enumerate(cases):
+        desc = describe(b.net, attention, tau, metadata(b, "float64"))
+        path = write_onnx(tmp_path / f"net{k}.onnx", arrays(b.net), desc)
+        X, mask = _padded(b)
+        Y = run_onnx(path, X, mask)
+        Xp, mp = _extra_padding(X, mask, 3, value)
+        Yp = run_onnx(path, Xp, mp)
+        assert np.isfinite(Y[mask]).all()
+        assert np.array_equal(Yp[mp], Y[mask]), (attention, value)
+        if k == 0:
+            assert Y[mask].size == 3840
+
+
 def test_safetensors_round_trip(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
