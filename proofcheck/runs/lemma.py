@@ -105,11 +105,49 @@ def run_checks(statement, dataset=None, seed: int = 0, reading: str | None = Non
     if reading is not None:
         kwargs["reading"] = reading
     results = []
+    plugin = statement.source != "proofcheck"
     for fn in statement.check_functions():
-        results += list(fn(data, seed, **kwargs))
-    if statement.source != "proofcheck":
+        results += (_plugin_check(statement, fn, data, seed, kwargs) if plugin
+                    else list(fn(data, seed, **kwargs)))
+    if plugin:
         mark_argued(results)
     return results
+
+
+#: the witness code of a construction that raised on an input it must accept
+CONSTRUCTION_RAISED = "construction-raised"
+
+
+def _plugin_check(statement, fn, data, seed: int, kwargs: dict) -> list:
+    """``fn(data, seed, **kwargs)`` of a plugin statement.  An exception (other than
+    ``BadInput``, exit 2, and ``ResourceLimit``, exit 4) is REFUTED with the input as
+    witness (code :data:`CONSTRUCTION_RAISED`), as for a built-in construction: the
+    plugin's routine does not build its layer there.  ``sys.exit`` propagates (no
+    verdict, exit 4)."""
+    from proofcheck.kernel.errors import ResourceLimit
+    from proofcheck.kernel.verdicts import Witness
+    try:
+        return list(fn(data, seed, **kwargs))
+    except (BadInput, ResourceLimit):
+        raise
+    except Exception as exc:  # noqa: BLE001  (any failure on an accepted input refutes)
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        where = _input_text(data, seed)
+        return [CheckResult(f"{statement.id}: {name} runs on its input", Verdict.REFUTED,
+                            ["the plugin's check raised on an input the statement accepts"],
+                            Witness(f"the plugin's check raised on an input the statement "
+                                    f"accepts ({type(exc).__name__}: {str(exc)[:160]})",
+                                    got=where, code=CONSTRUCTION_RAISED))]
+
+
+def _input_text(data, seed: int) -> str:
+    """The input a check ran on, in words: the dataset (name, d, N) or the check's own
+    instances, and the seed."""
+    if data is None:
+        return f"its own instances, seed {seed}"
+    if hasattr(data, "pairs"):
+        return f"dataset '{data.name}' (d = {data.d}, N = {data.N}), seed {seed}"
+    return f"{type(data).__name__} instance, seed {seed}"
 
 
 def is_argued(res: CheckResult) -> bool:
@@ -125,6 +163,12 @@ def mark_argued(results) -> None:
             raise TypeError(f"a check returned {type(r).__name__}, not a CheckResult")
         if r.verdict.passed and not is_computed(r):
             r.argued = True
+
+
+def run_lines(run: LemmaRun) -> list[str]:
+    """Every result's lines (:func:`result_lines`), in order: what ``lemma`` prints
+    after the header and the report's page shows."""
+    return [line for r in run.results for line in result_lines(r)]
 
 
 def result_lines(res: CheckResult) -> list[str]:
@@ -182,11 +226,26 @@ def header_lines(run: LemmaRun) -> list[str]:
         r = run.reading or st.readings[0]
         out.append(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
                    + "; readings: " + ", ".join(st.readings))
-    summary = scope_summary(run)
-    out.append(f"scope: {st.scope}" if not _mixed(st.scope, summary) else
-               f"scope: mixed, per check ({_scope_text(summary)}); declared: {st.scope}")
+    out.append(f"scope: {scope_text(run)}")
     out.append(f"instance: {run.instance}")
     return out
+
+
+def scope_text(run: LemmaRun) -> str:
+    """The run's scope as ``lemma`` prints it and the report shows it: the declared
+    scope when what ran establishes it, else ``mixed, per check (...); declared: ...``
+    (:func:`_mixed`)."""
+    declared = run.statement.scope
+    summary = scope_summary(run)
+    if not _mixed(declared, summary, _unscoped_pass(run)):
+        return declared
+    return f"mixed, per check ({_scope_text(summary)}); declared: {declared}"
+
+
+def _unscoped_pass(run: LemmaRun) -> bool:
+    """Whether a passing computed check states no scope (a construction's own check:
+    the statement's declared scope speaks for it)."""
+    return any(r.verdict.passed and r.scope is None and not is_argued(r) for r in run.results)
 
 
 def scope_summary(run: LemmaRun) -> list[tuple[str, int]]:
@@ -202,10 +261,17 @@ _WORDS = {"all-parameters": Scope.ALL_PARAMETERS.value, "dataset": Scope.DATASET
           "instances": Scope.INSTANCES.value}
 
 
-def _mixed(declared: str, summary: list[tuple[str, int]]) -> bool:
-    """True when the checks establish a scope other than the declared one, exact
-    instances beside a proof apart (every declared scope allows them)."""
-    return any(s not in (_WORDS.get(declared), Scope.INSTANCES.value) for s, _ in summary)
+def _mixed(declared: str, summary: list[tuple[str, int]], unscoped: bool = False) -> bool:
+    """True when what ran does not match the declared scope: a check establishes a
+    scope other than the declared one (exact instances beside a proof apart: every
+    declared scope allows them), or no check establishes the declared scope (a
+    statement declared ``all-parameters`` whose checks are all exact instances);
+    ``unscoped``: a passing check states no scope, so the declaration speaks for it."""
+    said = {s for s, _ in summary}
+    want = _WORDS.get(declared)
+    if not said:
+        return False
+    return bool(said - {want, Scope.INSTANCES.value}) or (want not in said and not unscoped)
 
 
 def _scope_text(summary: list[tuple[str, int]]) -> str:

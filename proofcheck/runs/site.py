@@ -209,7 +209,6 @@ def _build(out: Path, quick: bool, plugin_seconds=PLUGIN_SECONDS) -> int:
 def _statements(out: Path, cat):
     """Every implemented statement on its default instances (seed 0): its page and,
     where it has certified instances, its certificate.  Returns ``(status, pages)``."""
-    from proofcheck.reporting.site import statement_page
     from proofcheck.runs.lemma import run_lemma
     status, pages = {}, {}
     for st in cat:
@@ -218,12 +217,22 @@ def _statements(out: Path, cat):
             continue
         run = run_lemma(st, None, 0)
         status[st.id] = run.verdict.value
-        pages[st.id] = statement_page(st, run.results, run.verdict, run.instance)
+        pages[st.id] = page_of(run)
         atomic_write(out / "statements" / f"{slug(st.id)}.md", pages[st.id])
         if run.certificate is not None:
             write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json",
                               run.certificate)
     return status, pages
+
+
+def page_of(run) -> str:
+    """The report page of a :class:`~proofcheck.runs.lemma.LemmaRun`: its lines and
+    scope as ``lemma`` prints them (an argued step as ARGUED, a declared scope that
+    what ran does not establish as ``mixed, per check``)."""
+    from proofcheck.reporting.site import statement_page
+    from proofcheck.runs.lemma import run_lines, scope_text
+    return statement_page(run.statement, run_lines(run), run.verdict, run.instance,
+                          scope_text(run))
 
 
 def _theorems(out: Path, small, quick: bool):
@@ -391,24 +400,27 @@ def _plugin_child(send, out: Path, st) -> None:
 
 def _plugin_run(out: Path, st):
     """``(True, table row)`` with the plugin statement's files written, or ``(False,
-    reason)`` with nothing written.  A plugin's exception (or ``sys.exit``) is its own
-    failure, never the report's."""
-    from proofcheck.kernel.verdicts import combine
-    from proofcheck.reporting.site import cell, statement_page
+    reason)`` with nothing written.  A plugin's ``sys.exit`` (or an exception outside
+    its checks) is its own failure, never the report's; a check that raises is its
+    REFUTED run (:func:`proofcheck.runs.lemma.run_checks`), shown with its page and
+    no certificate."""
+    from proofcheck.kernel.verdicts import Verdict, combine
+    from proofcheck.reporting.site import cell
     from proofcheck.runs.lemma import certificate_refusal, run_lemma
     try:
         run = run_lemma(st, None, 0)
     except (Exception, SystemExit) as exc:  # noqa: BLE001  (a plugin must not break it)
         return False, f"its run or certificate raised {type(exc).__name__}: {exc}"[:300]
-    if run.certificate is None:
+    if run.certificate is None and run.verdict is not Verdict.REFUTED:
         return False, "it has no exact layer instances to certify"
-    stated = combine(r.verdict for r in run.certified)
-    if run.recheck.verdict != stated:
-        return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its run "
-                       f"said {stated.value}")
+    if run.certificate is not None:
+        stated = combine(r.verdict for r in run.certified)
+        if run.recheck.verdict != stated:
+            return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its "
+                           f"run said {stated.value}")
     name = slug(st.id)
-    atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict, run.instance))
-    why = certificate_refusal(run)
+    atomic_write(out / "plugins" / f"{name}.md", page_of(run))
+    why = "no exact layer instance" if run.certificate is None else certificate_refusal(run)
     if why is None:
         write_certificate(out / "plugins" / f"{name}.json", run.certificate)
     cert = f"`plugins/{name}.json`" if why is None else f"none: {cell(why)}"
