@@ -14,6 +14,7 @@ reports) are carried over.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -124,14 +125,18 @@ def _terminate_as_exit():
 def clean_leftovers(out: Path) -> list[Path]:
     """Remove the folders an interrupted report left beside ``out``
     (``.tmp-<out>-XXXXXXXX`` builds, ``.tmp-<out>-old-XXXXXXXX`` holders of the previous
-    version); a holder is moved back to ``out`` first when ``out`` is missing (the
-    report was killed between its two renames).  Call with the report lock held.
+    version) and inside it (``.tmp-<out>-in-XXXXXXXX``, :func:`_replace_inside`); a
+    holder is moved back to ``out`` first when ``out`` is missing (the report was
+    killed between its two renames).  Call with the report lock held.
     Returns the folders removed (each also named on stderr)."""
-    pattern = re.compile(r"\.tmp-" + re.escape(out.name) + r"-(old-)?[a-z0-9_]{8}")
+    pattern = re.compile(r"\.tmp-" + re.escape(out.name) + r"-(old-|in-)?[a-z0-9_]{8}")
     removed = []
-    for p in sorted(out.parent.iterdir()):
+    inside = sorted(out.iterdir()) if out.is_dir() and not out.is_symlink() else []
+    for p in sorted(out.parent.iterdir()) + inside:
         if not pattern.fullmatch(p.name) or not p.is_dir() or p.is_symlink():
             continue
+        if p.name.startswith(f".tmp-{out.name}-in-") != (p.parent != out.parent):
+            continue  # a staging folder only inside out, the others only beside it
         held = p / out.name
         if p.name.startswith(f".tmp-{out.name}-old-") and held.is_dir() and not out.exists():
             os.rename(held, out)
@@ -149,7 +154,64 @@ def _swap_in(new: Path, out: Path) -> None:
     exchange of the two names (:func:`proofcheck.io.files.exchange`; ``new`` then holds
     the old version, removed by the caller), or where the system has none two renames,
     the second undone when it fails — a process killed between those two leaves the old
-    version in a ``.tmp-<out>-old-*`` folder beside ``out``."""
+    version in a ``.tmp-<out>-old-*`` folder beside ``out``.  Where ``out`` itself
+    cannot be renamed — a mount point (``EBUSY``) or another file system than its
+    parent (``EXDEV``) — its contents are replaced instead (:func:`_replace_inside`)."""
+    try:
+        _swap_folders(new, out)
+    except OSError as e:
+        if e.errno not in (errno.EBUSY, errno.EXDEV):
+            raise
+        _replace_inside(new, out)
+
+
+def _replace_inside(new: Path, out: Path) -> None:
+    """Replace the entries of ``out`` the report makes (:data:`MANAGED`) by those of
+    ``new``, for a folder that cannot be renamed: ``new``'s entries are copied into a
+    staging folder inside ``out`` (``.tmp-<out>-in-*``, the file system of ``out``),
+    then each entry is exchanged (or renamed) into place — each entry whole at every
+    moment, the entries one after the other; a failure undoes the entries already
+    replaced.  Entries the report does not make stay as they are."""
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=f".tmp-{out.name}-in-"))
+    done = []
+    try:
+        for name in MANAGED:
+            if (new / name).is_dir():
+                shutil.copytree(new / name, stage / name, symlinks=True)
+            elif (new / name).exists():
+                shutil.copy2(new / name, stage / name)
+        for name in MANAGED:
+            if (stage / name).exists() or (out / name).exists():
+                _put_entry(stage / name, out / name)
+                done.append(name)
+    except BaseException:
+        for name in reversed(done):
+            _put_entry(stage / name, out / name)
+        raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _put_entry(staged: Path, target: Path) -> None:
+    """Swap ``staged`` and ``target`` (same folder tree, same file system), either of
+    which may be missing: one atomic exchange where both exist and the system has it,
+    else renames (the old entry ends in the staging folder; called again, it swaps
+    back)."""
+    if staged.exists() and target.exists():
+        if exchange(staged, target):
+            return
+        held = staged.with_name(staged.name + ".old")
+        os.rename(target, held)
+        os.rename(staged, target)
+        os.rename(held, staged)
+    elif staged.exists():
+        os.rename(staged, target)
+    else:
+        os.rename(target, staged)
+
+
+def _swap_folders(new: Path, out: Path) -> None:
+    """:func:`_swap_in` for a folder ``out`` that can be renamed."""
     if not out.exists():
         os.rename(new, out)
         return
