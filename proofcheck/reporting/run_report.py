@@ -6,8 +6,6 @@ an interrupted or rejected run leaves nothing half-written.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -319,13 +317,9 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
     base = report_base(out_dir, "1.8", rep["dataset"]["name"],
                        construction=rep.get("construction_name", "default"))
     png = Path(f"{base}.png")
-    fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
-                               suffix=".png")
-    os.close(fd)
-    softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
+    softmax_error_plot(png, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,  # atomic
                        f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free,
                        simulation=sc.simulation)
-    os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=str) + "\n")
     atomic_write(md, softmax_markdown(rep, png.name))
