@@ -74,11 +74,11 @@ class _Bars:
     """The progress bars of a theorem run, one per phase, each closed when the next
     phase starts (and all at the end)."""
 
-    SPECS = {"block": ("exact check", "block", 30.0), "shard": ("exact check (Dask shards)",
-                                                              "shard", 30.0),
-             "trajectory": ("hardmax trajectory", "block", 30.0),
+    SPECS = {"block": ("exact check", "block", None), "shard": ("exact check (Dask shards)",
+                                                              "shard", None),
+             "trajectory": ("hardmax trajectory", "block", None),
              "certificate": ("certificates", "cert", 0.0),
-             "simulation": ("simulation (mpmath)", "pass", 10.0)}
+             "simulation": ("simulation (mpmath)", "pass", None)}  # None: HEARTBEAT
 
     def __init__(self):
         self.open = {}
@@ -88,8 +88,9 @@ class _Bars:
         for other in [k for k in self.open if k != name]:
             self.open.pop(other).close()
         if name not in self.open:
+            from proofcheck.progress import HEARTBEAT
             desc, unit, every = self.SPECS[name]
-            self.open[name] = bar(desc, total, unit, every=every)
+            self.open[name] = bar(desc, total, unit, every=HEARTBEAT if every is None else every)
         self.open[name].update(1, postfix)
 
     def hooks(self):

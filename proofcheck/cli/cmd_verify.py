@@ -58,11 +58,14 @@ def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
     from proofcheck.cli.common import outcome_line
+    from proofcheck.progress import phase
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
-        dataset = load_dataset(args.dataset)
-    out = verify_file(args.file, dataset, route=args.route)
+        with phase("loading the dataset"):
+            dataset = load_dataset(args.dataset)
+    with phase("kernel check"):
+        out = verify_file(args.file, dataset, route=args.route)
     code = out.exit_code(args.require_conclusion)
     args.verdict_exit_code = code
     for ln in out.lines:
