@@ -10,6 +10,7 @@ rigorous numerics, searches).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from proofcheck.kernel.errors import BadInput
@@ -25,7 +26,9 @@ class LemmaRun:
     ``results``: every check's results, in declaration order; ``certificate``: the
     sealed lemma certificate (``None`` when no result has an exact layer instance);
     ``recheck``: the kernel's re-check of it; ``verdict``: the run's verdict (see
-    the module docstring); ``instance``: what the checks ran on, in words."""
+    the module docstring); ``instance``: what the checks ran on, in words;
+    ``dataset``: the name of the dataset given (``--dataset``/``--example``), or
+    ``None``."""
 
     statement: object
     reading: str | None
@@ -34,6 +37,16 @@ class LemmaRun:
     results: list[CheckResult] = field(default_factory=list)
     certificate: dict | None = None
     recheck: Recheck | None = None
+    dataset: str | None = None
+
+    @property
+    def on_dataset(self) -> list[CheckResult]:
+        """The results of checks that ran on the given dataset: by the convention of
+        the statements' checks, those whose name carries the dataset's name in quotes
+        (``'digits-sample': ...``, ``... of 'digits-sample-patch2x2' ...``)."""
+        if self.dataset is None:
+            return []
+        return [r for r in self.results if f"'{self.dataset}" in r.name]
 
     @property
     def certified(self) -> list[CheckResult]:
@@ -185,7 +198,8 @@ def run_lemma(statement, dataset=None, seed: int = 0, reading: str | None = None
     implemented or an unknown reading; an exception inside a check propagates (an
     internal error)."""
     run = LemmaRun(statement, reading, seed, _instance_text(statement, dataset, seed),
-                   run_checks(statement, dataset, seed, reading))
+                   run_checks(statement, dataset, seed, reading),
+                   dataset=None if dataset is None else dataset.name)
     run.certificate = certificate_of(statement, run.certified)
     if run.certificate is not None:
         run.recheck = recheck(run.certificate)
@@ -228,7 +242,21 @@ def header_lines(run: LemmaRun) -> list[str]:
                    + "; readings: " + ", ".join(st.readings))
     out.append(f"scope: {scope_text(run)}")
     out.append(f"instance: {run.instance}")
+    if run.dataset is not None:
+        out.append(dataset_use(run))
     return out
+
+
+def dataset_use(run: LemmaRun) -> str:
+    """Which checks of a ``--dataset``/``--example`` run used the dataset."""
+    used, n = len(run.on_dataset), len(run.results)
+    if not used:
+        return (f"dataset '{run.dataset}': used by none of the {n} checks (each runs on "
+                "the statement's own instances)")
+    rest = ("" if used == n else "; the other checks run on the statement's own "
+            "instances (built-in, seeded, symbolic)")
+    return (f"dataset '{run.dataset}': used by {used} of the {n} checks (named "
+            f"'{run.dataset}' below){rest}")
 
 
 def scope_text(run: LemmaRun) -> str:
@@ -291,6 +319,95 @@ def verdict_text(run: LemmaRun) -> str:
     said = _scope_text(summary) if summary else _WORDS.get(run.statement.scope, "")
     where = "no certificate" if run.recheck is None else "not the certificate's verdict"
     return f"VERDICT: {run.verdict.value} ({said}; {where})"
+
+
+def brief_lines(res: CheckResult) -> list[str]:
+    """One result for the summary ``lemma`` prints by default: a pass (or an argued
+    step) as its one line with verdict, name and scope; anything else with every
+    detail and its witness."""
+    lines = result_lines(res)
+    return lines[:1] if res.verdict.passed or is_argued(res) else lines
+
+
+#: the instance label a check's name starts with (``'edge-ties' (d = 2) seed 1: ``)
+_LABEL = re.compile(r"'[^'\n]*'(?: \(d = \d+\))?(?: seed \d+)?: ")
+
+
+def brief_results(results: list[CheckResult]) -> list[str]:
+    """Every result as :func:`brief_lines` prints it, except that passing checks which
+    differ only in their instance label (``'edge-ties' (d = 2): ...``) share one line
+    with their verdict, scope and the number and labels of their instances, at the
+    place of the first of them."""
+    out: list = []
+    groups: dict[tuple, list] = {}
+    for r in results:
+        m = _LABEL.match(r.name)
+        if m is None or not r.verdict.passed or is_argued(r):
+            out += brief_lines(r)
+            continue
+        key = (r.verdict, r.scope, r.name[m.end():])
+        if any(label == m.group(0)[:-2] for label, _ in groups.get(key, ())):
+            out += brief_lines(r)  # the same check twice on one instance: its own line
+            continue
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append((m.group(0)[:-2], r))
+    return [x if isinstance(x, str) else _group_line(groups[x]) for x in out]
+
+
+def _group_line(members: list) -> str:
+    """The summary line of passing checks that differ only in their instance label."""
+    label, first = members[0]
+    line = result_lines(first)[0]
+    if len(members) == 1:
+        return line
+    labels = ", ".join(lab for lab, _ in members)
+    labels = labels if len(labels) <= 80 else labels[:77] + "..."
+    return line.replace(f"{label}: ", "", 1) + f" -- on {len(members)} instances: {labels}"
+
+
+def brief_recheck(lines: list[str]) -> list[str]:
+    """The kernel's re-check lines (:func:`recheck_lines`) for the summary: its first
+    line, one line counting the kernel's checks by verdict, every check that did not
+    pass with its details, and the kernel's other top-level lines (the re-checked
+    verdict)."""
+    head, body = lines[:1], lines[1:]
+    counts: dict[str, int] = {}
+    out, showing = [], False
+    for x in body:
+        if x.startswith("    ["):  # one of the kernel's checks
+            verdict = x[5:x.find("]")]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            showing = not _passed(verdict)
+        elif not x.startswith("     "):  # a top-level line of the kernel
+            showing = True
+        if showing:
+            out.append(x)
+    count = ([f"    {sum(counts.values())} kernel checks: "
+              + ", ".join(f"{n} {v}" for v, n in counts.items())] if counts else [])
+    return head + count + out
+
+
+def _passed(verdict: str) -> bool:
+    try:
+        return Verdict(verdict).passed
+    except ValueError:  # not a verdict: shown
+        return False
+
+
+def run_output(run: LemmaRun, verbose: bool = False) -> list[str]:
+    """What ``lemma`` prints between the header and the VERDICT line: every check and
+    the kernel's re-check; by default the summary (:func:`brief_lines`,
+    :func:`brief_recheck`) with a line saying how many detail lines ``--verbose``
+    adds."""
+    full = run_lines(run) + [""] + recheck_lines(run)
+    if verbose:
+        return full
+    brief = brief_results(run.results) + [""] + brief_recheck(recheck_lines(run))
+    hidden = len(full) - len(brief)
+    return brief + ([f"({hidden} detail lines not shown: --verbose shows every check's "
+                     "details and the kernel's re-check line by line)"] if hidden else [])
 
 
 def recheck_lines(run: LemmaRun) -> list[str]:
