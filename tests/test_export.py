@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -407,6 +408,24 @@ def test_cli_export_and_audit(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "VERDICT (rounded network, float32 weights): VERIFIED" in out
     assert json.loads((tmp_path / "a.json").read_text())[0]["dtype"] == "float64"
+
+
+def test_cli_audit_prints_a_table_and_words_never_a_python_repr(tmp_path, capsys):
+    """``audit`` printed the first failing pair as a Python dict and the rounded
+    network's witnesses as ``Witness(...)`` reprs: now words with the witness code; with
+    ``--json`` and no file, standard output is the JSON of the audit alone."""
+    from proofcheck.cli import main
+    capsys.readouterr()
+    assert main(["audit", "1.6", "--rounding", "float32"]) == 1  # the digits sample: 40 pairs
+    out = capsys.readouterr().out
+    assert "{'" not in out and "Witness(" not in out and "Fraction(" not in out
+    assert re.search(r"first failure: sequence \d+, token \d+, \S+ from the nearest target", out)
+    assert re.search(r"  witness: .* \[output-not-target\]$", out, re.M)
+    assert main(["audit", "1.6", "--limit", "4", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)  # nothing but the JSON on stdout
+    assert [r["dtype"] for r in got] == ["float64"] and got[0]["final"]["pairs"] == 4
+    assert {"block", "sublayer", "max_dev", "where", "region_exits"} <= set(got[0]["layers"][0])
+    assert main(["audit", "1.6", "--limit", "4", "--json", "--rounding", "float32"]) == 2
 
 
 def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):

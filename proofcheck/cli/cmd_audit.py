@@ -35,7 +35,10 @@ def register(sub) -> None:
                    help="round every weight to this format and re-run the exact check; "
                    "e.g. --rounding float32")
     q.add_argument("--plot", metavar="PNG", help="plot of the deviation against the block; e.g. --plot dev.png")
-    q.add_argument("--json", metavar="FILE", help="write every layer's figures as JSON; e.g. --json audit.json")
+    q.add_argument("--json", metavar="FILE", nargs="?", const="-",
+                   help="every layer's figures as JSON: in FILE (the table is printed too), or "
+                   "without FILE (or with -) on standard output instead of the table; e.g. "
+                   "--json audit.json")
     q.add_argument("--all-layers", action="store_true", help="print every sub-layer")
     q.set_defaults(func=cmd_audit)
 
@@ -78,15 +81,43 @@ def print_audit(r, all_layers=False):
     f = r.final
     print(f"final outputs: equal the targets in {f['pairs_equal']}/{f['pairs']} pairs; round to "
           f"the targets in {f['pairs_round_to_targets']}/{f['pairs']} pairs"
-          + (f"; first failure {f['first_failure']}" if f["first_failure"] else ""))
+          + (f"; first failure: {_failure(f['first_failure'])}" if f["first_failure"] else ""))
     print(f"largest deviation {_fmt(r.max_dev)}; time " +
           ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items()))
 
 
+def _failure(fail: dict) -> str:
+    """The first pair whose float outputs do not round to its targets, in words."""
+    where = f"sequence {fail['sequence']}"
+    if fail.get("token") is not None:
+        where += f", token {fail['token']}"
+    dist = fail.get("distance")
+    if dist is None:
+        return where
+    return f"{where}, {_fmt(dist) if isinstance(dist, float) else dist} from the nearest target"
+
+
+def _witness(w) -> str:
+    """A witness of the exact check in words (its code in brackets)."""
+    text = w.describe() if hasattr(w, "describe") else str(w)
+    code = getattr(w, "code", "")
+    return f"{text} [{code}]" if code else text
+
+
+def _print_json(results) -> None:
+    import json
+    print(json.dumps([r.to_json() for r in results], indent=1))
+
+
 def cmd_audit(args) -> int:
     from proofcheck.cli.common import check_file_output, refuse_same_files
-    refuse_same_files([("--dataset", args.dataset), ("--plot", args.plot), ("--json", args.json)])
-    for option, path in (("--plot", args.plot), ("--json", args.json)):
+    to_stdout = args.json == "-"
+    if to_stdout and args.rounding:
+        raise BadInput("--json without a file prints the float audit's JSON alone on standard "
+                       "output; with --rounding give it a file (--json audit.json)")
+    json_file = None if to_stdout else args.json
+    refuse_same_files([("--dataset", args.dataset), ("--plot", args.plot), ("--json", json_file)])
+    for option, path in (("--plot", args.plot), ("--json", json_file)):
         if path:
             check_file_output(path, option)
     dtypes = args.dtype or ["float64"]
@@ -101,28 +132,31 @@ def cmd_audit(args) -> int:
                   construction=args.construction)
     except (ValueError, KeyError) as e:
         raise BadInput(e.args[0] if e.args else str(e)) from None
-    print(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
+    say = (lambda *a, **k: None) if to_stdout else print  # noqa: E731  (JSON alone on stdout)
+    say(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
           f"N = {ds.N}, M = {ds.M}, d = {ds.d}, "
           f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
           f"{b.net.max_bits()} bits")
-    print("reference: the exact hardmax trajectory of the same network"
+    say("reference: the exact hardmax trajectory of the same network"
           + (" (the float network uses softmax at tau: its deviation includes the softmax "
              "perturbation)" if statement == "1.8" else ""))
     code = 0
     results = []
     from proofcheck.export.audit import audit_many, deviation_plot
     results = audit_many(b.net, b.inputs, b.targets, dtypes, b.attention, b.tau)
-    for r in results:
+    if to_stdout:
+        _print_json(results)
+    for r in results if not to_stdout else ():
         print_audit(r, args.all_layers)
     if args.plot:
         p = deviation_plot(args.plot, results, f"Theorem {statement} on {ds.name}: float vs exact")
-        print(f"plot: {p}")
-    if args.json:
+        say(f"plot: {p}")
+    if json_file:
         import json
 
         from proofcheck.io.files import atomic_write
-        atomic_write(args.json, json.dumps([r.to_json() for r in results], indent=1) + "\n")
-        print(f"json: {args.json}")
+        atomic_write(json_file, json.dumps([r.to_json() for r in results], indent=1) + "\n")
+        print(f"json: {json_file}")
     if args.rounding:
         from proofcheck.export.rounding import certify_rounded, get_format
         rc = certify_rounded(b.net, b.inputs, b.targets, get_format(args.rounding), b.claims)
@@ -132,10 +166,10 @@ def cmd_audit(args) -> int:
               f"{st['max_rel_change']:.3g}); {len(st['overflow'])} overflow")
         if rc.departure is not None:
             print(f"the rounded network's exact trajectory leaves the construction's claims at: "
-                  f"{rc.departure}")
+                  f"{_witness(rc.departure)}")
         print(f"exact check of the rounded network (exact interpolation): {rc.verdict.value}")
         if rc.witness is not None:
-            print(f"  witness: {rc.witness}")
+            print(f"  witness: {_witness(rc.witness)}")
         print(f"VERDICT (rounded network, {args.rounding} weights): {rc.verdict.value}")
         code = rc.verdict.exit_code
     return code
