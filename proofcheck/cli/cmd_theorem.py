@@ -48,7 +48,8 @@ def register(sub) -> None:
                    "audit: it never changes the verdict)")
     q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
                    help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
-                   "a multiply-add at 40 digits; default 5000000, a few seconds; 0: no "
+                   "a multiply-add at 40 digits; default 10000000, one pass on the shipped sample, a few "
+                   "seconds; 0: no "
                    "simulation); e.g. --simulation-budget 50000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports; created with missing "
