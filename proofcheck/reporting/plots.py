@@ -117,7 +117,10 @@ def _error_panel(ax, curve, simulation) -> None:
                    label=f"precision floor ({simulation.dps} digits x largest value):\n"
                          f"errors below 10^{floor + 1:.3g} are not resolved")
         ax.set_ylim(bottom=floor - 5)
-    ax.set_ylabel("log10 max distance\noutput - target")
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"$10^{{{v:g}}}$"))
+    ax.set_ylabel("max distance output - target\n(log scale)")
 
 
 #: the rows of the certificates tried, by verdict: (y, marker, colour, row label)

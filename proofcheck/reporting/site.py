@@ -81,6 +81,11 @@ def cell(text: str) -> str:
 def index_head(cat, status, pages, plugin_lines, const_rows, small, sc) -> list[str]:
     """The index up to (not including) the certificate table."""
     lines = ["# proofcheck reports", "", provenance_line(provenance()), "",
+             "The commit named above is the one whose code generated this folder (a commit "
+             "cannot name itself); `tests/test_reports.py` regenerates the folder and fails "
+             "when the code of the commit that holds it would change anything here but these "
+             "provenance fields (tool version, commit, time; in each certificate its "
+             "`provenance` and digest).", "",
              "Regenerate with `python -m proofcheck report`; re-check any certificate with "
              "`python -m proofcheck verify reports/certificates/FILE`.", "",
              "## Catalogue", "", "| id | kind | statement | paper no. | flag | status |",
