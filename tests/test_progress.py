@@ -72,9 +72,12 @@ def fast_beat(monkeypatch):
     test's body: pytest sets its own stderr between a fixture and the test)."""
     import sys
 
+    import proofcheck.cli.terminal as terminal
     import proofcheck.progress as progress
     monkeypatch.setattr(progress, "HEARTBEAT", 0.02)
     monkeypatch.setattr(progress, "PHASE_DELAY", 0.0)
+    monkeypatch.setattr(terminal, "BEAT", 0.02)  # verify's own (it loads no progress module)
+    monkeypatch.setattr(terminal, "DELAY", 0.0)
 
     def watch() -> _Stream:
         stream = _Stream()

@@ -58,13 +58,13 @@ def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
     from proofcheck.cli.common import outcome_line
-    from proofcheck.progress import phase
+    from proofcheck.cli.terminal import heartbeat
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
-        with phase("loading the dataset"):
+        with heartbeat("loading the dataset"):
             dataset = load_dataset(args.dataset)
-    with phase("kernel check"):
+    with heartbeat("kernel check"):
         out = verify_file(args.file, dataset, route=args.route)
     code = out.exit_code(args.require_conclusion)
     args.verdict_exit_code = code

@@ -323,10 +323,13 @@ def verdict_text(run: LemmaRun) -> str:
 
 def brief_lines(res: CheckResult) -> list[str]:
     """One result for the summary ``lemma`` prints by default: a pass (or an argued
-    step) as its one line with verdict, name and scope; anything else with every
-    detail and its witness."""
+    step) as its one line with verdict, name and scope, and any witness among its
+    details (a variant reading refuted in a note); anything else with every detail and
+    its witness."""
     lines = result_lines(res)
-    return lines[:1] if res.verdict.passed or is_argued(res) else lines
+    if not (res.verdict.passed or is_argued(res)):
+        return lines
+    return lines[:1] + [x for x in lines[1:] if x.lstrip().startswith("witness")]
 
 
 #: the instance label a check's name starts with (``'edge-ties' (d = 2) seed 1: ``)
@@ -342,7 +345,7 @@ def brief_results(results: list[CheckResult]) -> list[str]:
     groups: dict[tuple, list] = {}
     for r in results:
         m = _LABEL.match(r.name)
-        if m is None or not r.verdict.passed or is_argued(r):
+        if m is None or not r.verdict.passed or is_argued(r) or len(brief_lines(r)) > 1:
             out += brief_lines(r)
             continue
         key = (r.verdict, r.scope, r.name[m.end():])
