@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -269,6 +270,44 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     assert err < 1e-6 and hit
 
 
+def _extra_padding(X, mask, k: int, value: float):
+    """``X``/``mask`` with ``k`` more padded positions per sequence, every padded
+    position (old and new) holding ``value``."""
+    B, n, d = X.shape
+    Xp = np.zeros((B, n + k, d), dtype=X.dtype)
+    Xp[:, :n] = X
+    mp = np.zeros((B, n + k), dtype=bool)
+    mp[:, :n] = mask
+    Xp[~mp] = value
+    return Xp, mp
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e300])
+def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
+    """The bug report's case (pytorch#101967 class): the digits sample (40 sequences
+    of 16 tokens, d = 6: 3,840 real output coordinates) padded by 3 positions that
+    hold NaN, inf or 1e300.  A padded key has weight 0, and its value must not enter
+    the weighted sum (0 * NaN = NaN): every real output equals, bit for bit, the
+    output of the unpadded batch.  Also softmax (SQUARE at tau = 1/64, ragged
+    sequences: padding already inside the batch)."""
+    pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
+    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    ds, _ = sample()
+    cases = [(build("1.6", ds, check=False), "hardmax", None),
+             (build("1.8", SQUARE, tau=Fraction(1, 64), check=False), "softmax", Fraction(1, 64))]
+    for k, (b, attention, tau) in enumerate(cases):
+        desc = describe(b.net, attention, tau, metadata(b, "float64"))
+        path = write_onnx(tmp_path / f"net{k}.onnx", arrays(b.net), desc)
+        X, mask = _padded(b)
+        Y = run_onnx(path, X, mask)
+        Xp, mp = _extra_padding(X, mask, 3, value)
+        Yp = run_onnx(path, Xp, mp)
+        assert np.isfinite(Y[mask]).all()
+        assert np.array_equal(Yp[mp], Y[mask]), (attention, value)
+        if k == 0:
+            assert Y[mask].size == 3840
+
+
 def test_safetensors_round_trip(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
@@ -371,6 +410,26 @@ def test_cli_export_and_audit(tmp_path, capsys):
     doc = json.loads((tmp_path / "a.json").read_text())
     assert doc["float_runs"][0]["dtype"] == "float32" and doc["float_runs"][0]["kind"] == "run"
     assert doc["rounding_certificate"]["dtype"] == "float32"
+
+
+def test_cli_audit_prints_a_table_and_words_never_a_python_repr(tmp_path, capsys):
+    """``audit`` printed the first failing pair as a Python dict and the rounded
+    network's witnesses as ``Witness(...)`` reprs: now words with the witness code; with
+    ``--json`` and no file, standard output is the JSON of the audit alone."""
+    from proofcheck.cli import main
+    capsys.readouterr()
+    assert main(["audit", "1.6", "--rounding", "float32"]) == 1  # the digits sample: 40 pairs
+    out = capsys.readouterr().out
+    assert "{'" not in out and "Witness(" not in out and "Fraction(" not in out
+    assert re.search(r"first failure: sequence \d+, token \d+, \S+ from the nearest target", out)
+    assert re.search(r"  witness: .* \[output-not-target\]$", out, re.M)
+    assert main(["audit", "1.6", "--limit", "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)  # nothing but the JSON on stdout
+    got = doc["float_runs"]  # the same document --json FILE writes
+    assert doc["format"] == "proofcheck-audit/2" and doc["rounding_certificate"] is None
+    assert [r["dtype"] for r in got] == ["float64"] and got[0]["final"]["pairs"] == 4
+    assert {"block", "sublayer", "max_dev", "where", "region_exits"} <= set(got[0]["layers"][0])
+    assert main(["audit", "1.6", "--limit", "4", "--json", "--rounding", "float32"]) == 2
 
 
 def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):

@@ -221,3 +221,63 @@ def test_the_examples_stay_free_of_build_output():
     root = Path(__file__).resolve().parents[1] / "examples"
     left = [p for p in root.rglob("*") if p.name == "build" or p.name.endswith(".egg-info")]
     assert left == []
+
+
+# ---------------------------------------------------------------- --dataset - (stdin)
+
+def _stdin_run(tmp_path, data: bytes, *args):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-m", "proofcheck", *args, "--dataset", "-"],
+                          input=data, capture_output=True, env=env, cwd=tmp_path, timeout=300)
+
+
+def test_dataset_from_stdin_runs_like_the_file(tmp_path):
+    """``--dataset -`` reads the JSON dataset piped in: the theorem verifies it, with the
+    same dataset SHA-256 in its report as the file gives."""
+    r = _stdin_run(tmp_path, json.dumps(DATASET).encode(), "theorem", "1.6", "--out", "r")
+    assert r.returncode == 0, (r.stdout + r.stderr).decode()
+    piped = json.loads((tmp_path / "r" / "theorem-1.6-edge.json").read_text())
+    assert main(["theorem", "1.6", "--dataset", str(_write(tmp_path / "edge.json")),
+                 "--out", str(tmp_path / "f")]) == 0
+    from_file = json.loads((tmp_path / "f" / "theorem-1.6-edge.json").read_text())
+    assert piped["dataset"]["sha256"] == from_file["dataset"]["sha256"]
+    assert piped["verdict"] == from_file["verdict"] == "VERIFIED"
+
+
+@pytest.mark.parametrize("data,path", [
+    (json.dumps({**DATASET, "pairs": [{"input": [["1", "x"]], "output": [["1", "1"]]}]}),
+     "$.pairs[0].input[0][1]"),
+    ('{"format": "proofcheck-dataset/1", "d": 2, "pairs": [', "<stdin>"),
+    ("", "<stdin>"),
+])
+def test_a_bad_dataset_on_stdin_is_exit_2_at_its_path(tmp_path, data, path):
+    r = _stdin_run(tmp_path, data.encode(), "lemma", "3.1")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err, err
+    assert err.rstrip().endswith(f"(at {path})"), err
+    assert r.stdout == b"" and sorted(tmp_path.iterdir()) == []
+
+
+def test_stdin_that_is_a_terminal_a_zip_or_too_large_is_refused(monkeypatch):
+    import io
+
+    import proofcheck.kernel.documents as documents
+    from proofcheck.io.datasets import load_stdin
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self):
+            return True
+    with pytest.raises(BadInput, match="terminal") as e:
+        load_stdin(Terminal(io.BytesIO(json.dumps(DATASET).encode())))
+    assert e.value.path == "<stdin>"
+    with pytest.raises(BadInput, match="zip archive"):
+        load_stdin(io.TextIOWrapper(io.BytesIO(b"PK\x03\x04rest of an npz")))
+    monkeypatch.setattr(documents, "MAX_FILE_BYTES", 64)
+    with pytest.raises(BadInput, match="larger than 64 bytes"):
+        load_stdin(io.TextIOWrapper(io.BytesIO(json.dumps(DATASET).encode())))
+    monkeypatch.undo()
+    assert load_stdin(io.TextIOWrapper(io.BytesIO(json.dumps(DATASET).encode()))).name == "edge"

@@ -247,8 +247,12 @@ def test_solve_undecided_is_inconclusive():
 # ------------------------------------------------------------------ CLI
 def test_cli_lemma_resnet_prints_its_checks(capsys):
     assert main(["lemma", "resnet", "--example", "digits-sample", "--limit", "6"]) == 0
-    out = capsys.readouterr().out
-    assert "digits-sample-6-patch1x1" in out and "| random-mixed-0-n32 |" in out
-    assert "witness pair: token" in out and "reading: a token-wise map" in out
+    out = capsys.readouterr().out  # the summary: every check's line, witnesses kept
+    assert "digits-sample-6-patch1x1" in out and "| random-mixed-0-n32 |" not in out
+    assert "witness pair: token" in out and "reading: disjoint targets obstruct" in out
+    assert main(["lemma", "resnet", "--example", "digits-sample", "--limit", "6",
+                 "--verbose"]) == 0
+    out = capsys.readouterr().out  # every detail: the parameter table
+    assert "| random-mixed-0-n32 |" in out and "reading: a token-wise map" in out
     from proofcheck.kernel.verdicts import Scope
     assert out.rstrip().endswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}; no certificate)")

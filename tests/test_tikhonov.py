@@ -273,7 +273,8 @@ def test_run_reports_show_theta(tmp_path):
     assert F(rep["theta_sq_norm"]["exact"]) == tc.construction.net.sq_norm()
     assert rep["theta_sq_norm"]["approx"] == sig_digits(tc.construction.net.sq_norm())
     md, _ = write_theorem_report(tmp_path, rep)
-    assert "‖θ*‖²" in md.read_text() and rep["theta_sq_norm"]["approx"] in md.read_text()
+    # the asterisk escaped: two in one table row must not read as emphasis
+    assert "‖θ\\*‖²" in md.read_text() and rep["theta_sq_norm"]["approx"] in md.read_text()
 
 
 def test_theorem_cli_prints_theta(capsys, tmp_path):

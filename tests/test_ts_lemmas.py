@@ -317,3 +317,26 @@ def test_search_without_hypothesis_is_seeded_and_finds_counterexamples():
     assert a.t is True and a.checked == b.checked == 15 and "seeded random" in a.method
     bad = search(competitors.gen_window, competitors.check_instance, 0, 60, use_hypothesis=False)
     assert bad.t is False and bad.info["m"] == 2 * bad.info["U"]
+
+
+def test_seeded_searches_leave_no_hypothesis_folder(tmp_path):
+    """The bug report: ``lemma C.1``, ``C.4``, ``E.1``, ``G.2`` run in a fresh working
+    directory (a subprocess) leave nothing there, no ``.hypothesis/`` (hypothesis caches
+    the constants of local modules in its storage folder even with ``database=None``);
+    the storage folder of the calling process is set back afterwards."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys\nfrom hypothesis import configuration\nfrom proofcheck.cli import main\n"
+            "codes = [main(['lemma', s]) for s in ('C.1', 'C.4', 'E.1', 'G.2')]\n"
+            "left = getattr(configuration, '__hypothesis_home_directory')\n"
+            "print('CODES', codes, 'STORAGE', left)\n")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines()[-1] == "CODES [0, 0, 0, 0] STORAGE None"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

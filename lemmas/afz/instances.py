@@ -27,6 +27,16 @@ def input_sequences(dataset):
     return [list(p.inputs) for p in dataset.pairs], dataset.d
 
 
+def naming_dataset(results: list, dataset) -> list:
+    """``results`` (CheckResults of checks run on the user's ``dataset``) with each name
+    prefixed by the dataset's name in quotes, as :func:`lemma_instances` labels them:
+    a ``--dataset`` run says which checks used the data (``None``: unchanged)."""
+    if dataset is not None and not isinstance(dataset, (list, tuple)):
+        for r in results:
+            r.name = f"'{dataset.name}': {r.name}"
+    return results
+
+
 def distinct_points(seqs):
     return list(dict.fromkeys(x for s in seqs for x in s))
 

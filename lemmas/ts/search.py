@@ -5,6 +5,9 @@ An instance generator is written once against a tiny drawing interface
 hypothesis (``hypothesis.find`` with a seeded ``random.Random``: deterministic,
 no example database, and a found counterexample is *shrunk* to a small one) or,
 when hypothesis is not installed (it is a test extra), under ``random.Random(seed)``.
+Hypothesis writes nothing in the working directory: its storage (the cache of
+constants it collects from local modules, ``.hypothesis/``) points, for the search
+only, at a temporary folder removed afterwards (:func:`_temporary_storage`).
 
 A check returns ``(t, info)`` with ``t`` three-valued (``True`` holds, ``False``
 refuted, ``None`` undecided).  The search looks for any instance where ``t`` is not
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
@@ -83,6 +87,24 @@ def hypothesis_available() -> bool:
     return True
 
 
+@contextmanager
+def _temporary_storage():
+    """Hypothesis' storage folder set to a fresh temporary folder while the block runs,
+    then set back to what it was (a test run's own setting included) and the folder
+    removed: the search leaves no ``.hypothesis/`` in the working directory (with
+    ``database=None`` hypothesis still caches the constants of local modules there)."""
+    import tempfile
+
+    from hypothesis import configuration
+    before = getattr(configuration, "__hypothesis_home_directory", None)
+    with tempfile.TemporaryDirectory(prefix="proofcheck-hypothesis-") as folder:
+        configuration.set_hypothesis_home_dir(folder)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)
+
+
 @dataclass
 class Outcome:
     """Result of a search: ``checked`` instances; the first instance that was refuted
@@ -123,7 +145,8 @@ def search(gen: Callable[[Any], Any], check: Callable[[Any], tuple], seed: int,
                      suppress_health_check=list(HealthCheck),
                      phases=[Phase.generate, Phase.shrink])
         try:
-            inst = find(strategy(gen), bad, settings=s, random=random.Random(seed))
+            with _temporary_storage():
+                inst = find(strategy(gen), bad, settings=s, random=random.Random(seed))
         except NoSuchExample:
             out.checked = count[0]
             return out

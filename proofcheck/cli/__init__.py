@@ -5,7 +5,9 @@ adds its parser and sets ``func``; add a subcommand by adding its module to
 ``COMMANDS``.
 
 Exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive,
-4 internal error or resource limit.
+4 internal error or resource limit; 130 interrupted (Ctrl-C, SIGINT: 128 + 2, the
+shell's convention), with every file written whole or not at all (files are written
+by atomic replacement; ``report`` leaves its folder as it was).
 
 Fail closed on output errors: standard output is flushed before ``main`` returns,
 and an ``OSError`` while writing it (closed pipe as in ``verify c.json | head -1``,
@@ -28,6 +30,9 @@ from proofcheck.cli.schema_messages import worded
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 
+#: the exit code of a run stopped by Ctrl-C (SIGINT), as shells report it (128 + 2)
+EXIT_INTERRUPTED = 130
+
 COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report", "cmd_experiment",
             "cmd_export", "cmd_audit", "cmd_generate"]
 
@@ -38,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="proofcheck", description="Exact proof checker for constructive theorems about "
         "transformers: builds the network with exact rational weights and checks the claim.",
         epilog="exit codes: 0 verified, 1 refuted, 2 bad input or usage, 3 inconclusive, "
-        "4 internal error or resource limit.  Start with: python -m proofcheck list")
+        "4 internal error or resource limit, 130 interrupted.  Start with: python -m proofcheck "
+        "list")
     p.add_argument("--version", action="version", version=f"proofcheck {__version__}")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", title="commands")
     for name in COMMANDS:
@@ -110,9 +116,10 @@ def main(argv=None) -> int:
         return _resource_limit(args, e)
     except OSError as e:  # closed pipe, full disk, ...: never a pass
         return _output_error(args, e)
-    except KeyboardInterrupt:
-        _say("interrupted")
-        return Verdict.ERROR.exit_code
+    except KeyboardInterrupt:  # Ctrl-C: no verdict; files are whole or absent
+        _say("interrupted: stopped before the end, no verdict (no file was left "
+             "half-written)")
+        return EXIT_INTERRUPTED
     except SystemExit as e:  # code run by a command (a plugin) called sys.exit: no verdict
         _say(f"ERROR: sys.exit({e.code!r}) was called inside the command (a plugin or a "
              "statement's code) before it finished; no verdict")

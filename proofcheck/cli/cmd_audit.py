@@ -42,7 +42,10 @@ def register(sub) -> None:
                    help="round every weight to this format and re-run the exact check; "
                    "e.g. --rounding float32")
     q.add_argument("--plot", metavar="PNG", help="plot of the deviation against the block; e.g. --plot dev.png")
-    q.add_argument("--json", metavar="FILE", help="write every layer's figures as JSON; e.g. --json audit.json")
+    q.add_argument("--json", metavar="FILE", nargs="?", const="-",
+                   help="every layer's figures as JSON: in FILE (the table is printed too), or "
+                   "without FILE (or with -) on standard output instead of the table; e.g. "
+                   "--json audit.json")
     q.add_argument("--all-layers", action="store_true", help="print every sub-layer")
     q.set_defaults(func=cmd_audit)
 
@@ -88,15 +91,38 @@ def print_audit(r, all_layers=False):
     f = r.final
     print(f"final outputs: equal the targets in {f['pairs_equal']}/{f['pairs']} pairs; round to "
           f"the targets in {f['pairs_round_to_targets']}/{f['pairs']} pairs"
-          + (f"; first failure {f['first_failure']}" if f["first_failure"] else ""))
+          + (f"; first failure: {_failure(f['first_failure'])}" if f["first_failure"] else ""))
     print(f"largest deviation {_fmt(r.max_dev)}; time " +
           ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items()))
 
 
+def _failure(fail: dict) -> str:
+    """The first pair whose float outputs do not round to its targets, in words."""
+    where = f"sequence {fail['sequence']}"
+    if fail.get("token") is not None:
+        where += f", token {fail['token']}"
+    dist = fail.get("distance")
+    if dist is None:
+        return where
+    return f"{where}, {_fmt(dist) if isinstance(dist, float) else dist} from the nearest target"
+
+
+def _witness(w) -> str:
+    """A witness of the exact check in words (its code in brackets)."""
+    text = w.describe() if hasattr(w, "describe") else str(w)
+    code = getattr(w, "code", "")
+    return f"{text} [{code}]" if code else text
+
+
 def cmd_audit(args) -> int:
     from proofcheck.cli.common import check_file_output, refuse_same_files
-    refuse_same_files([("--dataset", args.dataset), ("--plot", args.plot), ("--json", args.json)])
-    for option, path in (("--plot", args.plot), ("--json", args.json)):
+    to_stdout = args.json == "-"
+    if to_stdout and args.rounding:
+        raise BadInput("--json without a file prints the float audit's JSON alone on standard "
+                       "output; with --rounding give it a file (--json audit.json)")
+    json_file = None if to_stdout else args.json
+    refuse_same_files([("--dataset", args.dataset), ("--plot", args.plot), ("--json", json_file)])
+    for option, path in (("--plot", args.plot), ("--json", json_file)):
         if path:
             check_file_output(path, option)
     from proofcheck.export.audit import DTYPES
@@ -106,36 +132,40 @@ def cmd_audit(args) -> int:
     statement, ds, tau = load_theorem_data(args)
     if statement == "1.8" and tau is None:
         raise BadInput("audit 1.8 needs --tau (the softmax temperature of the float network)")
-    b, network = _build(args, statement, ds, tau)
-    print(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
+    b, network = _build(args, statement, ds, tau, quiet=to_stdout)
+    say = (lambda *a, **k: None) if to_stdout else print  # noqa: E731  (JSON alone on stdout)
+    say(f"Audit of Theorem {statement} ({args.construction} construction) on '{ds.name}': "
           f"N = {ds.N}, M = {ds.M}, d = {ds.d}, "
           f"L = {b.net.L} blocks, {b.net.n_params()} parameters, largest rational "
           f"{b.net.max_bits()} bits")
-    print("reference: the exact hardmax trajectory of the same network"
+    say("reference: the exact hardmax trajectory of the same network"
           + (" (the float network uses softmax at tau: its deviation includes the softmax "
              "perturbation)" if statement == "1.8" else ""))
     code = 0
     results = []
     from proofcheck.export.audit import audit_many, deviation_plot
     results = audit_many(b.net, b.inputs, b.targets, dtypes, b.attention, b.tau)
-    for r in results:
+    for r in results if not to_stdout else ():
         print_audit(r, args.all_layers)
     if args.plot:
         p = deviation_plot(args.plot, results, f"Theorem {statement} on {ds.name}: float vs exact")
-        print(f"plot: {p}")
+        say(f"plot: {p}")
     cert = None
     if args.float_safe:
-        cert = rounding_certificate(b, args.float_safe, results, network)
+        cert = rounding_certificate(b, args.float_safe, results, network, say)
         if cert.verdict == "ERROR":
             code = 4
-    if args.json:
+    if json_file or to_stdout:
         import json
-
-        from proofcheck.io.files import atomic_write
         doc = {"format": "proofcheck-audit/2", "float_runs": [r.to_json() for r in results],
                "rounding_certificate": None if cert is None else cert.to_json()}
-        atomic_write(args.json, json.dumps(doc, indent=1) + "\n")
-        print(f"json: {args.json}")
+        text = json.dumps(doc, indent=1) + "\n"
+        if to_stdout:
+            print(text, end="")
+        else:
+            from proofcheck.io.files import atomic_write
+            atomic_write(json_file, text)
+            print(f"json: {json_file}")
     if args.rounding:
         from proofcheck.export.rounding import certify_rounded, get_format
         rc = certify_rounded(b.net, b.inputs, b.targets, get_format(args.rounding), b.claims)
@@ -145,16 +175,16 @@ def cmd_audit(args) -> int:
               f"{st['max_rel_change']:.3g}); {len(st['overflow'])} overflow")
         if rc.departure is not None:
             print(f"the rounded network's exact trajectory leaves the construction's claims at: "
-                  f"{rc.departure}")
+                  f"{_witness(rc.departure)}")
         print(f"exact check of the rounded network (exact interpolation): {rc.verdict.value}")
         if rc.witness is not None:
-            print(f"  witness: {rc.witness}")
+            print(f"  witness: {_witness(rc.witness)}")
         print(f"VERDICT (rounded network, {args.rounding} weights): {rc.verdict.value}")
         code = 4 if code == 4 else rc.verdict.exit_code
     return code
 
 
-def _build(args, statement, ds, tau):
+def _build(args, statement, ds, tau, quiet=False):
     """``(built network, how it was built)``: with the float-safe construction option
     when asked; where the construction refuses it on this dataset, the network built
     without it (said so: the certificate is then about that network)."""
@@ -178,11 +208,12 @@ def _build(args, statement, ds, tau):
         raise BadInput(e.args[0] if e.args else str(e)) from None
     note = (f"built without the float-safe option, which the construction refuses on this "
             f"dataset ({refused})")
-    print(f"note: the network is {note}")
+    if not quiet:
+        print(f"note: the network is {note}")
     return b, note
 
 
-def rounding_certificate(b, fmt: str, results, network: str):
+def rounding_certificate(b, fmt: str, results, network: str, say=print):
     """Decide and print the rounding certificate of the built network ``b`` for the
     format ``fmt`` (:func:`proofcheck.export.float_certificate.certify`), reusing the
     float runs' exact outputs for its cross-check."""
@@ -190,9 +221,9 @@ def rounding_certificate(b, fmt: str, results, network: str):
     exact = results[0].exact_final if results else None
     cert = certify(b.net, b.inputs, fmt, b.attention, exact_final=exact)
     cert.network = network
-    print(f"\n== rounding certificate: {fmt} (decided exactly; a sufficient condition) ==")
+    say(f"\n== rounding certificate: {fmt} (decided exactly; a sufficient condition) ==")
     for line in cert.lines():
-        print(line)
-    print(f"ROUNDING CERTIFICATE ({fmt}, this dataset, any summation order, with or without "
+        say(line)
+    say(f"ROUNDING CERTIFICATE ({fmt}, this dataset, any summation order, with or without "
           f"FMA): {cert.verdict}")
     return cert

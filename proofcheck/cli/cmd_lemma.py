@@ -32,6 +32,10 @@ def register(sub) -> None:
     q.add_argument("--certificate", metavar="FILE",
                    help="write a sealed certificate of the exact layer instances (missing "
                    "folders are created; never the --dataset file); e.g. --certificate lemma.json")
+    q.add_argument("--verbose", action="store_true",
+                   help="print every check's details and the kernel's re-check line by line "
+                   "(default: one line per passing check with its verdict and scope, every "
+                   "detail of a check that did not pass)")
     q.set_defaults(func=cmd_lemma)
 
 
@@ -46,9 +50,8 @@ def cmd_lemma(args) -> int:
         check_reading,
         verdict_text,
         header_lines,
-        recheck_lines,
-        result_lines,
         run_lemma,
+        run_output,
     )
     st = find(args.id)
     check_reading(st, args.reading)
@@ -61,9 +64,7 @@ def cmd_lemma(args) -> int:
     ds, _ = load(st, data_request(args))
     run = run_lemma(st, ds, args.seed, args.reading)
     print("\n".join(header_lines(run)) + "\n")
-    for r in run.results:
-        print("\n".join(result_lines(r)))
-    print("\n" + "\n".join(recheck_lines(run)))
+    print("\n".join(run_output(run, args.verbose)))
     if args.certificate:
         if run.certificate is None:
             raise BadInput(f"statement {st.id} has no exact layer instances to certify "

@@ -48,7 +48,8 @@ def register(sub) -> None:
                    "audit: it never changes the verdict)")
     q.add_argument("--simulation-budget", type=integer_arg, metavar="W",
                    help="theorem 1.8: work units the tau_num simulation may spend (one unit: "
-                   "a multiply-add at 40 digits; default 5000000, a few seconds; 0: no "
+                   "a multiply-add at 40 digits; default 10000000, one pass on the shipped sample, a few "
+                   "seconds; 0: no "
                    "simulation); e.g. --simulation-budget 50000000")
     q.add_argument("--out", default="reports", metavar="DIR",
                    help="folder for the run report (default: reports; created with missing "
@@ -74,11 +75,11 @@ class _Bars:
     """The progress bars of a theorem run, one per phase, each closed when the next
     phase starts (and all at the end)."""
 
-    SPECS = {"block": ("exact check", "block", 30.0), "shard": ("exact check (Dask shards)",
-                                                              "shard", 30.0),
-             "trajectory": ("hardmax trajectory", "block", 30.0),
+    SPECS = {"block": ("exact check", "block", None), "shard": ("exact check (Dask shards)",
+                                                              "shard", None),
+             "trajectory": ("hardmax trajectory", "block", None),
              "certificate": ("certificates", "cert", 0.0),
-             "simulation": ("simulation (mpmath)", "pass", 10.0)}
+             "simulation": ("simulation (mpmath)", "pass", None)}  # None: HEARTBEAT
 
     def __init__(self):
         self.open = {}
@@ -88,8 +89,9 @@ class _Bars:
         for other in [k for k in self.open if k != name]:
             self.open.pop(other).close()
         if name not in self.open:
+            from proofcheck.progress import HEARTBEAT
             desc, unit, every = self.SPECS[name]
-            self.open[name] = bar(desc, total, unit, every=every)
+            self.open[name] = bar(desc, total, unit, every=HEARTBEAT if every is None else every)
         self.open[name].update(1, postfix)
 
     def hooks(self):

@@ -88,13 +88,16 @@ def cmd_verify(args) -> int:
     from proofcheck.kernel.verify import verify_file
     from proofcheck.kernel.verdicts import Verdict
     from proofcheck.cli.common import outcome_line
+    from proofcheck.cli.terminal import heartbeat
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
-        dataset = load_dataset(args.dataset)
+        with heartbeat("loading the dataset"):
+            dataset = load_dataset(args.dataset)
     if args.prove_exp:
         _require_coq_interval(args.file)
-    out = verify_file(args.file, dataset, route=args.route)
+    with heartbeat("kernel check"):
+        out = verify_file(args.file, dataset, route=args.route)
     code = out.exit_code(args.require_conclusion)
     exp = _prove_exp(args.file, out) if args.prove_exp else None
     if exp is not None and exp.verdict is not Verdict.VERIFIED:

@@ -1,10 +1,20 @@
 """Mathematical symbols on terminals that cannot encode them: the output streams get
 an error handler that writes an ASCII spelling (τ → tau, ≤ → <=, 𝟙 → 1vec, …)
-instead of raising ``UnicodeEncodeError``."""
+instead of raising ``UnicodeEncodeError``.  And :func:`heartbeat`, the progress line
+of ``verify`` (which loads nothing outside the kernel and the command line, so not
+:mod:`proofcheck.progress`)."""
 from __future__ import annotations
 
 import codecs
 import sys
+import threading
+import time
+from contextlib import contextmanager
+
+#: seconds between two lines of :func:`heartbeat` (at most 5 s, as for every phase)
+BEAT = 4.0
+#: seconds before its first line
+DELAY = 2.0
 
 ASCII = {
     "τ": "tau", "≤": "<=", "≥": ">=", "≠": "!=", "≈": "~", "𝟙": "1vec", "∈": " in ",
@@ -34,3 +44,34 @@ def install() -> None:
             stream.reconfigure(errors=HANDLER)
         except (AttributeError, ValueError, OSError):
             pass
+
+
+@contextmanager
+def heartbeat(desc: str):
+    """While the block runs: from :data:`DELAY` seconds on, ``<desc>: running, <t> s`` on
+    stderr every :data:`BEAT` seconds, and ``<desc>: done, <t> s`` at the end when a line
+    was written (a timer thread; never raises on a closed stream)."""
+    stop, start, said = threading.Event(), time.monotonic(), []
+
+    def say(word: str) -> None:
+        try:
+            print(f"{desc}: {word}, {time.monotonic() - start:.0f} s", file=sys.stderr,
+                  flush=True)
+        except (OSError, ValueError):
+            pass
+
+    def beat() -> None:
+        wait = DELAY
+        while not stop.wait(max(wait, 0.01)):
+            said.append(1)
+            say("running")
+            wait = BEAT
+    timer = threading.Thread(target=beat, name=f"heartbeat: {desc}", daemon=True)
+    timer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        timer.join()
+        if said:
+            say("done")

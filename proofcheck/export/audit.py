@@ -576,61 +576,97 @@ def _final(F, targets, spans, fmt) -> dict:
             "first_failure": first_bad}
 
 
-def deviation_series(pts, zero_y: float):
-    """``(blocks, log10 deviations)`` to draw from ``[(block, deviation)]``: every finite
-    deviation is a point, an exact 0 at ``zero_y`` (the "0 (exact)" row); infinite or
-    NaN deviations are left to the inf/NaN marks."""
-    xs = [b for b, v in pts if np.isfinite(v)]
-    ys = [float(np.log10(v)) if v > 0 else zero_y for b, v in pts if np.isfinite(v)]
-    return xs, ys
+def deviation_series(pts):
+    """``(blocks, log10 deviations, exact blocks)`` to draw from ``[(block,
+    deviation)]``: every finite positive deviation is a point on the log axis; a
+    deviation of exactly 0 has no logarithm and goes to the "exactly 0" strip (its
+    block in the third list); infinite or NaN deviations are left to the inf/NaN
+    strip."""
+    xs = [b for b, v in pts if np.isfinite(v) and v > 0]
+    ys = [float(np.log10(v)) for b, v in pts if np.isfinite(v) and v > 0]
+    return xs, ys, [b for b, v in pts if v == 0]
 
 
 def deviation_plot(path, results, title: str):
-    """PNG of log10 of the largest deviation after each block against the block (log
-    scale: the float trajectories of long networks leave early; log10 on a linear axis
-    because deviations reach 1e300) for one or more audits (``results``: list of
-    :class:`AuditResult`).  Every block is a marker, so an isolated value is always
-    drawn: a deviation of exactly 0 sits on the bottom row labelled "0 (exact)"; the
-    first block whose deviation is infinite or NaN is an x on the top row and a dotted
-    line; the first region exit a dashed line, one per block with every precision
-    that exits there named in its label.  Block ticks are plain integers."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    """PNG of the largest deviation after each block against the block (both on log
+    scales: the float trajectories of long networks leave early; the deviation as
+    log10 on a linear axis, ticks labelled 10^k, because deviations reach 1e300) for
+    one or more audits (``results``: list of :class:`AuditResult`), in three panels
+    sharing the block axis: the log axis (every finite positive deviation a marker,
+    so an isolated value is always drawn), below it a strip for the blocks whose
+    deviation is exactly 0 (no 0 on a log axis), above it a strip for the first
+    block whose deviation is infinite or NaN (an x and a dotted line).  The first
+    region exit is a dashed line, one per block with every precision that exits
+    there named in its label.  Block ticks are plain integers."""
+    from proofcheck.reporting.plots import save_png
+    return save_png(deviation_figure(results, title), path, tight=False)
 
-    from proofcheck.reporting.plots import pyplot, save_png
+
+def deviation_figure(results, title: str):
+    """The matplotlib figure of :func:`deviation_plot` (axes: inf/NaN strip, log axis,
+    exactly-0 strip)."""
+    from proofcheck.reporting.plots import pyplot
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9.5, 4.2), dpi=100)
-    finite = [np.log10(v) for r in results for _, v in r.per_block() if np.isfinite(v) and v > 0]
-    lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
-    gap = max(3.0, 0.08 * (hi - lo))  # the "0 (exact)" and "inf/NaN" rows stand apart
-    zero_y, top_y = lo - gap, hi + gap
+    fig, (top, ax, low) = plt.subplots(3, 1, sharex=True, figsize=(10.5, 4.6), dpi=100,
+                                       gridspec_kw={"height_ratios": [0.5, 4, 0.5],
+                                                    "hspace": 0.08})
     exits, infs = {}, {}
-    for r in results:
+    for k, r in enumerate(results):
         pts = r.per_block()
-        xs, ys = deviation_series(pts, zero_y)
+        xs, ys, zeros = deviation_series(pts)
         line, = ax.plot(xs, ys, "o-", ms=3, lw=1.2, label=f"{r.dtype}: max |float - exact|")
+        if zeros:  # one row per precision inside the strip, so that none hides another
+            y = 0.5 * (k - (len(results) - 1) / 2)
+            low.plot(zeros, [y] * len(zeros), "o", ms=3, color=line.get_color(),
+                     label=f"{r.dtype}: deviation exactly 0")
         first_inf = next((b for b, v in pts if not np.isfinite(v)), None)
         if first_inf is not None:
             infs.setdefault(first_inf, []).append((r.dtype, line.get_color()))
         if r.first_exit:
             exits.setdefault(r.first_exit["block"], []).append((r.dtype, line.get_color()))
+    _mark_blocks(top, ax, low, infs, exits)
+    _deviation_axes(top, ax, low, title)
+    return fig
+
+
+def _mark_blocks(top, ax, low, infs, exits) -> None:
+    """The first inf/NaN block of each precision (an x in the top strip, a dotted line)
+    and the first region exits (dashed lines), across the three panels."""
     for block, who in sorted(infs.items()):
-        for k, (dtype, color) in enumerate(who):
-            ax.axvline(block, color=color, ls=":", lw=1)
-            ax.plot([block], [top_y], "x", color=color, ms=8, mew=2, clip_on=False,
-                    label=f"{dtype}: inf/NaN from block {block}")
+        for dtype, color in who:
+            for a in (top, ax, low):
+                a.axvline(block, color=color, ls=":", lw=1)
+            top.plot([block], [0], "x", color=color, ms=8, mew=2,
+                     label=f"{dtype}: inf/NaN from block {block}")
     for block, who in sorted(exits.items()):
+        for a in (top, low):
+            a.axvline(block, color=who[0][1], ls="--", lw=1.2)
         ax.axvline(block, color=who[0][1], ls="--", lw=1.2,
                    label=", ".join(d for d, _ in who) + f": first region exit (block {block})")
-    ax.set_xscale("log")
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylim(zero_y - 1, top_y + 1)
-    ticks = [t for t in ax.get_yticks() if zero_y + gap / 2 < t < top_y - gap / 2]
-    ax.set_yticks([zero_y] + ticks + [top_y],
-                  ["0 (exact)"] + [f"{t:g}" for t in ticks] + ["inf/NaN"])
-    ax.set_xlabel("block (log scale)")
-    ax.set_ylabel("log10 largest deviation (max norm)")
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    return save_png(fig, path)
+
+
+def _deviation_axes(top, ax, low, title: str) -> None:
+    """Scales, ticks (10^k on the log axis: no 0 there), labels and legends."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+    low.set_xscale("log")
+    low.xaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    low.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    low.xaxis.set_minor_formatter(NullFormatter())
+    for strip, text in ((top, "inf/NaN"), (low, "exactly 0")):
+        strip.set_ylim(-1.2, 1.2)
+        strip.yaxis.set_major_locator(FixedLocator([0]))
+        strip.yaxis.set_major_formatter(FuncFormatter(lambda v, _, t=text: t))
+    lo, hi = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if lo <= t <= hi and float(t).is_integer()]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"$10^{{{v:g}}}$"))
+    low.set_xlabel("block (log scale)")
+    ax.set_ylabel("largest deviation\n(max norm, log scale)")
+    top.set_title(title)
+    handles, labels = [], []
+    for a in (top, ax, low):
+        h, lab = a.get_legend_handles_labels()
+        handles, labels = handles + h, labels + lab
+    ax.figure.subplots_adjust(left=0.1, right=0.68, top=0.92, bottom=0.11)
+    ax.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.7, 0.9), fontsize=8,
+                     frameon=False)

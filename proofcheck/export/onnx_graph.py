@@ -9,8 +9,14 @@ module (:mod:`proofcheck.export.standalone_torch`): hardmax as
 averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  A
 multi-head layer adds one such term per head; a causal mask is the graph's own
 ``Trilu`` of an ``(n, n)`` all-ones matrix (from ``Shape(X)``) combined with the key
-mask before the ``Where`` that precedes the max / softmax (SPEC §1 "Extensions").  The
-description and the metadata are stored in ``metadata_props``.
+mask before the ``Where`` that precedes the max / softmax (SPEC §1 "Extensions").
+
+Isolation from the padding: a padded key gets weight 0, and its value is replaced by
+0 (a second ``Where``, on the values ``x_l``) before the weighted sum, since
+``0 * NaN`` and ``0 * inf`` are NaN: whatever the padded positions hold (NaN, inf,
+1e300), the real tokens' outputs are those of the unpadded sequences (the outputs at
+padded positions mean nothing).  The description and the metadata are stored in
+``metadata_props``.
 """
 from __future__ import annotations
 
@@ -76,24 +82,29 @@ class _Graph:
         h = self.op("MatMul", [self.op("Relu", [z], p + "ff_relu"), wt], p + "ff_Wh")
         return self.op("Add", [ex, h], p + "ff_out")
 
-    def sa(self, x, p, sa_desc, attention, tau_float, mask3, neg_inf):
+    def sa(self, x, p, sa_desc, attention, tau_float, masks, neg_inf):
         """``rho x + sum_h V_h sum_l pi^h_il x_l``; one head keeps the node names it had
         before heads existed, head k of several is prefixed ``p + "h{k}."``."""
         rx = self.op("Mul", [self.const(p + "sa.rho", self.tensors[p + "sa.rho"]), x],
                      p + "sa_rho_x")
         if sa_desc["value_zero"]:
             return rx
+        mask3, values = masks
         hs = heads_of({"sa": sa_desc})
+        xv = self.op("Where", [values, x, "zero"], p + "values_masked")
         for k, (hp, rA, rV, zero) in enumerate(hs):
             q = p if len(hs) == 1 else f"{p}h{k}."
             if not zero:
                 keys = self.causal_keys(mask3) if sa_desc.get("causal") else mask3
-                v = self.head(x, q, p + hp, (rA, rV), keys, attention, tau_float, neg_inf)
+                v = self.head((x, xv), q, p + hp, (rA, rV), keys, attention, tau_float,
+                              neg_inf)
                 rx = self.op("Add", [rx, v], q + "sa_out")
         return rx
 
-    def head(self, x, p, h, ranks, keys, attention, tau_float, neg_inf):
-        """``V_h sum_l pi^h_il x_l`` of one head over the allowed ``keys`` (bool)."""
+    def head(self, xs, p, h, ranks, keys, attention, tau_float, neg_inf):
+        """``V_h sum_l pi^h_il x_l`` of one head over the allowed ``keys`` (bool);
+        ``xs = (x, xv)``: the tokens, and the values with every padded token set to 0."""
+        x, xv = xs
         ax = self.factored(x, p, "A", ranks[0], h)
         s = self.op("MatMul", [ax, self.op("Transpose", [x], p + "xT", perm=[0, 2, 1])],
                     p + "scores")
@@ -108,7 +119,7 @@ class _Graph:
             tau = self.const(p + "tau", self.np.array(tau_float))
             pi = self.op("Softmax", [self.op("Div", [self.op("Sub", [s, m], p + "sm"), tau],
                                              p + "st")], p + "pi", axis=-1)
-        zc = self.op("MatMul", [pi, x], p + "attended")
+        zc = self.op("MatMul", [pi, xv], p + "attended")
         return self.factored(zc, p, "V", ranks[1], h)
 
     def causal_keys(self, mask3):
@@ -132,14 +143,16 @@ def build_model(tensors: dict, description: dict, dtype: str = "float64"):
     g = _Graph(tensors, dtype)
     g.index("axis_last", [-1])
     neg_inf = g.const("neg_inf", g.np.array(-g.np.inf))
+    g.const("zero", g.np.array(0.0))
     mask3 = g.op("Unsqueeze", ["mask", "axis_one"], "mask3")
+    values = g.op("Unsqueeze", ["mask", "axis_last"], "mask_values")  # (B, n, 1)
     g.index("axis_one", [1])
     x = "X"
     for i, b in enumerate(description["blocks"]):
         p = f"blocks.{i}."
         x = g.ff(x, p, b["ff"]["width"])
         x = g.sa(x, p, b["sa"], description["attention"], description.get("tau_float"),
-                 mask3, neg_inf)
+                 (mask3, values), neg_inf)
     g.nodes.append(helper.make_node("Identity", [x], ["Y"]))
     return _model(g, description)
 

@@ -18,7 +18,9 @@ with scores s_il = <A x_i, x_l>, A = A_lam I + A_left^T A_right (V likewise).
 Hardmax: C_i = {l : s_il == max_k s_ik} compared on the computed float scores,
 pi_il = 1/|C_i| on C_i (exact averaging of float ties).  Softmax at temperature
 tau: pi = softmax((s - max s) / tau).  A layer whose V is zero is rho x (its
-attention is not evaluated).  Padded tokens (mask False) are never attended to.
+attention is not evaluated).  Padded tokens (mask False) are never attended to, and
+their values are set to 0 before the weighted sum (0 * NaN is NaN): whatever the
+padded positions hold, the real tokens' outputs are those of the unpadded sequences.
 """
 import json
 import os
@@ -89,7 +91,8 @@ class SA(nn.Module):
     def forward(self, x, mask=None):
         if self.value_zero:
             return self.rho * x
-        z = self.weights(x, mask) @ x
+        xv = x if mask is None else x.masked_fill(~mask[..., None], 0)
+        z = self.weights(x, mask) @ xv
         return self.rho * x + self._apply(self.V_lam, self.V_left, self.V_right, z)
 
 

@@ -3,7 +3,8 @@
 coordinate) and ``.npz`` files (arrays ``X_j``, ``Y_j``), then the
 kernel's admissibility check.  For ``.npz`` files the error path
 names the array and element (``X_0[1][0]``) for shape errors, and the equivalent
-JSON path for admissibility errors.
+JSON path for admissibility errors.  The path ``-`` is standard input: a JSON
+dataset, at most ``MAX_FILE_BYTES`` like a file (:func:`load_stdin`).
 """
 from __future__ import annotations
 
@@ -256,9 +257,62 @@ def _load_npz(path: Path, allow_pickle: bool) -> Dataset:
     return Dataset(name=path.stem, d=d, pairs=tuple(pairs), notes=tuple(notes))
 
 
+#: the ``--dataset`` path that names standard input
+STDIN = "-"
+
+
+def load_stdin(stream=None) -> Dataset:
+    """The JSON dataset (``proofcheck-dataset/1``) on standard input (``stream``: a
+    text stream with a binary ``buffer``, default ``sys.stdin``), read to its end, at
+    most :data:`~proofcheck.kernel.documents.MAX_FILE_BYTES` bytes, then read as a
+    file is; its ``name`` defaults to ``dataset``.  Raises ``BadInput`` (where:
+    ``<stdin>``) for a terminal (nothing was piped in: it would wait for typing), no
+    or empty input, more bytes than the bound, a zip (``.npz``) archive, and every
+    error of a JSON dataset file."""
+    import sys
+
+    from proofcheck.kernel.documents import MAX_FILE_BYTES, loads_strict
+    stream = sys.stdin if stream is None else stream
+    where = "<stdin>"
+    if stream is None or _is_terminal(stream):
+        raise BadInput("--dataset - reads a JSON dataset from standard input, which is "
+                       "a terminal here (or closed): pipe or redirect one into it, e.g. "
+                       "`--dataset - < my.json`", where)
+    try:
+        data = getattr(stream, "buffer", stream).read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError) as e:
+        raise BadInput(f"cannot read standard input: {getattr(e, 'strerror', None) or e}",
+                       where) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise BadInput(f"standard input is larger than {MAX_FILE_BYTES} bytes", where)
+    if data.startswith(b"PK\x03\x04"):
+        raise BadInput("standard input holds a zip archive (.npz?): --dataset - reads a "
+                       "JSON dataset; give an .npz dataset as a file", where)
+    if not data.strip():
+        raise BadInput("standard input is empty: expected a JSON dataset "
+                       "(proofcheck-dataset/1)", where)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"standard input is not UTF-8 text ({e.reason} at byte {e.start})",
+                       where) from None
+    obj = loads_strict(text, where)
+    if not isinstance(obj, dict):
+        raise BadInput(f"top-level JSON value is a {type_name(obj)}, expected an object", where)
+    return dataset_from_json(obj, source=where)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def load_dataset(path: str | Path, *, allow_pickle: bool = False,
                  admissible: bool = True, ordered: bool = False) -> Dataset:
-    """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset and check it
+    """Load a ``.json`` (``proofcheck-dataset/1``) or ``.npz`` dataset, or with ``path``
+    ``-`` a JSON dataset from standard input (:func:`load_stdin`), and check it
     (``ordered``: input sequences compared as tuples, the causal-mask hypothesis).
 
     ``.npz``: arrays ``X_j`` (n_j, d) and ``Y_j`` (m_j, d) for j = 0..N-1; integer
@@ -269,6 +323,11 @@ def load_dataset(path: str | Path, *, allow_pickle: bool = False,
     ``check_admissible``; ``admissible=False`` checks the shape only, for a caller
     that applies a statement's own rules).
     """
+    if str(path) == STDIN:
+        ds = load_stdin()
+        if admissible:
+            check_admissible(ds, ordered)
+        return ds
     path = Path(path)
     suffix = path.suffix.lower()
     if path.is_dir():

@@ -54,7 +54,8 @@ def softmax_error_plot(path, curve, trials, tau_cert, tau_num, title: str,
     (where simulated): the mpmath error curve (an audit, not a proof) on a log10 axis,
     with the tolerance that defines tau_num and the simulation's precision floor
     ``10^-dps`` (``simulation``: :class:`proofcheck.simulate.SimulationAudit`).  Bottom:
-    every certificate tried, on a row of its outcome (passes / fails).  Both panels
+    every certificate tried, on the row of its verdict (certified / inconclusive, and
+    refuted or error when one is).  Both panels
     shade the CERTIFIED range (0, tau_cert].  ``curve``: ``[(tau, error)]``, ``trials``:
     ``[(tau, verdict)]``; exact values in the legend as ``fmt_num`` prints them.  No
     float of an unbounded number is taken (tau up to 2^±10^6 plots fine)."""
@@ -116,18 +117,38 @@ def _error_panel(ax, curve, simulation) -> None:
                    label=f"precision floor ({simulation.dps} digits x largest value):\n"
                          f"errors below 10^{floor + 1:.3g} are not resolved")
         ax.set_ylim(bottom=floor - 5)
-    ax.set_ylabel("log10 max distance\noutput - target")
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"$10^{{{v:g}}}$"))
+    ax.set_ylabel("max distance output - target\n(log scale)")
+
+
+#: the rows of the certificates tried, by verdict: (y, marker, colour, row label)
+TRIAL_ROWS = {"VERIFIED-CERTIFIED": (1, "^", "tab:green", "certified"),
+              "INCONCLUSIVE": (0, "o", "tab:orange", "inconclusive"),
+              "REFUTED": (-1, "x", "tab:red", "refuted"),
+              "ERROR": (-2, "x", "0.3", "error")}
 
 
 def _trial_rows(ax, trials) -> None:
-    """Each certificate tried, on the row of its outcome."""
-    for ok, y, mk, col, lab in ((True, 1, "^", "tab:green", "certificate tried: passes"),
-                                (False, 0, "x", "tab:red", "certificate tried: fails")):
-        xs = [log2_display(t) for t, v in trials if (v.value == "VERIFIED-CERTIFIED") == ok]
+    """Each certificate tried, on the row of its verdict: certified, inconclusive (the
+    bound could not decide at that tau: not a failure of the claim), and refuted or
+    error rows only when a trial has that verdict."""
+    rows = dict(TRIAL_ROWS)
+    for _, v in trials:
+        rows.setdefault(v.value, (min(y for y, *_ in rows.values()) - 1, "x", "0.3",
+                                  v.value.lower()))
+    shown = [k for k in rows if k in ("VERIFIED-CERTIFIED", "INCONCLUSIVE")
+             or any(v.value == k for _, v in trials)]
+    for k in shown:
+        y, mk, col, lab = rows[k]
+        xs = [log2_display(t) for t, v in trials if v.value == k]
         if xs:
-            ax.scatter(xs, [y] * len(xs), marker=mk, color=col, s=40, zorder=3, label=lab)
-    ax.set_yticks([0, 1], ["fails", "passes"])
-    ax.set_ylim(-0.6, 1.6)
+            ax.scatter(xs, [y] * len(xs), marker=mk, color=col, s=40, zorder=3,
+                       label=f"certificate tried: {lab}")
+    ys = [rows[k][0] for k in shown]
+    ax.set_yticks(ys, [rows[k][3] for k in shown])
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.set_ylabel("certificate")
 
 

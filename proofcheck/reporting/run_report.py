@@ -6,8 +6,6 @@ an interrupted or rejected run leaves nothing half-written.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -144,8 +142,8 @@ def markdown(rep: dict) -> str:
               + c.get("P_claim", f"{c.get('param_formula_text', '(16d+16)M + (10d+8)R + 6d + 5')}"
                       f" = {c['P_formula']}; <= {c.get('param_constant')} d M = {c.get('P_bound')}")
               + " |",
-              f"| squared parameter norm ‖θ*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
-              "J(θ*) = 0, so min J + ε‖θ‖² ≤ ε‖θ*‖² (tikhonov) |",
+              f"| squared parameter norm ‖θ\\*‖² | ≈ {rep['theta_sq_norm']['approx']} (exact in the JSON) | "
+              "J(θ\\*) = 0, so min J + ε‖θ‖² ≤ ε‖θ\\*‖² (tikhonov) |",
               f"| largest rational in the network | {c['max_bits']} bits | |",
               f"| output multiplicity per target | {rep['multiplicities']['min']}..{rep['multiplicities']['max']} | >= 1 |",
               "", "## Layers (grouped)", "",
@@ -182,13 +180,13 @@ def recheck_markdown(rep: dict) -> list[str]:
 def report_base(out_dir, statement: str, dataset_name: str, *, causal: bool = False,
                 construction: str = "default") -> Path:
     """The path of a theorem run's report files without the suffix (``.md``, ``.json``;
-    1.8 also ``.png``): ``theorem-<id>-<dataset>`` (1.6 under a causal mask:
-    ``theorem-1.6-causal-<dataset>``; 1.8 with another construction: ``-<name>`` after)."""
-    if statement != "1.8":
-        masked = "causal-" if causal else ""
-        return Path(out_dir) / f"theorem-{statement}-{masked}{slug(dataset_name)}"
-    return Path(out_dir) / (f"theorem-1.8-{slug(dataset_name)}"
-                            + ("" if construction == "default" else f"-{slug(construction)}"))
+    1.8 also ``.png``): ``theorem-<id>-<dataset>`` for the default construction,
+    ``theorem-<id>-<dataset>-<construction>`` for another (``theorem-1.6-digits-peel``),
+    so that runs of different constructions on one dataset keep their own reports; 1.6
+    under a causal mask: ``theorem-1.6-causal-<dataset>[-<construction>]``."""
+    masked = "causal-" if causal and statement != "1.8" else ""
+    named = "" if construction == "default" else f"-{slug(construction)}"
+    return Path(out_dir) / f"theorem-{statement}-{masked}{slug(dataset_name)}{named}"
 
 
 def report_paths(out_dir, statement: str, dataset_name: str, **kw) -> list[Path]:
@@ -199,10 +197,12 @@ def report_paths(out_dir, statement: str, dataset_name: str, **kw) -> list[Path]
 
 
 def write_theorem_report(out_dir, rep: dict) -> tuple[Path, Path]:
-    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir`` (a run under
-    a causal mask: ``theorem-<id>-causal-<dataset>``)."""
+    """Write ``theorem-<id>-<dataset>.md`` and ``.json`` under ``out_dir``
+    (:func:`report_base`: the construction's name after the dataset's when it is not
+    the default; a run under a causal mask: ``theorem-<id>-causal-<dataset>``)."""
     base = report_base(out_dir, rep["statement"], rep["dataset"]["name"],
-                       causal=rep.get("attention", {}).get("mask") == "causal")
+                       causal=rep.get("attention", {}).get("mask") == "causal",
+                       construction=rep["constants"].get("construction", "default"))
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=_json_value) + "\n")
     atomic_write(md, markdown(rep))
@@ -280,7 +280,7 @@ def softmax_markdown(rep: dict, png_name: str | None) -> str:
     if rep.get("comparison"):
         lines += ["Side by side on this dataset (first row: this run; the others: tau_cert "
                   "searched, no simulation):", "",
-                  "| construction | verdict | L | P | ‖θ*‖² | minus the first row's | tau_cert | "
+                  "| construction | verdict | L | P | ‖θ\\*‖² | minus the first row's | tau_cert | "
                   "seconds |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {r['construction']} | {r['verdict']} | {r['L']} | {r['P']} | "
                   f"{fl(r['theta_sq_norm'])} | {fl(r['theta_sq_diff'])} | {fl(r['tau_cert'])} | "
@@ -324,13 +324,9 @@ def write_softmax_report(out_dir, rep: dict, sc) -> tuple[Path, Path, Path | Non
     base = report_base(out_dir, "1.8", rep["dataset"]["name"],
                        construction=rep.get("construction_name", "default"))
     png = Path(f"{base}.png")
-    fd, tmp = tempfile.mkstemp(dir=Path(out_dir).mkdir(parents=True, exist_ok=True) or out_dir,
-                               suffix=".png")
-    os.close(fd)
-    softmax_error_plot(tmp, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,
+    softmax_error_plot(png, sc.sim_curve, sc.trials, sc.tau_cert, sc.tau_num,  # atomic
                        f"Theorem 1.8 on {rep['dataset']['name']}", tau_free=sc.tau_free,
                        simulation=sc.simulation)
-    os.replace(tmp, png)
     md, js = Path(f"{base}.md"), Path(f"{base}.json")
     atomic_write(js, json.dumps(rep, indent=1, default=_json_value) + "\n")
     atomic_write(md, softmax_markdown(rep, png.name))

@@ -34,22 +34,41 @@ def provenance_line(p: dict) -> str:
             f"{libs}; generated {p['time']}")
 
 
-def statement_page(st, results, v, instance: str = "built-in, seed 0") -> str:
+def statement_page(st, lines: list[str], v, instance: str = "built-in, seed 0",
+                   scope: str | None = None) -> str:
     """``statements/<id>.md``: the statement, what its checks ran on (``instance``, in
-    words), its verdict ``v`` and every check's lines (in a code fence longer than
-    any backtick run of the lines)."""
-    body = "\n".join(line for r in results for line in r.lines())
+    words), the scope of what they established (``scope``: as ``lemma`` prints it;
+    ``None``: the declared one), its verdict ``v`` and every check's ``lines`` as
+    ``lemma`` prints them (an argued step as ARGUED), in a code fence longer than any
+    backtick run of the lines.  Text from the statement is escaped (:func:`literal`):
+    ``theta*`` stays ``theta*``, never the start of italics."""
+    body = "\n".join(lines)
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
-    lines = [f"# {html_text(st.id)} — {html_text(st.title)}", "",
-             f"- kind: {st.kind}; paper: {st.paper} ({st.flag}); module `{st.module}`",
-             f"- instance: {html_text(instance)}; reproduce with `python -m proofcheck lemma {st.id}`",
-             f"- verdict: **{v.value}**", "", fence, body, fence, ""]
-    return "\n".join(lines)
+    where = f"; module `{st.module}`" if st.module else ""
+    out = [f"# {literal(st.id)} — {literal(st.title)}", "",
+           f"- kind: {literal(st.kind)}; paper: {literal(st.paper)} ({literal(st.flag)}){where}",
+           f"- instance: {literal(instance)}; reproduce with "
+           f"`python -m proofcheck lemma {st.id}`",
+           f"- scope: {literal(st.scope if scope is None else scope)}",
+           f"- verdict: **{v.value}**", "", fence, body, fence, ""]
+    return "\n".join(out)
 
 
 def html_text(text: str) -> str:
     """``text`` with the characters HTML would read as markup escaped."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+#: characters Markdown reads as inline markup mid-line (escapes, code, emphasis, links,
+#: images, table cells); each has a backslash escape in CommonMark and Python-Markdown
+_MARKDOWN = re.compile(r"([\\`*_\[\]!|])")
+
+
+def literal(text: str) -> str:
+    """``text`` as literal Markdown inline text: Markdown's markup characters
+    backslash-escaped (``θ*`` is an asterisk, not emphasis), HTML's escaped, line
+    breaks as spaces; rendered (Markdown, then HTML) it reads as ``text``."""
+    return html_text(_MARKDOWN.sub(r"\\\1", str(text))).replace("\n", " ")
 
 
 def cell(text: str) -> str:
@@ -62,6 +81,11 @@ def cell(text: str) -> str:
 def index_head(cat, status, pages, plugin_lines, const_rows, small, sc) -> list[str]:
     """The index up to (not including) the certificate table."""
     lines = ["# proofcheck reports", "", provenance_line(provenance()), "",
+             "The commit named above is the one whose code generated this folder (a commit "
+             "cannot name itself); `tests/test_reports.py` regenerates the folder and fails "
+             "when the code of the commit that holds it would change anything here but these "
+             "provenance fields (tool version, commit, time; in each certificate its "
+             "`provenance` and digest).", "",
              "Regenerate with `python -m proofcheck report`; re-check any certificate with "
              "`python -m proofcheck verify reports/certificates/FILE`.", "",
              "## Catalogue", "", "| id | kind | statement | paper no. | flag | status |",

@@ -25,7 +25,14 @@ def load(statement, request: DataRequest):
     """``(dataset, info)`` for ``request`` checked against ``statement``'s
     admissibility, or ``(None, {})`` when no data was asked for.  Raises
     ``BadInput``/``Inadmissible`` (exit 2) for misuse, unreadable files and datasets
-    the statement does not admit."""
+    the statement does not admit.  Progress on stderr while it reads and checks
+    (:func:`proofcheck.progress.phase`: a line at least every few seconds)."""
+    from proofcheck.progress import phase
+    with phase("loading the dataset"):
+        return _load(statement, request)
+
+
+def _load(statement, request: DataRequest):
     from proofcheck.io.examples import EXAMPLES
     from proofcheck.io.datasets import load_dataset
     if request.dataset is not None and request.example is not None:
@@ -58,9 +65,11 @@ def theorem_data(statement, request: DataRequest):
     if ds is not None:
         return ds, info
     from proofcheck.io.examples import sample
+    from proofcheck.progress import phase
     _check_limit(request.limit)
-    ds, info = sample(limit=request.limit, task=request.task)
-    statement.check_admissible(ds)
+    with phase("loading the dataset"):
+        ds, info = sample(limit=request.limit, task=request.task)
+        statement.check_admissible(ds)
     return ds, info
 
 

@@ -10,6 +10,7 @@ rigorous numerics, searches).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from proofcheck.kernel.errors import BadInput
@@ -25,7 +26,9 @@ class LemmaRun:
     ``results``: every check's results, in declaration order; ``certificate``: the
     sealed lemma certificate (``None`` when no result has an exact layer instance);
     ``recheck``: the kernel's re-check of it; ``verdict``: the run's verdict (see
-    the module docstring); ``instance``: what the checks ran on, in words."""
+    the module docstring); ``instance``: what the checks ran on, in words;
+    ``dataset``: the name of the dataset given (``--dataset``/``--example``), or
+    ``None``."""
 
     statement: object
     reading: str | None
@@ -36,6 +39,16 @@ class LemmaRun:
     recheck: Recheck | None = None
     datasets: int | None = None   # datasets the checks ran on (None: not known)
     given: bool = False           # the dataset was given (--dataset / --example)
+    dataset: str | None = None
+
+    @property
+    def on_dataset(self) -> list[CheckResult]:
+        """The results of checks that ran on the given dataset: by the convention of
+        the statements' checks, those whose name carries the dataset's name in quotes
+        (``'digits-sample': ...``, ``... of 'digits-sample-patch2x2' ...``)."""
+        if self.dataset is None:
+            return []
+        return [r for r in self.results if f"'{self.dataset}" in r.name]
 
     @property
     def certified(self) -> list[CheckResult]:
@@ -107,11 +120,49 @@ def run_checks(statement, dataset=None, seed: int = 0, reading: str | None = Non
     if reading is not None:
         kwargs["reading"] = reading
     results = []
+    plugin = statement.source != "proofcheck"
     for fn in statement.check_functions():
-        results += list(fn(data, seed, **kwargs))
-    if statement.source != "proofcheck":
+        results += (_plugin_check(statement, fn, data, seed, kwargs) if plugin
+                    else list(fn(data, seed, **kwargs)))
+    if plugin:
         mark_argued(results)
     return results
+
+
+#: the witness code of a construction that raised on an input it must accept
+CONSTRUCTION_RAISED = "construction-raised"
+
+
+def _plugin_check(statement, fn, data, seed: int, kwargs: dict) -> list:
+    """``fn(data, seed, **kwargs)`` of a plugin statement.  An exception (other than
+    ``BadInput``, exit 2, and ``ResourceLimit``, exit 4) is REFUTED with the input as
+    witness (code :data:`CONSTRUCTION_RAISED`), as for a built-in construction: the
+    plugin's routine does not build its layer there.  ``sys.exit`` propagates (no
+    verdict, exit 4)."""
+    from proofcheck.kernel.errors import ResourceLimit
+    from proofcheck.kernel.verdicts import Witness
+    try:
+        return list(fn(data, seed, **kwargs))
+    except (BadInput, ResourceLimit):
+        raise
+    except Exception as exc:  # noqa: BLE001  (any failure on an accepted input refutes)
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        where = _input_text(data, seed)
+        return [CheckResult(f"{statement.id}: {name} runs on its input", Verdict.REFUTED,
+                            ["the plugin's check raised on an input the statement accepts"],
+                            Witness(f"the plugin's check raised on an input the statement "
+                                    f"accepts ({type(exc).__name__}: {str(exc)[:160]})",
+                                    got=where, code=CONSTRUCTION_RAISED))]
+
+
+def _input_text(data, seed: int) -> str:
+    """The input a check ran on, in words: the dataset (name, d, N) or the check's own
+    instances, and the seed."""
+    if data is None:
+        return f"its own instances, seed {seed}"
+    if hasattr(data, "pairs"):
+        return f"dataset '{data.name}' (d = {data.d}, N = {data.N}), seed {seed}"
+    return f"{type(data).__name__} instance, seed {seed}"
 
 
 def is_argued(res: CheckResult) -> bool:
@@ -127,6 +178,12 @@ def mark_argued(results) -> None:
             raise TypeError(f"a check returned {type(r).__name__}, not a CheckResult")
         if r.verdict.passed and not is_computed(r):
             r.argued = True
+
+
+def run_lines(run: LemmaRun) -> list[str]:
+    """Every result's lines (:func:`result_lines`), in order: what ``lemma`` prints
+    after the header and the report's page shows."""
+    return [line for r in run.results for line in result_lines(r)]
 
 
 def result_lines(res: CheckResult) -> list[str]:
@@ -145,7 +202,8 @@ def run_lemma(statement, dataset=None, seed: int = 0, reading: str | None = None
     run = LemmaRun(statement, reading, seed, _instance_text(statement, dataset, seed),
                    run_checks(statement, dataset, seed, reading),
                    datasets=1 if dataset is not None else _default_datasets(statement),
-                   given=dataset is not None)
+                   given=dataset is not None,
+                   dataset=None if dataset is None else dataset.name)
     run.certificate = certificate_of(statement, run.certified)
     if run.certificate is not None:
         run.recheck = recheck(run.certificate)
@@ -192,11 +250,40 @@ def header_lines(run: LemmaRun) -> list[str]:
         r = run.reading or st.readings[0]
         out.append(f"reading: {r}" + (" (default)" if r == st.readings[0] else " (variant)")
                    + "; readings: " + ", ".join(st.readings))
-    summary = scope_summary(run)
-    out.append(f"scope: {st.scope}" if not _mixed(st.scope, summary) else
-               f"scope: mixed, per check ({_scope_text(summary, run)}); declared: {st.scope}")
+    out.append(f"scope: {scope_text(run)}")
     out.append(f"instance: {run.instance}")
+    if run.dataset is not None:
+        out.append(dataset_use(run))
     return out
+
+
+def dataset_use(run: LemmaRun) -> str:
+    """Which checks of a ``--dataset``/``--example`` run used the dataset."""
+    used, n = len(run.on_dataset), len(run.results)
+    if not used:
+        return (f"dataset '{run.dataset}': used by none of the {n} checks (each runs on "
+                "the statement's own instances)")
+    rest = ("" if used == n else "; the other checks run on the statement's own "
+            "instances (built-in, seeded, symbolic)")
+    return (f"dataset '{run.dataset}': used by {used} of the {n} checks (named "
+            f"'{run.dataset}' below){rest}")
+
+
+def scope_text(run: LemmaRun) -> str:
+    """The run's scope as ``lemma`` prints it and the report shows it: the declared
+    scope when what ran establishes it, else ``mixed, per check (...); declared: ...``
+    (:func:`_mixed`)."""
+    declared = run.statement.scope
+    summary = scope_summary(run)
+    if not _mixed(declared, summary, _unscoped_pass(run)):
+        return declared
+    return f"mixed, per check ({_scope_text(summary, run)}); declared: {declared}"
+
+
+def _unscoped_pass(run: LemmaRun) -> bool:
+    """Whether a passing computed check states no scope (a construction's own check:
+    the statement's declared scope speaks for it)."""
+    return any(r.verdict.passed and r.scope is None and not is_argued(r) for r in run.results)
 
 
 def scope_summary(run: LemmaRun) -> list[tuple[str, int]]:
@@ -212,10 +299,17 @@ _WORDS = {"all-parameters": Scope.ALL_PARAMETERS.value, "dataset": Scope.DATASET
           "instances": Scope.INSTANCES.value}
 
 
-def _mixed(declared: str, summary: list[tuple[str, int]]) -> bool:
-    """True when the checks establish a scope other than the declared one, exact
-    instances beside a proof apart (every declared scope allows them)."""
-    return any(s not in (_WORDS.get(declared), Scope.INSTANCES.value) for s, _ in summary)
+def _mixed(declared: str, summary: list[tuple[str, int]], unscoped: bool = False) -> bool:
+    """True when what ran does not match the declared scope: a check establishes a
+    scope other than the declared one (exact instances beside a proof apart: every
+    declared scope allows them), or no check establishes the declared scope (a
+    statement declared ``all-parameters`` whose checks are all exact instances);
+    ``unscoped``: a passing check states no scope, so the declaration speaks for it."""
+    said = {s for s, _ in summary}
+    want = _WORDS.get(declared)
+    if not said:
+        return False
+    return bool(said - {want, Scope.INSTANCES.value}) or (want not in said and not unscoped)
 
 
 def _scope_text(summary: list[tuple[str, int]], run: LemmaRun | None = None) -> str:
@@ -278,6 +372,98 @@ def refuted_text(run: LemmaRun) -> str:
     w = witness_text(r.witness)
     return (f"VERDICT: REFUTED (on the instance or parameters the check names, not the "
             f"statement beyond them: {r.name}{w})")
+
+
+def brief_lines(res: CheckResult) -> list[str]:
+    """One result for the summary ``lemma`` prints by default: a pass (or an argued
+    step) as its one line with verdict, name and scope, and any witness among its
+    details (a variant reading refuted in a note); anything else with every detail and
+    its witness."""
+    lines = result_lines(res)
+    if not (res.verdict.passed or is_argued(res)):
+        return lines
+    return lines[:1] + [x for x in lines[1:] if x.lstrip().startswith("witness")]
+
+
+#: the instance label a check's name starts with (``'edge-ties' (d = 2) seed 1: ``)
+_LABEL = re.compile(r"'[^'\n]*'(?: \(d = \d+\))?(?: seed \d+)?: ")
+
+
+def brief_results(results: list[CheckResult]) -> list[str]:
+    """Every result as :func:`brief_lines` prints it, except that passing checks which
+    differ only in their instance label (``'edge-ties' (d = 2): ...``) share one line
+    with their verdict, scope and the number and labels of their instances, at the
+    place of the first of them."""
+    out: list = []
+    groups: dict[tuple, list] = {}
+    for r in results:
+        m = _LABEL.match(r.name)
+        if m is None or not r.verdict.passed or is_argued(r) or len(brief_lines(r)) > 1:
+            out += brief_lines(r)
+            continue
+        key = (r.verdict, r.scope, r.name[m.end():])
+        if any(label == m.group(0)[:-2] for label, _ in groups.get(key, ())):
+            out += brief_lines(r)  # the same check twice on one instance: its own line
+            continue
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append((m.group(0)[:-2], r))
+    return [x if isinstance(x, str) else _group_line(groups[x]) for x in out]
+
+
+def _group_line(members: list) -> str:
+    """The summary line of passing checks that differ only in their instance label."""
+    label, first = members[0]
+    line = result_lines(first)[0]
+    if len(members) == 1:
+        return line
+    labels = ", ".join(lab for lab, _ in members)
+    labels = labels if len(labels) <= 80 else labels[:77] + "..."
+    return line.replace(f"{label}: ", "", 1) + f" -- on {len(members)} instances: {labels}"
+
+
+def brief_recheck(lines: list[str]) -> list[str]:
+    """The kernel's re-check lines (:func:`recheck_lines`) for the summary: its first
+    line, one line counting the kernel's checks by verdict, every check that did not
+    pass with its details, and the kernel's other top-level lines (the re-checked
+    verdict)."""
+    head, body = lines[:1], lines[1:]
+    counts: dict[str, int] = {}
+    out, showing = [], False
+    for x in body:
+        if x.startswith("    ["):  # one of the kernel's checks
+            verdict = x[5:x.find("]")]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            showing = not _passed(verdict)
+        elif not x.startswith("     "):  # a top-level line of the kernel
+            showing = True
+        if showing:
+            out.append(x)
+    count = ([f"    {sum(counts.values())} kernel checks: "
+              + ", ".join(f"{n} {v}" for v, n in counts.items())] if counts else [])
+    return head + count + out
+
+
+def _passed(verdict: str) -> bool:
+    try:
+        return Verdict(verdict).passed
+    except ValueError:  # not a verdict: shown
+        return False
+
+
+def run_output(run: LemmaRun, verbose: bool = False) -> list[str]:
+    """What ``lemma`` prints between the header and the VERDICT line: every check and
+    the kernel's re-check; by default the summary (:func:`brief_lines`,
+    :func:`brief_recheck`) with a line saying how many detail lines ``--verbose``
+    adds."""
+    full = run_lines(run) + [""] + recheck_lines(run)
+    if verbose:
+        return full
+    brief = brief_results(run.results) + [""] + brief_recheck(recheck_lines(run))
+    hidden = len(full) - len(brief)
+    return brief + ([f"({hidden} detail lines not shown: --verbose shows every check's "
+                     "details and the kernel's re-check line by line)"] if hidden else [])
 
 
 def recheck_lines(run: LemmaRun) -> list[str]:

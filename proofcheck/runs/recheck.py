@@ -46,12 +46,15 @@ class Recheck:
 def recheck(cert: dict) -> Recheck:
     """Re-check ``cert`` (a sealed certificate dict) with the kernel, on its default
     route (the fast tier is loaded, so large certificates take the fast route, as
-    ``verify`` does)."""
+    ``verify`` does); progress on stderr while it runs (a line at least every few
+    seconds, :func:`proofcheck.progress.phase`)."""
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route, as `verify` does)
     from proofcheck.kernel.verify import verify_certificate
+    from proofcheck.progress import phase
     t0 = time.perf_counter()
     try:
-        out = verify_certificate(cert)
+        with phase("kernel re-check"):
+            out = verify_certificate(cert)
     except BadInput as e:  # the run wrote a certificate the kernel cannot read
         return Recheck(Verdict.ERROR, [f"the kernel refuses the certificate this run wrote: {e}"],
                        time.perf_counter() - t0)

@@ -14,6 +14,7 @@ reports) are carried over.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -124,14 +125,18 @@ def _terminate_as_exit():
 def clean_leftovers(out: Path) -> list[Path]:
     """Remove the folders an interrupted report left beside ``out``
     (``.tmp-<out>-XXXXXXXX`` builds, ``.tmp-<out>-old-XXXXXXXX`` holders of the previous
-    version); a holder is moved back to ``out`` first when ``out`` is missing (the
-    report was killed between its two renames).  Call with the report lock held.
+    version) and inside it (``.tmp-<out>-in-XXXXXXXX``, :func:`_replace_inside`); a
+    holder is moved back to ``out`` first when ``out`` is missing (the report was
+    killed between its two renames).  Call with the report lock held.
     Returns the folders removed (each also named on stderr)."""
-    pattern = re.compile(r"\.tmp-" + re.escape(out.name) + r"-(old-)?[a-z0-9_]{8}")
+    pattern = re.compile(r"\.tmp-" + re.escape(out.name) + r"-(old-|in-)?[a-z0-9_]{8}")
     removed = []
-    for p in sorted(out.parent.iterdir()):
+    inside = sorted(out.iterdir()) if out.is_dir() and not out.is_symlink() else []
+    for p in sorted(out.parent.iterdir()) + inside:
         if not pattern.fullmatch(p.name) or not p.is_dir() or p.is_symlink():
             continue
+        if p.name.startswith(f".tmp-{out.name}-in-") != (p.parent != out.parent):
+            continue  # a staging folder only inside out, the others only beside it
         held = p / out.name
         if p.name.startswith(f".tmp-{out.name}-old-") and held.is_dir() and not out.exists():
             os.rename(held, out)
@@ -149,7 +154,64 @@ def _swap_in(new: Path, out: Path) -> None:
     exchange of the two names (:func:`proofcheck.io.files.exchange`; ``new`` then holds
     the old version, removed by the caller), or where the system has none two renames,
     the second undone when it fails — a process killed between those two leaves the old
-    version in a ``.tmp-<out>-old-*`` folder beside ``out``."""
+    version in a ``.tmp-<out>-old-*`` folder beside ``out``.  Where ``out`` itself
+    cannot be renamed — a mount point (``EBUSY``) or another file system than its
+    parent (``EXDEV``) — its contents are replaced instead (:func:`_replace_inside`)."""
+    try:
+        _swap_folders(new, out)
+    except OSError as e:
+        if e.errno not in (errno.EBUSY, errno.EXDEV):
+            raise
+        _replace_inside(new, out)
+
+
+def _replace_inside(new: Path, out: Path) -> None:
+    """Replace the entries of ``out`` the report makes (:data:`MANAGED`) by those of
+    ``new``, for a folder that cannot be renamed: ``new``'s entries are copied into a
+    staging folder inside ``out`` (``.tmp-<out>-in-*``, the file system of ``out``),
+    then each entry is exchanged (or renamed) into place — each entry whole at every
+    moment, the entries one after the other; a failure undoes the entries already
+    replaced.  Entries the report does not make stay as they are."""
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=f".tmp-{out.name}-in-"))
+    done = []
+    try:
+        for name in MANAGED:
+            if (new / name).is_dir():
+                shutil.copytree(new / name, stage / name, symlinks=True)
+            elif (new / name).exists():
+                shutil.copy2(new / name, stage / name)
+        for name in MANAGED:
+            if (stage / name).exists() or (out / name).exists():
+                _put_entry(stage / name, out / name)
+                done.append(name)
+    except BaseException:
+        for name in reversed(done):
+            _put_entry(stage / name, out / name)
+        raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _put_entry(staged: Path, target: Path) -> None:
+    """Swap ``staged`` and ``target`` (same folder tree, same file system), either of
+    which may be missing: one atomic exchange where both exist and the system has it,
+    else renames (the old entry ends in the staging folder; called again, it swaps
+    back)."""
+    if staged.exists() and target.exists():
+        if exchange(staged, target):
+            return
+        held = staged.with_name(staged.name + ".old")
+        os.rename(target, held)
+        os.rename(staged, target)
+        os.rename(held, staged)
+    elif staged.exists():
+        os.rename(staged, target)
+    else:
+        os.rename(target, staged)
+
+
+def _swap_folders(new: Path, out: Path) -> None:
+    """:func:`_swap_in` for a folder ``out`` that can be renamed."""
     if not out.exists():
         os.rename(new, out)
         return
@@ -209,7 +271,6 @@ def _build(out: Path, quick: bool, plugin_seconds=PLUGIN_SECONDS) -> int:
 def _statements(out: Path, cat):
     """Every implemented statement on its default instances (seed 0): its page and,
     where it has certified instances, its certificate.  Returns ``(status, pages)``."""
-    from proofcheck.reporting.site import statement_page
     from proofcheck.runs.lemma import run_lemma
     status, pages = {}, {}
     for st in cat:
@@ -218,12 +279,22 @@ def _statements(out: Path, cat):
             continue
         run = run_lemma(st, None, 0)
         status[st.id] = run.verdict.value
-        pages[st.id] = statement_page(st, run.results, run.verdict, run.instance)
+        pages[st.id] = page_of(run)
         atomic_write(out / "statements" / f"{slug(st.id)}.md", pages[st.id])
         if run.certificate is not None:
             write_certificate(out / "certificates" / f"lemma-{slug(st.id)}.json",
                               run.certificate)
     return status, pages
+
+
+def page_of(run) -> str:
+    """The report page of a :class:`~proofcheck.runs.lemma.LemmaRun`: its lines and
+    scope as ``lemma`` prints them (an argued step as ARGUED, a declared scope that
+    what ran does not establish as ``mixed, per check``)."""
+    from proofcheck.reporting.site import statement_page
+    from proofcheck.runs.lemma import run_lines, scope_text
+    return statement_page(run.statement, run_lines(run), run.verdict, run.instance,
+                          scope_text(run))
 
 
 def _theorems(out: Path, small, quick: bool):
@@ -391,24 +462,27 @@ def _plugin_child(send, out: Path, st) -> None:
 
 def _plugin_run(out: Path, st):
     """``(True, table row)`` with the plugin statement's files written, or ``(False,
-    reason)`` with nothing written.  A plugin's exception (or ``sys.exit``) is its own
-    failure, never the report's."""
-    from proofcheck.kernel.verdicts import combine
-    from proofcheck.reporting.site import cell, statement_page
+    reason)`` with nothing written.  A plugin's ``sys.exit`` (or an exception outside
+    its checks) is its own failure, never the report's; a check that raises is its
+    REFUTED run (:func:`proofcheck.runs.lemma.run_checks`), shown with its page and
+    no certificate."""
+    from proofcheck.kernel.verdicts import Verdict, combine
+    from proofcheck.reporting.site import cell
     from proofcheck.runs.lemma import certificate_refusal, run_lemma
     try:
         run = run_lemma(st, None, 0)
     except (Exception, SystemExit) as exc:  # noqa: BLE001  (a plugin must not break it)
         return False, f"its run or certificate raised {type(exc).__name__}: {exc}"[:300]
-    if run.certificate is None:
+    if run.certificate is None and run.verdict is not Verdict.REFUTED:
         return False, "it has no exact layer instances to certify"
-    stated = combine(r.verdict for r in run.certified)
-    if run.recheck.verdict != stated:
-        return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its run "
-                       f"said {stated.value}")
+    if run.certificate is not None:
+        stated = combine(r.verdict for r in run.certified)
+        if run.recheck.verdict != stated:
+            return False, (f"its certificate re-checks as {run.recheck.verdict.value}, its "
+                           f"run said {stated.value}")
     name = slug(st.id)
-    atomic_write(out / "plugins" / f"{name}.md", statement_page(st, run.results, run.verdict, run.instance))
-    why = certificate_refusal(run)
+    atomic_write(out / "plugins" / f"{name}.md", page_of(run))
+    why = "no exact layer instance" if run.certificate is None else certificate_refusal(run)
     if why is None:
         write_certificate(out / "plugins" / f"{name}.json", run.certificate)
     cert = f"`plugins/{name}.json`" if why is None else f"none: {cell(why)}"

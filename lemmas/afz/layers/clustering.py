@@ -217,16 +217,17 @@ def run(dataset=None, seed: int = 0):
     bottom, tokens on the hyperplane); the symbolic proofs in d = 2 and 3."""
     import random
 
-    from lemmas.afz.instances import input_sequences
+    from lemmas.afz.instances import input_sequences, naming_dataset
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)
     cases = [(d0, seqs)] + [(d, random_instances(rng, d)) for d in (2, 3, 4) if d != d0]
     out = []
-    for d, ss in cases:
+    for k, (d, ss) in enumerate(cases):
         u = random_direction(rng, d)
         up = random_direction(rng, d, positive=True)
         lam = Fraction(rng.choice([1, 2, 3, 5]), rng.choice([1, 2]))
-        out += guarded(f"4.1 instance (d = {d})", _instance, d, ss, u, up, lam)
+        res = guarded(f"4.1 instance (d = {d})", _instance, d, ss, u, up, lam)
+        out += naming_dataset(res, dataset) if k == 0 else res
     out += guarded("4.1 symbolic (d = 2)", symbolic, 2) + guarded("4.1 symbolic (d = 3)", symbolic, 3)
     out += guarded("tag symbolic (d = 2)", symbolic_tag, 2)
     return out

@@ -83,13 +83,14 @@ def run(dataset=None, seed: int = 0):
     import random
 
     from lemmas.afz.layers.clustering import random_instances
-    from lemmas.afz.instances import input_sequences
+    from lemmas.afz.instances import input_sequences, naming_dataset
     seqs, d0 = input_sequences(dataset)
     rng = random.Random(seed)
     cases = [(d0, seqs)] + [(d, random_instances(rng, d)) for d in (2, 3, 5) if d != d0]
     out = []
-    for d, ss in cases:
-        out += guarded(f"4.2 instance (d = {d})", _instance, d, ss, R_shift(seed))
+    for k, (d, ss) in enumerate(cases):
+        res = guarded(f"4.2 instance (d = {d})", _instance, d, ss, R_shift(seed))
+        out += naming_dataset(res, dataset) if k == 0 else res
     return (out + guarded("4.2 symbolic (d = 2)", symbolic, 2)
             + guarded("4.2 symbolic (d = 3)", symbolic, 3))
 

@@ -90,4 +90,6 @@ def run(dataset, seed: int = 0):
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)
-    return [check(c.net, inputs, c.info)]
+    res = check(c.net, inputs, c.info)
+    res.name = f"'{ds.name}': {res.name}"  # the dataset it ran on (the default or --dataset)
+    return [res]
