@@ -933,7 +933,7 @@ class FlintBackend:
         else:
             frexps = V.proj_frexp(b)
             sure = _sure_positive(db, frexps)
-            witness.all_true(witness.Q_SIGN, _positive_bound(db, frexps)[sure],
+            witness.all_true(witness.Q_SIGN, _positive_bound(db, frexps)[sure] > 0,
                              "the stated lower bound of a sequence's smallest <b, x> named positive")
             unsure = np.nonzero(~sure)[0].tolist()
             proj = V.projector(b)

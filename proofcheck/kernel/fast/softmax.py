@@ -220,8 +220,8 @@ class _Projections:
         m = max(max(self.hi(j), -self.lo(j)) for j in js)
         out = np.ones(len(v), dtype=bool)
         out[js] = False
-        for up in (v + err, -neg[0] + neg[1]):  # upper ends, as (mantissa, exponent)
-            witness.all_true(witness.MAX_MODULUS, witness.exceeds(-up[out], E[out], -m, False),
+        for up, e in ((v + err, E), (-neg[0] + neg[1], neg[2])):  # upper ends: mantissa, exponent
+            witness.all_true(witness.MAX_MODULUS, witness.exceeds(-up[out], e[out], -m, False),
                              "a sequence left out whose stated upper end is above the maximum")
         return m
 

@@ -93,7 +93,10 @@ def equal(code: str, stated, exact, where) -> None:
 
 def all_true(code: str, mask, what: str) -> None:
     """Every entry of the boolean array ``mask`` holds (``what`` names the bound)."""
-    bad = np.flatnonzero(~np.asarray(mask, dtype=bool))
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise TypeError("a witness mask must be boolean")
+    bad = np.flatnonzero(~mask)
     if len(bad):
         fail(code, f"{what} fails at index {int(bad[0])} ({len(bad)} in all)")
 
