@@ -38,9 +38,9 @@ code                    shortcut (where)            witness                     
                         FF's support (``_nearest``, ``(radius, None)``, the         ``[lo, hi]``, at exactly that distance,
                         ``_Index``, full scan);     query's window radius           within the queried window; no row: the
                         bounds the boxes kept                                       distance is the window's radius
-``ff-piece``            rank-one FF ``U = c w^T``:  the piece's active units        at the row's ``t`` every unit with ``c_k t
-                        one affine map per piece                                    + b_k > 0`` is active, every one ``< 0``
-                        (``_Pieces.at``)                                            is not
+``ff-piece``            rank-one FF ``U = c w^T``:  the piece ``p`` of a row        ``kinks[p-1] <= t <= kinks[p]`` for the
+                        one affine map per piece                                    row's exact ``t`` (the active units are
+                        (``piece_index``)                                           constant between two kinks)
 ``box-piece``           softmax boxes of a rank-    the piece ``p``                 ``kinks[p-1] <= t - |w|.r`` and ``t +
                         one FF (``box_piece``):                                     |w|.r <= kinks[p]``
                         kept in an identity piece

@@ -389,18 +389,13 @@ class _Pieces:
     def __init__(self, ff: FF, cs, kinks, d):
         self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
         self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
-        self.acts = [None] * (len(kinks) + 1)  # the active units of each computed piece
-        self._cb = None
 
     def at(self, t, row):
-        """The map of the piece holding ``t`` (``None``: the identity), its active set
-        checked at ``t`` first (witness ``ff-piece``: the units with ``c_k t + b_k > 0``)."""
+        """The map of the piece holding ``t`` (``None``: the identity); witness ``ff-piece``:
+        ``t`` lies between the piece's kinks (on it the active units are those of its map)."""
         p = piece_index(self.kinks, t)
-        m = self[p]
-        if self._cb is None:
-            self._cb = ([q2f(c) for c in self.cs], [q2f(x) for x in self.ff.b])
-        witness.active(*self._cb, self.acts[p], t, row)
-        return m
+        witness.in_piece(self.kinks, p, t, row)
+        return self[p]
 
     def __len__(self):
         return len(self.maps)
@@ -426,7 +421,6 @@ class _Pieces:
         else:
             smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
             act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
-        self.acts[p] = set(act)
         if _identity_piece(ff, cs, act, d):
             m = None
         else:

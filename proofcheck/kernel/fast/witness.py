@@ -61,14 +61,12 @@ def nearest(D, t, lo, hi, radius) -> None:
                       f"queried window of radius {fmt_num(radius)}: a closer row may not have been seen")
 
 
-def active(cq, bq, act, t, row) -> None:
-    """The ReLU units active at ``t`` (``c_k t + b_k > 0``) are those of the piece's
-    active set ``act`` (a unit at 0 may be either: the layer is continuous there)."""
-    for k, (c, b) in enumerate(zip(cq, bq)):
-        z = c * t + b
-        if (z > 0) != (k in act) and z != 0:
-            fail(PIECE, f"row {row} at t = {fmt_num(t)}: unit {k} has argument {fmt_num(z)} but the "
-                        f"piece's active set is {sorted(act)}")
+def in_piece(kinks, p, t, row) -> None:
+    """``t`` lies in piece ``p`` of the sorted kinks: ``kinks[p-1] <= t <= kinks[p]`` (the
+    active units, hence the affine map, are constant between two kinks)."""
+    if (p > 0 and t < kinks[p - 1]) or (p < len(kinks) and t > kinks[p]):
+        fail(PIECE, f"row {row} at t = {fmt_num(t)} was given piece {p} of the kinks "
+                    f"{[fmt_num(k) for k in kinks]}")
 
 
 def box_in_piece(kinks, p, t, wr, where) -> None:
