@@ -196,6 +196,14 @@ def _label(fast) -> str:
     return f"fast ({', '.join(fast[1])})"
 
 
+def _why(route, fast, work, left) -> str:
+    """Why ``auto`` took the fast route alone: the plain route's estimate does not fit."""
+    if route != "auto" or fast is None:
+        return ""
+    return (f"; auto: the plain route's estimated {work:,} units exceed the {left:,} left in "
+            "the budget")
+
+
 def _witness_key(w):
     """What two routes' witnesses must share: the code and every located, exact field."""
     return None if w is None else (w.code, w.block, w.sublayer, w.head, w.sequence, w.token,
@@ -209,7 +217,8 @@ def _disagree(what: str, plain, fast) -> tuple:
 def _hardmax(net, inputs, targets, route, work, lines):
     """Theorem 1.6: ``(verdict, route label)``, the exact evaluation on the route(s) of
     :func:`fast_entry` (both: equal outputs, verdicts and witnesses, else ERROR)."""
-    fast, both = fast_entry("flint", route, work, remaining())
+    left = remaining()
+    fast, both = fast_entry("flint", route, work, left)
     outs = {}
     for name, backend in ([("plain", PlainBackend)] if fast is None or both else []) + \
             ([("fast", fast[0])] if fast is not None else []):
@@ -224,7 +233,8 @@ def _hardmax(net, inputs, targets, route, work, lines):
                                 fw.describe() if fw else "no witness")
             lines += [f"route: {label} (disagree)"] + more
             return v, label
-    lines += [f"route: {label}{' (agree)' if both else ''}"] + (["witness: " + w.describe()] if w else [])
+    lines += [f"route: {label}{' (agree)' if both else _why(route, fast, work, left)}"] + \
+        (["witness: " + w.describe()] if w else [])
     return (Verdict.REFUTED if w else Verdict.VERIFIED), label
 
 
@@ -254,7 +264,8 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
     equal verdicts, witnesses and bounds, else ERROR)."""
     tau = positive_tau(cert["semantics"])
     F, stated = stated_bounds(cert)
-    fast, both = fast_entry("softmax", route, work, remaining())
+    left = remaining()
+    fast, both = fast_entry("softmax", route, work, left)
     res = plain = None
     if fast is not None:
         traj = fast[0](net, inputs)
@@ -278,7 +289,7 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
     elif both:
         lines.append(f"route: {label} (fast declined)")
     else:
-        lines.append(f"route: {label}")
+        lines.append(f"route: {label}{_why(route, fast if res is not None else None, work, left)}")
     res = plain if plain is not None else res
     if res.witness:
         lines.append("witness: " + res.witness.describe())

@@ -54,7 +54,9 @@ code                    shortcut (where)            witness                     
 ``q-sign``              float64 sign of the         the per-sequence enclosure      the stated lower end is positive for every
                         smallest ``<b, x>`` before  (``_positive_bound``)           sequence named positive (float, directed)
                         a lazy tag
-                        (``_sure_positive``)
+                        (``_sure_positive``; the
+                        records' ``_signs`` read
+                        the same kind of bound)
 ``unique-top``          rank-one hardmax gather:    top and float runner-up         the top's exact projection exceeds the
                         float64 argmax per                                          runner-up's
                         sequence (``_float_tops``)
