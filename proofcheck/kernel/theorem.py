@@ -186,9 +186,10 @@ def check(cert, route: str):
             return v, lines, label
         v, label = _softmax(cert, net, inputs, targets, route, work, lines)
     except WitnessCheckFailed as e:  # a fast-tier answer whose witness does not hold
-        return Verdict.ERROR, lines + [f"fast tier: witness check failed [{e.shortcut}]: "
-                                       f"{escape(e.detail, 400)} (the answer was not used)"], \
-            "fast"
+        return Verdict.ERROR, lines + [
+            "route: fast (stopped: a shortcut's answer failed its witness check)",
+            f"fast tier: witness check failed [{e.shortcut}]: {escape(e.detail, 400)} (the "
+            "answer was not used)"], "fast"
     return (*_theta(cert, net, v, lines), label)
 
 
