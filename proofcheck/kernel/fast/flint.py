@@ -23,8 +23,10 @@ no value:
   ``base + offset`` on the rows its support may hold; before anything else the
   offsets are folded into ``X`` (``_materialize``).
 
-Tests cross-check every shortcut against the plain evaluator
-(:mod:`proofcheck.kernel.evaluate`), whose interface this backend shares.  With a
+Every shortcut's answer is checked through its witness before it is used
+(:mod:`.witness`; the table of :mod:`proofcheck.kernel.fast`), and tests cross-check
+every shortcut against the plain evaluator (:mod:`proofcheck.kernel.evaluate`), whose
+interface this backend shares.  With a
 ``trace`` list, :meth:`FlintBackend.ff` also records what the softmax bounds of the
 layer need (:mod:`.softmax`).
 """
