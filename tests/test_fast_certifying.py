@@ -344,3 +344,44 @@ def test_every_shortcut_code_has_a_corruption_test():
     assert names == tested
     table = proofcheck.kernel.fast.__doc__
     assert all(f"``{c}``" in table for c in names)
+
+
+# ------------------------------------------------------------------ the route policy
+
+def test_auto_route_policy():
+    fast = theorem.FAST["flint"]
+    both, alone = theorem.AUTO_BOTH_WORK, theorem.AUTO_BOTH_WORK + 1
+    assert theorem.fast_entry("flint", "auto", both, 10 ** 9) == (fast, True)
+    assert theorem.fast_entry("flint", "auto", alone, 10 ** 9) == (None, False)  # plain fits
+    assert theorem.fast_entry("flint", "auto", alone, alone - 1) == (fast, False)  # it does not
+    assert theorem.fast_entry("flint", "plain", 1, None) == (None, False)
+    assert theorem.fast_entry("flint", "fast", 1, None) == (fast, False)
+    assert theorem.fast_entry("missing", "auto", 1, None) == (None, False)
+
+
+def test_auto_runs_both_routes_and_a_disagreement_is_error(monkeypatch):
+    net, inputs = hat_net()
+    doc = certificate("1.6", net, inputs)
+    out = verify_certificate(doc)
+    assert out.verdict is Verdict.VERIFIED and out.route == "plain+fast"
+    assert "route: plain+fast (agree)" in out.lines
+    orig = flint.FlintBackend.to_fractions
+    monkeypatch.setattr(flint.FlintBackend, "to_fractions",
+                        lambda self, st: [tuple(x + 1 for x in r) for r in orig(self, st)])
+    out = verify_certificate(doc)
+    assert out.verdict is Verdict.ERROR and "route: plain+fast (disagree)" in out.lines
+
+
+def test_auto_compares_the_softmax_bounds_of_both_routes(monkeypatch):
+    net, inputs = rank_one_records_net()
+    doc = certificate("1.8", net, inputs, tau=F(1, 8))
+    assert verify_certificate(doc).verdict is Verdict.VERIFIED_CERTIFIED
+    backend, modules = theorem.FAST["softmax"]
+
+    def wider(net, inputs):  # the fast records with the first SA gap halved
+        traj = backend(net, inputs)
+        traj.records[0].gap /= 2
+        return traj
+    monkeypatch.setitem(theorem.FAST, "softmax", (wider, modules))
+    out = verify_certificate(doc)
+    assert out.verdict is Verdict.ERROR and "route: plain+fast (disagree)" in out.lines
