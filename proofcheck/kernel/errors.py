@@ -25,3 +25,14 @@ class Inadmissible(BadInput):
 
 class ResourceLimit(Exception):
     """A run exceeded a configured limit (exit code 4)."""
+
+
+class WitnessCheckFailed(Exception):
+    """A fast-tier shortcut's answer failed the exact check of its witness (the
+    certifying-algorithm discipline: the answer is not used).  ``shortcut``: the stable
+    code of the shortcut (the table of :mod:`proofcheck.kernel.fast`); ``detail``: what
+    failed, with exact values.  The kernel's verdict is ERROR naming the shortcut."""
+
+    def __init__(self, shortcut: str, detail: str):
+        self.shortcut, self.detail = shortcut, detail
+        super().__init__(f"witness check of the fast tier's {shortcut!r} shortcut failed: {detail}")

@@ -43,3 +43,9 @@ def check_bits(bits: int, where: str) -> None:
     if bits > MAX_VALUE_BITS:
         raise ResourceLimit(f"a value of {bits} bits at {where} exceeds the kernel's bound of "
                             f"{MAX_VALUE_BITS} bits per numerator or denominator")
+
+
+def remaining() -> int | None:
+    """Units left in the running check's budget (``None``: no budget is running)."""
+    b = _BUDGET.get()
+    return None if b is None else b[0]

@@ -12,8 +12,9 @@ from fractions import Fraction
 
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
-from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.errors import BadInput, WitnessCheckFailed
 from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q, run
+from proofcheck.kernel.limits import remaining
 from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact, positive_tau
 from proofcheck.kernel.serialize import network_from_json
 from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Undecided,
@@ -21,8 +22,11 @@ from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Und
 from proofcheck.kernel.statements import BUDGETS, KNOWN_CONSTRUCTIONS
 from proofcheck.kernel.verdicts import Verdict, Witness, escape
 
-#: tokens x non-identity sub-layers above which ``auto`` takes the fast route
-AUTO_FAST_WORK = 200_000
+#: ``auto`` runs BOTH routes and compares them (a disagreement is ERROR) when the plain route's
+#: estimated work (:func:`plain_work`) is at most this many units: about 0.5 s of the plain
+#: route on this project's machines (it checked the full-digits certificate at about 4.6
+#: million units a second), so every test, handed case and small theorem run has both
+AUTO_BOTH_WORK = 2_000_000
 ROUTES = ("auto", "plain", "fast")
 
 #: name -> (backend class, modules it runs); filled by proofcheck.kernel.fast
@@ -34,18 +38,44 @@ def register(name: str, backend, modules: tuple[str, ...]) -> None:
     FAST[name] = (backend, tuple(modules))
 
 
-def fast_entry(name: str, route: str, work: int):
-    """``(entry, label)``: the registered fast ``name`` entry ``(backend, modules)`` the route takes
-    or ``(None, "plain")``: ``"plain"``, ``"fast"`` (``BadInput`` if none is loaded), or ``"auto"``:
-    fast when registered and ``work`` is above :data:`AUTO_FAST_WORK`."""
+def fast_entry(name: str, route: str, work: int, left: int | None = None):
+    """``(entry, both)``: the registered fast ``name`` entry ``(backend, modules)`` the route
+    takes (``None``: the plain route alone) and whether the plain route runs beside it.
+    ``"plain"``; ``"fast"`` (``BadInput`` if none is loaded); ``"auto"``: the plain route
+    whenever its estimated ``work`` (:func:`plain_work`) fits the ``left`` units of the
+    check's budget (``None``: no budget), else the fast one; at most
+    :data:`AUTO_BOTH_WORK`, both (their verdicts and witnesses must agree)."""
     if route not in ROUTES:
         raise BadInput(f"unknown route {route!r} (use one of {', '.join(ROUTES)})", "--route")
     fast = FAST.get(name)
     if route == "fast" and fast is None:
         raise BadInput("--route fast: no fast tier is loaded", "--route")
-    if route == "fast" or (route == "auto" and fast and work > AUTO_FAST_WORK):
-        return fast, f"fast ({', '.join(fast[1])})"
-    return None, "plain"
+    if route == "plain" or fast is None:
+        return None, False
+    if route == "fast" or (left is not None and work > left):
+        return fast, False
+    return (fast, True) if work <= AUTO_BOTH_WORK else (None, False)
+
+
+def plain_work(net, ds, softmax: bool = False) -> int:
+    """The plain route's work on ``net`` and ``ds`` in units of :mod:`.limits`, estimated from
+    the shapes alone (the charges of :mod:`.evaluate` and :mod:`.softmax` with the dataset's
+    value sizes; values that grow cost more): per non-identity FF ``n d (w + 1)``, per
+    non-identity SA ``n d (terms + 1)`` and per head ``sum_j n_j^2 (d + 8)`` scores (twice for
+    a softmax certificate: the records and the evaluation)."""
+    n, d = ds.n_tokens, ds.d
+    sq = sum(len(p.inputs) ** 2 for p in ds.pairs)
+    b = max((max(x.numerator.bit_length(), x.denominator.bit_length())
+             for p in ds.pairs for t in p.inputs for x in t), default=0)
+    work = 0
+    for blk in net.blocks:
+        if not blk.ff.is_identity:
+            work += n * d * (blk.ff.width + 1)
+        if not blk.sa.is_identity:
+            heads = blk.sa.heads
+            work += n * d * sum(len(A.left) + len(V.left) + 1 for A, V in heads)
+            work += (1 + softmax) * len(heads) * sq * (d + 8) * (1 + b // 1024)
+    return work
 
 
 def construction_of(claim):
@@ -233,19 +263,20 @@ def check(cert, route: str):
         return Verdict.REFUTED, lines + [w.describe() for w in bad], "plain", facts
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
-    work = ds.n_tokens * sum((not b.ff.is_identity) + (not b.sa.is_identity) for b in net.blocks)
-    if st == "1.6":
-        fast, label = fast_entry("flint", route, work)
-        backend = fast[0]() if fast else PlainBackend()
-        w, _ = interpolation_witness(run(net, inputs, backend), targets)
-        v = Verdict.REFUTED if w else Verdict.VERIFIED
-        lines += [f"route: {label}"] + (["witness: " + w.describe()] if w else [])
-        tail = f"  [on this dataset: {ds.N} pair{'s' * (ds.N != 1)}]" if v.passed else ""
-        facts.failure = w
-        v, lines = _theta(cert, net, v, lines + [f"exact hardmax evaluation: {v.value}{tail}"],
-                          facts)
-        return v, lines, label, facts
-    v, label, facts.failure = _softmax(cert, net, inputs, targets, route, work, lines)
+    work = plain_work(net, ds, st != "1.6")
+    try:
+        if st == "1.6":
+            v, label, facts.failure = _hardmax(net, inputs, targets, route, work, lines)
+            tail = f"  [on this dataset: {ds.N} pair{'s' * (ds.N != 1)}]" if v.passed else ""
+            v, lines = _theta(cert, net, v, lines + [f"exact hardmax evaluation: {v.value}{tail}"],
+                              facts)
+            return v, lines, label, facts
+        v, label, facts.failure = _softmax(cert, net, inputs, targets, route, work, lines)
+    except WitnessCheckFailed as e:  # a fast-tier answer whose witness does not hold
+        return Verdict.ERROR, lines + [
+            "route: fast (stopped: a shortcut's answer failed its witness check)",
+            f"fast tier: witness check failed [{e.shortcut}]: {escape(e.detail, 400)} (the "
+            "answer was not used)"], "fast", facts
     return (*_theta(cert, net, v, lines, facts), label, facts)
 
 
@@ -256,6 +287,52 @@ def _constant_fact(claim, ds, net) -> str:
         return f"P <= {known.param_constant} d M, the construction's proved constant"
     return (f"P / (d M) = {fmt_num(Fraction(net.n_params(), ds.d * ds.M))}, no O(d M) claim "
             f"({'a construction the kernel does not know' if name else 'no construction named'})")
+
+
+def _label(fast) -> str:
+    return f"fast ({', '.join(fast[1])})"
+
+
+def _why(route, fast, work, left) -> str:
+    """Why ``auto`` took the fast route alone: the plain route's estimate does not fit."""
+    if route != "auto" or fast is None:
+        return ""
+    return (f"; auto: the plain route's estimated {work:,} units exceed the {left:,} left in "
+            "the budget")
+
+
+def _witness_key(w):
+    """What two routes' witnesses must share: the code and every located, exact field."""
+    return None if w is None else (w.code, w.block, w.sublayer, w.head, w.sequence, w.token,
+                                   w.coordinate, w.expected, w.got)
+
+
+def _disagree(what: str, plain, fast) -> tuple:
+    return Verdict.ERROR, [f"routes disagree on {what}: plain {plain}, fast {fast}"]
+
+
+def _hardmax(net, inputs, targets, route, work, lines):
+    """Theorem 1.6: ``(verdict, route label, witness or None)``, the exact evaluation on the
+    route(s) of :func:`fast_entry` (both: equal outputs, verdicts and witnesses, else ERROR)."""
+    left = remaining()
+    fast, both = fast_entry("flint", route, work, left)
+    outs = {}
+    for name, backend in ([("plain", PlainBackend)] if fast is None or both else []) + \
+            ([("fast", fast[0])] if fast is not None else []):
+        out = run(net, inputs, backend())
+        outs[name] = (out, interpolation_witness(out, targets)[0])
+    label = "plain+fast" if both else ("plain" if fast is None else _label(fast))
+    w = next(iter(outs.values()))[1]
+    if both:
+        (po, pw), (fo, fw) = outs["plain"], outs["fast"]
+        if po != fo or _witness_key(pw) != _witness_key(fw):
+            v, more = _disagree("the exact outputs", pw.describe() if pw else "no witness",
+                                fw.describe() if fw else "no witness")
+            lines += [f"route: {label} (disagree)"] + more
+            return v, label, None
+    lines += [f"route: {label}{' (agree)' if both else _why(route, fast, work, left)}"] + \
+        (["witness: " + w.describe()] if w else [])
+    return (Verdict.REFUTED if w else Verdict.VERIFIED), label, w
 
 
 def network_extensions(net) -> str:
@@ -286,23 +363,40 @@ def _theta(cert, net, v, lines, facts=None):
 
 
 def _softmax(cert, net, inputs, targets, route, work, lines):
-    """Theorem 1.8: one pass at the stated tau, floor and bounds, on the fast route's
-    records when chosen (the plain route's when they cannot decide); a pass that does not
-    certify is REFUTED when the hardmax limit misses the targets (:func:`limit_witness`).
-    Returns ``(verdict, route label, witness or None)``."""
+    """Theorem 1.8: one pass at the stated tau, floor and bounds, on the route(s) of
+    :func:`fast_entry` (the fast records declining a step: the plain route decides; both:
+    equal verdicts, witnesses and bounds, else ERROR); a pass that does not certify is
+    REFUTED when the hardmax limit misses the targets (:func:`limit_witness`).  Returns
+    ``(verdict, route label, witness of a REFUTED or None)``."""
     tau = positive_tau(cert["semantics"])
     F, stated = stated_bounds(cert)
-    (fast, label), res = fast_entry("softmax", route, work), None
+    left = remaining()
+    fast, both = fast_entry("softmax", route, work, left)
+    res = plain = None
     if fast is not None:
         traj = fast[0](net, inputs)
         try:
             res = check_bounds(traj, tau, F, targets, align(stated, traj))
         except Undecided as e:
             lines.append(f"route: fast declined ({e}); the plain route decides")
-    if res is None:
-        label, traj = "plain", plain_trajectory(net, inputs)
-        res = check_bounds(traj, tau, F, targets, align(stated, traj))
-    lines.append(f"route: {label}")
+    if res is None or both:
+        traj = plain_trajectory(net, inputs)
+        plain = check_bounds(traj, tau, F, targets, align(stated, traj))
+    label = "plain+fast" if both else ("plain" if res is None else _label(fast))
+    if both and res is not None:
+        if (res.verdict, _witness_key(res.witness), res.bounds) != \
+                (plain.verdict, _witness_key(plain.witness), plain.bounds):
+            v, more = _disagree("the softmax certificate",
+                                f"{plain.verdict.value} ({plain.witness and plain.witness.code})",
+                                f"{res.verdict.value} ({res.witness and res.witness.code})")
+            lines += [f"route: {label} (disagree)"] + more
+            return v, label, None
+        lines.append(f"route: {label} (agree)")
+    elif both:
+        lines.append(f"route: {label} (fast declined)")
+    else:
+        lines.append(f"route: {label}{_why(route, fast if res is not None else None, work, left)}")
+    res = plain if plain is not None else res
     if not res.verdict.passed and res.verdict is not Verdict.REFUTED:
         w = limit_witness(traj, targets, tau, res.witness, res.bounds)
         if w is not None:

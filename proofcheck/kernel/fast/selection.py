@@ -48,6 +48,7 @@ import numpy as np
 from flint import fmpq
 
 from proofcheck.kernel.evaluate import bits
+from proofcheck.kernel.fast import witness
 from proofcheck.kernel.fast.flint import REL, TINY, FlintBackend, gram_floats
 from proofcheck.kernel.limits import charge
 
@@ -106,10 +107,19 @@ def max_abs_columns(e, n, d):
     A = np.abs(F)
     out = []
     for c in range(d):
-        top = A[:, c].max(initial=0.0)
-        rows_ = np.flatnonzero(A[:, c] == top).tolist() if top else []
-        out.append(max((abs(e[i * d + c]) for i in rows_), default=fmpq(0)))
+        rows_ = _top_copies(A[:, c])
+        m = max((abs(e[i * d + c]) for i in rows_), default=fmpq(0))
+        # witness: no row's copy is above the maximum's correctly rounded copy
+        witness.all_true(witness.MAX_MODULUS, A[:, c] <= float(m),
+                         f"a coordinate {c} modulus above the chosen maximum")
+        out.append(m)
     return out
+
+
+def _top_copies(a):
+    """The rows whose float64 copy is the largest (none when all are 0)."""
+    top = a.max(initial=0.0)
+    return np.flatnonzero(a == top).tolist() if top else []
 
 
 def _exact_row(e, d, lam, lo, hi, i):
@@ -169,7 +179,26 @@ def lam_identity_gaps(lam, X, spans):
     many = ~np.isnan(h)
     if not many.any():
         return None, None
-    cand = np.flatnonzero(many & (h - M <= (h[many] + M[many]).min()))
+    cand = _gap_candidates(h, M, many)
+    got = _exact_gaps(e, d, lam, spans, cand)
+    out = fmpq(0) if got[0] is None else got[0] / fmpq(lam.numerator, lam.denominator)
+    excluded = many.copy()  # h, M are of <x_i, x_l>; the margins of lam <x_i, x_l>
+    excluded[cand] = False
+    low = (h - M)[excluded]
+    low = low - np.abs(low) * 2.0 ** -52  # below the exact difference's rounding
+    witness.all_true(witness.GRAM_GAP, witness.exceeds(low, np.zeros(len(low), np.int64), out),
+                     "a token left out whose stated lower bound is not above the smallest margin")
+    return got
+
+
+def _gap_candidates(h, M, many):
+    """Tokens that may attain the smallest margin (``h - M`` at most every ``h + M``)."""
+    return np.flatnonzero(many & (h - M <= (h[many] + M[many]).min()))
+
+
+def _exact_gaps(e, d, lam, spans, cand):
+    """The smallest exact margin over the tokens ``cand`` and its first place, or the
+    first tie (as :func:`lam_identity_gaps`)."""
     seq = np.searchsorted(np.asarray([lo for lo, _ in spans]), cand, side="right") - 1
     best, lam, size = None, fmpq(lam.numerator, lam.denominator), {}
     for i, j in zip(cand.tolist(), seq.tolist()):
