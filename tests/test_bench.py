@@ -134,3 +134,11 @@ def test_bench_plain_quick_smoke(tmp_path):
     assert row["exit_code"] == 0 and row["verdict"].startswith("VERDICT: VERIFIED")
     assert row["cpu_s"] > 0 and row["peak_rss_mb"] > 0
     assert 0 < row["units_used"] <= row["units_budget"]
+
+
+def test_readme_plain_route_numbers_are_the_results_file():
+    r = json.loads((ROOT / "bench" / "results-plain.json").read_text())["rows"][0]
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert r["exit_code"] == 0 and r["verdict"].startswith("VERDICT: VERIFIED")
+    assert (f"is VERIFIED in {r['wall_s']} s wall, {r['cpu_s']} s CPU, {r['peak_rss_mb']} MB "
+            f"peak RSS, using {r['units_used']:,} of its {r['units_budget']:,} work units") in text

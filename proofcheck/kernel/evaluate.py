@@ -334,7 +334,7 @@ def _row(X, i: int) -> list:
     return [X[i, c] for c in range(X.ncols())]
 
 
-def _rank_one_rows(p, qv, X, lo, hi) -> list:
+def _rank_one_rows(p, qv, X, lo, hi, b: int = 0) -> list:
     """The attended rows of one sequence ``lo..hi`` under hardmax with ``s_il = q_i p_l``."""
     ps, means, out = p[lo:hi], {}, []
     for qi in qv[lo:hi]:
@@ -344,6 +344,7 @@ def _rank_one_rows(p, qv, X, lo, hi) -> list:
             best = max(ps) if k > 0 else min(ps) if k < 0 else None
             keys = (range(hi - lo) if k == 0 else [ps.index(best)] if ps.count(best) == 1
                     else [l for l, x in enumerate(ps) if x == best])
+            charge(len(keys) * X.ncols(), "an SA layer (attended means)", b)
             rows_ = [_row(X, lo + l) for l in keys]
             w = fmpq(1, len(rows_))
             m = means[k] = rows_[0] if len(rows_) == 1 else [sum(c, ZERO) * w for c in zip(*rows_)]
@@ -353,16 +354,17 @@ def _rank_one_rows(p, qv, X, lo, hi) -> list:
 
 def head_means(A: Factored, X, spans, rule=HARDMAX, causal: bool = False, b: int = 0):
     """The ``(n, d)`` matrix of ``sum_l pi_il x_l`` of one head over every sequence."""
-    n, d = X.nrows(), X.ncols()
-    charge(mat_units(n, d, 2 * len(A.left)) + 2 * n * d, "an SA layer (projections, rows)", b)
+    n, d, R = X.nrows(), X.ncols(), len(A.left) * (1 + (A.left != A.right))
+    charge(mat_units(n, d, R) + mat_units(n, 1, d), "an SA layer (projections, means)", b)
     P, Q = factor_projections(A, X)
     flat = []
     if (A.lam == 0 and len(A.left) == 1 and not causal and rule is HARDMAX):
         charge(4 * n, "an SA layer (rank-one scores)", 2 * b)
         p, qv = P.entries(), Q.entries()
         for lo, hi in spans:
-            flat += _rank_one_rows(p, qv, X, lo, hi) if hi > lo else []
+            flat += _rank_one_rows(p, qv, X, lo, hi, b) if hi > lo else []
         return fmpq_mat(n, d, flat)
+    charge(n * d, "an SA layer (rows)", b)
     E = X.entries()
     for lo, hi in spans:
         m = hi - lo

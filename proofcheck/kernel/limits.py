@@ -4,7 +4,7 @@ over :data:`MAX_VALUE_BITS` bits, on every route, after every sub-layer.  Work: 
 before it runs, to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)`` units: one unit per exact
 value a step handles in Python (reads, tests, writes), and one per 8 multiply-adds inside
 python-flint's C loops (a matrix product of output size ``r x c`` and inner size ``k`` is ``r c k /
-8``), times ``1 + k + k^2 // 8`` for values of ``bits``, ``k = bits // 1024`` (a product of big
+8``), times ``1 + k + k^2 // 64`` for values of ``bits``, ``k = bits // 1024`` (a product of big
 numbers costs more than their size; an exact rank of an ``m x m`` matrix: its entries grow
 ``m``-fold).  Lemma instances: d <= :data:`MAX_LEMMA_D`.  Outside a check nothing
 is charged."""
@@ -41,9 +41,9 @@ def used() -> int:
 
 
 def size_factor(bits: int) -> int:
-    """``1 + k + k^2 // 8``, ``k = bits // 1024``: the cost of handling values of ``bits``."""
+    """``1 + k + k^2 // 64``, ``k = bits // 1024``: the cost of handling values of ``bits``."""
     k = bits >> 10
-    return 1 + k + k * k // 8
+    return 1 + k + k * k // 64
 
 
 def charge(units: int, where: str, bits: int = 0) -> None:
