@@ -121,3 +121,24 @@ def test_bench_rows_only_merges_the_digits_rows(tmp_path):
         assert len(r["runs"]) == REPEATS
         assert r["construct_s"] == statistics.median(x["construct_s"] for x in r["runs"])
         assert r["exact_check_s"] == statistics.median(x["exact_check_s"] for x in r["runs"])
+
+
+def test_bench_plain_quick_smoke(tmp_path):
+    """`python -m bench.plain --quick`: verify --route plain of a 40-image certificate in a child
+    process, its wall and CPU seconds, peak RSS and work units recorded."""
+    pytest.importorskip("sklearn")
+    from bench.plain import make_certificate, measure
+    cert = tmp_path / "c.json"
+    make_certificate(cert, 40)
+    row = measure(cert)
+    assert row["exit_code"] == 0 and row["verdict"].startswith("VERDICT: VERIFIED")
+    assert row["cpu_s"] > 0 and row["peak_rss_mb"] > 0
+    assert 0 < row["units_used"] <= row["units_budget"]
+
+
+def test_readme_plain_route_numbers_are_the_results_file():
+    r = json.loads((ROOT / "bench" / "results-plain.json").read_text())["rows"][0]
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert r["exit_code"] == 0 and r["verdict"].startswith("VERDICT: VERIFIED")
+    assert (f"is VERIFIED in {r['wall_s']} s wall, {r['cpu_s']} s CPU, {r['peak_rss_mb']} MB "
+            f"peak RSS, using {r['units_used']:,} of its {r['units_budget']:,} work units") in text

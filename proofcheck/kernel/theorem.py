@@ -17,8 +17,8 @@ from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q, r
 from proofcheck.kernel.limits import remaining
 from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact, positive_tau
 from proofcheck.kernel.serialize import network_from_json
-from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, SARecord, Undecided,
-                                       check_bounds, plain_trajectory)
+from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, MISSING, Undecided,
+                                       check_bounds, plain_trajectory, steps)
 from proofcheck.kernel.statements import BUDGETS, KNOWN_CONSTRUCTIONS
 from proofcheck.kernel.verdicts import Verdict, Witness, escape
 
@@ -370,18 +370,19 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
     ``(verdict, route label, witness of a REFUTED or None)``."""
     tau = positive_tau(cert["semantics"])
     F, stated = stated_bounds(cert)
+    hints = align(stated, steps(net))
     left = remaining()
     fast, both = fast_entry("softmax", route, work, left)
     res = plain = None
     if fast is not None:
         traj = fast[0](net, inputs)
         try:
-            res = check_bounds(traj, tau, F, targets, align(stated, traj))
+            res = check_bounds(traj, tau, F, targets, hints)
         except Undecided as e:
             lines.append(f"route: fast declined ({e}); the plain route decides")
     if res is None or both:
-        traj = plain_trajectory(net, inputs)
-        plain = check_bounds(traj, tau, F, targets, align(stated, traj))
+        traj = plain_trajectory(net, inputs, stream=True)  # streamed: one record at a time
+        plain = check_bounds(traj, tau, F, targets, hints)
     label = "plain+fast" if both else ("plain" if res is None else _label(fast))
     if both and res is not None:
         if (res.verdict, _witness_key(res.witness), res.bounds) != \
@@ -464,9 +465,11 @@ def _excluding_box(traj, targets, w, stop, bounds):
 
 
 def stated_bounds(cert):
-    """``(F, [(block, sublayer, hint, path)])``.  /2: ``{"exp_floor_bits", "layers"}``,
+    """``(F, [(block, sublayer, hint, path)] or None)``.  /2: ``{"exp_floor_bits", "layers"}``,
     one per non-identity sub-layer.  /1: the SA layers' ``min_gap``, ``max_eps`` (radii
-    derived) and the finest floor the eps used.  None: derived, floor ``2^-256``."""
+    derived; ``max_width`` and ``straddles`` are the certifier's notes, not read) and the finest
+    floor the eps used.  No bounds (absent, null, an empty /1 list): ``None``, every bound
+    derived, floor ``2^-256``."""
     b, out, d = cert.get("bounds") or [], [], cert["network"]["d"]
     if isinstance(b, dict):
         F = b["exp_floor_bits"]
@@ -494,27 +497,32 @@ def stated_bounds(cert):
         F = max(F, e.denominator.bit_length() + 8)
         out.append((h["block"], h["sublayer"], {"min_gap": None if g is None else
                     q(parse_exact(g, f"{p}.min_gap")), "max_eps": e, "radius": None}, p))
-    return min(F, MAX_FLOOR_BITS), out
+    return min(F, MAX_FLOOR_BITS), (out or None)
 
 
-def align(stated, traj):
-    """The hints in the trajectory's record order (``None``: derive); a bound at the
-    place of another sub-layer, or too many, is ``BadInput``."""
-    if not stated:
+def align(stated, plan):
+    """The hints in record order (``plan``: :func:`~proofcheck.kernel.softmax.steps` of the
+    network; ``None``: derive every bound).  A bound at the place of another sub-layer, or too
+    many, is ``BadInput``; a sub-layer after the last stated bound gets ``MISSING``
+    (INCONCLUSIVE when the pass reaches it: a stated list is never completed by derived
+    bounds)."""
+    if stated is None:
         return None
     every = all(h["radius"] is not None for _, _, h, _ in stated)
-    want = [r for r in traj.records if every or isinstance(r, SARecord)]
-    if len(stated) > len(want) and traj.stop is None:
+    want = [k for k, (_, kind, _) in enumerate(plan) if every or kind == "SA"]
+    if len(stated) > len(want):
         raise BadInput(f"{len(stated)} per-layer bounds stated, the network has {len(want)} "
                        "such sub-layers", "$.bounds")
-    by_rec = {}
-    for rec, (block, sub, h, p) in zip(want, stated):
-        kind = "SA" if isinstance(rec, SARecord) else "FF"
-        if (block, sub) != (rec.block, kind):
+    hints = [None] * len(plan)
+    for k, (block, sub, h, p) in zip(want, stated):
+        rb, kind, H = plan[k]
+        if (block, sub) != (rb, kind):
             raise BadInput(f"this bound is for block {block} {sub}, the sub-layer at its place "
-                           f"is block {rec.block} {kind}", p)
-        n, H = len(h.get("heads", [h])), len(getattr(rec, "heads", ()))
+                           f"is block {rb} {kind}", p)
+        n = len(h.get("heads", [h]))
         if kind == "SA" and (n != H or H == 1 and "heads" in h):  # one head: no "heads"
             raise BadInput(f"this bound states {n} head(s), block {block} SA has {H}", p)
-        by_rec[id(rec)] = h
-    return [by_rec.get(id(r)) for r in traj.records]
+        hints[k] = h
+    for k in want[len(stated):]:
+        hints[k] = MISSING
+    return hints
