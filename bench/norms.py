@@ -8,7 +8,7 @@ resolution ratios, both in log2:
 * *centre*: over every FF whose ``U`` has rank one (hats, plateaus, snaps, flag
   lifts), the largest ``|kink| / (smallest gap between two kinks)`` — the precision
   a float format needs to place the layer's pieces (``|c| / delta_1`` of
-  docs/export.md for the plateau hats);
+  docs/howto/export-and-audit.md for the plateau hats);
 * *spread*: over the same layers, ``(max - min of <w, x> over the layer's input
   tokens) / (smallest kink gap)`` — the range of projections the layer must resolve
   at that precision (computed on the exact trajectory rounded to float64: a

@@ -1,5 +1,5 @@
 """The public API for adding a statement to proofcheck (a plugin): the one stable
-import.  Names not in ``__all__`` are not part of it.  Tutorial: docs/plugins.md.
+import.  Names not in ``__all__`` are not part of it.  Tutorial: docs/howto/plugins.md.
 
 A plugin is an installed package whose ``pyproject.toml`` declares::
 

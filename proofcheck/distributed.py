@@ -38,7 +38,7 @@ that dies mid-run has its shards recomputed by the scheduler on another worker
 which makes the run ERROR here.
 
 Dask is imported only inside :func:`check_distributed` (the optional extra
-``dist``); the single-process path never imports it.  See docs/distributed.md.
+``dist``); the single-process path never imports it.  See docs/howto/distributed.md.
 """
 from __future__ import annotations
 

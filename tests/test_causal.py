@@ -188,11 +188,11 @@ def test_permuted_duplicate_is_admissible_under_the_mask_only(capsys):
 
 
 def test_docs_table_is_the_results_file():
-    """docs/causal.md's L and P columns come from bench/results-causal.json."""
+    """docs/constructions/causal-last.md's L and P columns come from bench/results-causal.json."""
     import json
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    doc = (root / "docs" / "causal.md").read_text()
+    doc = (root / "docs" / "constructions" / "causal-last.md").read_text()
     rows = json.loads((root / "bench" / "results-causal.json").read_text())["rows"]
     assert len([r for r in rows if r.get("causal_last", {}).get("verdict") == "VERIFIED"]) >= 6
     for r in rows:

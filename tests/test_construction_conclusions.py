@@ -172,7 +172,7 @@ def test_sphere_points_are_images_of_the_stated_parameter():
 def test_bounded_construction_on_uneven_coordinate_minima():
     """Regression: here the token the last separation round left with flag 1 is the
     first lifted leader; the leader lifts keep that flag and top it up instead of
-    resetting it (docs/bounded.md), so every claim holds."""
+    resetting it (docs/constructions/bounded.md), so every claim holds."""
     from lemmas.afz.theorems.theorem_1_6 import verify
     ds = random_dataset(2002, d=3, N=4, max_n=4, style="overlap")
     bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results

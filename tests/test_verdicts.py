@@ -1,4 +1,4 @@
-"""What a verdict names (issue 29 items 1-3, docs/verdicts.md): a REFUTED names the
+"""What a verdict names (issue 29 items 1-3, docs/spec.md §5): a REFUTED names the
 construction and its scope and never the theorem; wrong softmax constructions are
 REFUTED with a witness (the hardmax limit), a construction that raises is REFUTED, one
 run has one verdict; the kernel holds each construction's block formula and constant.

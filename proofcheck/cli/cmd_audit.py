@@ -4,7 +4,7 @@ not a verdict); ``--float-safe FMT`` also decides the rounding certificate for F
 (:mod:`proofcheck.export.float_certificate`: exactly, a sufficient condition for the
 network to compute its exact values in FMT in any summation order); ``--rounding FMT``
 re-runs the exact checker on the network with every weight rounded to FMT (issue 13,
-issue 29; docs/export.md).  An audit never changes a verdict of the exact checker:
+issue 29; docs/howto/export-and-audit.md).  An audit never changes a verdict of the exact checker:
 exit 0 when the audit ran (4 when the certificate's exact trajectory disagrees with
 the kernel's); with ``--rounding`` the exit code is the exact verdict about the
 ROUNDED network."""

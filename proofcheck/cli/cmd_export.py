@@ -1,5 +1,5 @@
 """``proofcheck export 1.6|1.8``: write the constructed network for PyTorch, ONNX
-or safetensors (issue 13; docs/export.md).  The exact check runs first (unless
+or safetensors (issue 13; docs/howto/export-and-audit.md).  The exact check runs first (unless
 ``--no-check``) so that every file carries the certificate digest; the export
 is the nearest-rounding of the exact weights to ``--dtype``; a tau or weight that is
 not 0 but rounds to 0 or a subnormal, or overflows, in that format is refused (exit 2,

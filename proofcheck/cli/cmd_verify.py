@@ -18,7 +18,7 @@ def register(sub) -> None:
         "constants, the exact evaluation or softmax certificate, the stated verdict.  The "
         "VERDICT line says what was established (on this dataset, for every token of the "
         "stated layers, or on these instances only) or refuted: a theorem certificate's "
-        "construction on its dataset, never the theorem (docs/verdicts.md).",
+        "construction on its dataset, never the theorem (docs/spec.md §5).",
         epilog="example: python -m proofcheck verify reports/certificates/lemma-3.2.json")
     q.add_argument("file", metavar="FILE", help="the certificate (JSON); e.g. c.json")
     q.add_argument("--dataset", metavar="FILE",

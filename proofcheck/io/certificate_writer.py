@@ -123,7 +123,7 @@ def lemma_certificate(statement: str, results, verdict, source: str | None = Non
     if not inst:
         return None
     claim = {"statement": statement}
-    if source is not None:  # a plugin's statement (docs/plugins.md)
+    if source is not None:  # a plugin's statement (docs/howto/plugins.md)
         claim.update(source=f"plugin:{source}", text=text or statement,
                      hypotheses=list(hypotheses), scope="instances")
     cert = {"format": FORMAT, "kind": "lemma", "claim": claim,

@@ -116,7 +116,7 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
 def _scope(cert, facts, verdict: Verdict, failure) -> tuple[Scope, str] | None:
     """What a passing re-check of ``cert`` established, and its extent; for a REFUTED
     theorem certificate what it refuted: construction X on this dataset (never the
-    theorem), with the failing check and its witness code (docs/verdicts.md)."""
+    theorem), with the failing check and its witness code (docs/spec.md §5)."""
     claim = cert["claim"]
     if cert["kind"] == "theorem":
         pairs = f"{(n := len(cert['dataset']['pairs']))} pair{'s' * (n != 1)}"

@@ -1,5 +1,5 @@
 """Discovery of plugin statements through the ``proofcheck.statements`` entry-point
-group (see :mod:`proofcheck.api` and docs/plugins.md).
+group (see :mod:`proofcheck.api` and docs/howto/plugins.md).
 
 A plugin's entry point names a :class:`~proofcheck.registry.statement.Statement`
 (the same declaration the built-in statements use) or a tuple of them.  Each is

@@ -363,7 +363,7 @@ def verdict_text(run: LemmaRun) -> str:
 def refuted_text(run: LemmaRun) -> str:
     """The VERDICT line of a REFUTED lemma run: what it refutes is the routine's layer (or
     the stated bound) on the instance or parameters its first failing check names, with
-    the witness and its code (docs/verdicts.md); never the statement beyond them."""
+    the witness and its code (docs/spec.md §5); never the statement beyond them."""
     r = next(r for r in run.results if r.verdict is Verdict.REFUTED and not is_argued(r)) \
         if any(r.verdict is Verdict.REFUTED for r in run.results) else None
     if r is None:  # the kernel refuted the certificate itself

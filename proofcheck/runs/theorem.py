@@ -88,7 +88,7 @@ class TheoremRun:
     def verdict(self) -> Verdict:
         """The run's one verdict: the kernel's re-check of the certificate, combined with
         the run's own checks the certificate cannot carry (the construction's claims,
-        stated conclusions and proofs): the worse of the two (docs/verdicts.md)."""
+        stated conclusions and proofs): the worse of the two (docs/spec.md §5)."""
         if self.certificate is None:
             return self.recheck.verdict
         return combine([self.recheck.verdict, self.run_verdict])
@@ -333,7 +333,7 @@ def certificate_refusal(run: TheoremRun) -> str | None:
 def verdict_text(run: TheoremRun) -> tuple[str | None, int]:
     """The VERDICT line and exit code when the run's own checks beside the certificate
     decided: the construction's failing check, named with the construction, its witness
-    and code, and the kernel's verdict on the certificate beside it (docs/verdicts.md);
+    and code, and the kernel's verdict on the certificate beside it (docs/spec.md §5);
     ``(None, the kernel's exit code)`` when the verdict is the kernel's (the caller
     prints the kernel's line)."""
     rc = run.recheck

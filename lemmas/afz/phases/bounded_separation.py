@@ -3,7 +3,7 @@
 proofcheck's own variant of SPEC §4 phase S (issue 24 item 4; not the seed's proof).
 The default construction's tag ``x -> x + lam M(X)`` (proofcheck's reconstruction of phase
 S) multiplies the lifted top by ``1 + lam`` every round, so its numbers grow like ``2^R``
-(docs/export.md).  Here a tag never adds
+(docs/measurements/float-audit.md).  Here a tag never adds
 a token to tokens; it adds a multiple of a fixed direction ``z`` read off a flag:
 
 * **Layout** (FF of block 1, :func:`plan_layout`): scale to integers (``eta = D``),

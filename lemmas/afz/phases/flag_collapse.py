@@ -12,7 +12,7 @@ every coordinate is an integer and every flag is 0 except one token's (1).
   direction common to every lift, on which each leader's position is unique); the
   first one also resets the last separation round's flag, unless that flagged token is
   itself a lifted leader: then its flag 1 is kept and topped up by ``kappa_j - 1``
-  (docs/bounded.md).  A sequence with ``kappa_j = 0`` keeps every flag 0.
+  (docs/constructions/bounded.md).  A sequence with ``kappa_j = 0`` keeps every flag 0.
 * **Collapse** (phase C, SA of the last leader block): ``A = e_F e_b^T``,
   ``V = e_1 e_F^T``, ``rho = 0``: every token attends to its sequence's flag-maximal
   tokens (the leader, or all tokens when every flag is 0) and becomes

@@ -10,8 +10,9 @@ layers it returned):
 * leaders: each leader where the construction says (region P at ``t_j 1`` above
   every coordinate of its sequence, sphere leaders on ``|s| = r`` in the open
   negative orthant, non-leaders positive), at the construction's documented
-  defaults (README, "L — leaders": ``t_j = floor(beta) + 1 + j``, ``r = 32``:
-  :data:`STATED_LEADERS`), and the hypotheses of Lemmas 4.2 and
+  defaults (docs/constructions/default.md, "L — leaders":
+  ``t_j = floor(beta) + 1 + j``, ``r = 32``: :data:`STATED_LEADERS`), and the hypotheses
+  of Lemmas 4.2 and
   4.3 hold: with ``A = I`` every non-leader's unique argmax is its region-P
   leader, every leader's is itself;
 * collapse: every row exactly at ``kappa_l e_1`` of its own leader l, kappas
@@ -228,9 +229,10 @@ def _argmax(x, s):
     return [i for i, v in enumerate(sc) if v == top]
 
 
-# the default construction's documented leader scales (README, "L — leaders": t_j =
-# floor(beta) + margin + spacing j with margin = spacing = 1, sphere radius r = 32);
-# other scales are other constructions (Theorem 1.8's, docs/softmax.md), not this one
+# the default construction's documented leader scales (docs/constructions/default.md,
+# "L — leaders": t_j = floor(beta) + margin + spacing j with margin = spacing = 1, sphere
+# radius r = 32);
+# other scales are other constructions (Theorem 1.8's, docs/statements/1.8.md), not this one
 STATED_LEADERS = {"r": Fraction(32), "margin": Fraction(1), "spacing": Fraction(1)}
 
 

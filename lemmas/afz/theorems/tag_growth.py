@@ -9,7 +9,7 @@ lifted point, now the top of its sequences, gains ``lam_r <u, p> > lam_r g``.
 Statement: the largest u-projection after round r is ``> (1 + lam_r) g_{r-1} >= 2
 g_{r-1}``, hence ``g_R > 2^R g_0``, while the gaps a hat must resolve stay the
 original ones: in this construction a hat's centre over its half-width grows like
-``2^R`` (measured in docs/export.md: above ``2^23`` from round 1 on full digits).
+``2^R`` (measured in docs/measurements/float-audit.md: above ``2^23`` from round 1 on full digits).
 
 :func:`run` checks the inequality exactly on the network the default construction
 returns for a dataset: the tokens after every block of phase S come from the exact
