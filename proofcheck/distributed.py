@@ -537,3 +537,144 @@ def _run(client, token, blob_job, inputs, claims, targets, shards, backend,
     res = merge(results, len(bounds), len(inputs), claims is not None, targets is not None)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+# ------------------------------------------------------------ the kernel's re-check, sharded
+
+def kernel_shards(*, workers: int | None = None, scheduler: str | None = None,
+                  shards: int | None = None, transport: str | None = None,
+                  stats: dict | None = None) -> Callable:
+    """The ``shards`` argument of :func:`proofcheck.kernel.verify.verify_certificate`: a
+    function ``job -> (spans, results)`` that runs the kernel's shard runner
+    (:func:`proofcheck.kernel.shards.run_shard`) on shards of consecutive pairs of the
+    certificate's dataset over Dask; the kernel combines the results
+    (:func:`proofcheck.kernel.shards.combine`: a shard that did not complete is ERROR).
+    Options as for :func:`check_distributed`: ``workers`` (a local cluster forked after the
+    kernel has read the certificate, so each worker inherits the kernel's own network and
+    dataset) or ``scheduler`` (the job pickled once, :func:`dumps_problem`'s Fractions, and
+    broadcast); ``shards`` (default one per worker); ``stats`` receives the wall seconds of
+    the cluster's start and of the shards, and each shard's own ``units`` and status.
+    Raises ``ValueError`` for a bad option combination."""
+    transport = _transport(workers, scheduler, transport)
+    stats = {} if stats is None else stats
+
+    def run(job):
+        stats["transport"] = transport
+        if scheduler is not None:
+            return _kernel_on_scheduler(job, scheduler, shards, stats)
+        return _kernel_on_local_cluster(job, workers, transport, shards, stats)
+    return run
+
+
+def dumps_job(job) -> bytes:
+    """A :class:`~proofcheck.kernel.shards.PairsJob` as one byte string (the pickler of
+    :func:`dumps_problem`; backend classes by reference)."""
+    buf = io.BytesIO()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _Pickler(buf, protocol=5).dump(job)
+    finally:
+        if enabled:
+            gc.enable()
+    return buf.getvalue()
+
+
+def run_kernel_shard(blob: bytes | None, token: str, j0: int, j1: int) -> dict:
+    """Dask task: the kernel's shard runner on pairs ``j0 <= j < j1`` of the job inherited
+    under ``token`` (``blob`` None: fork transport) or broadcast as ``blob`` (decoded once
+    per worker process and run, as :func:`run_shard` does)."""
+    from proofcheck.kernel.shards import run_shard as kernel_run_shard
+    if blob is None:
+        job = _INHERITED.get(token)
+        if job is None:
+            raise RuntimeError("this worker was not forked from the client of this re-check")
+    else:
+        job = _LOADED.get(token)
+        if job is None:
+            if _LOADED:
+                _LOADED.clear()
+                gc.unfreeze()
+            job = _LOADED[token] = loads_problem(blob)
+            gc.freeze()
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = kernel_run_shard(job, j0, j1)
+    out["timing"] = {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+                     "pid": os.getpid()}
+    return out
+
+
+def _kernel_spans(job, n_workers: int, shards: int | None) -> list:
+    from proofcheck.kernel.shards import bounds
+    return bounds([len(x) for x in job.inputs], shards or n_workers)
+
+
+def _kernel_tasks(client, blob_f, token, spans, stats) -> list:
+    """Submit one task per span; the results in span order (an exception for a shard that
+    raised or was lost: the kernel's combination makes it ERROR)."""
+    from dask.distributed import as_completed
+    t1 = time.perf_counter()
+    futs = {client.submit(run_kernel_shard, blob_f, token, j0, j1,
+                          key=f"proofcheck-kernel-shard-{k}-{token}", pure=False): k
+            for k, (j0, j1) in enumerate(spans)}
+    results: list = [None] * len(spans)
+    for fut in as_completed(list(futs)):
+        try:
+            results[futs[fut]] = fut.result()
+        except Exception as exc:  # a lost or failing shard: fail closed (ERROR)
+            results[futs[fut]] = exc
+    stats["shards_s"] = time.perf_counter() - t1
+    stats["shard_timing"] = [r.get("timing") if isinstance(r, dict) else None for r in results]
+    return results
+
+
+def _kernel_on_local_cluster(job, workers, transport, shards, stats):
+    import dask
+    from dask.distributed import Client, LocalCluster
+    t0 = time.perf_counter()
+    cfg = {"distributed.worker.profile.enabled": False}
+    if transport == "fork":
+        cfg["distributed.worker.multiprocessing-method"] = "fork"
+    n = min(workers, job.n_pairs)
+    spans = _kernel_spans(job, n, shards)
+    with _RUN_LOCK, dask.config.set(cfg):
+        token = f"kernel-{time.time_ns()}-{id(job)}"
+        froze = transport == "fork" and _inherit(token, job)
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+            try:
+                with Client(cluster) as client:
+                    stats["cluster_s"] = time.perf_counter() - t0
+                    blob_f = None
+                    if transport == "broadcast":
+                        blob_f = client.scatter(dumps_job(job), broadcast=True)
+                    return spans, _kernel_tasks(client, blob_f, token, spans, stats)
+            finally:
+                cluster.close()
+        finally:
+            _INHERITED.pop(token, None)
+            if froze:
+                gc.unfreeze()
+
+
+def _kernel_on_scheduler(job, scheduler, shards, stats):
+    from dask.distributed import Client
+    t0 = time.perf_counter()
+    try:
+        client = Client(scheduler)
+    except (OSError, TimeoutError, ValueError) as exc:  # no shard ran: every one is lost
+        spans = _kernel_spans(job, 1, shards)
+        return spans, [ConnectionError(f"cannot connect to the Dask scheduler at {scheduler}: "
+                                       f"{type(exc).__name__}: {exc}")] * len(spans)
+    try:
+        stats["cluster_s"] = time.perf_counter() - t0
+        n = max(1, len(client.scheduler_info().get("workers", {})))
+        spans = _kernel_spans(job, n, shards)
+        blob_f = client.scatter(dumps_job(job), broadcast=True)
+        token = f"kernel-{time.time_ns()}-{id(blob_f)}"
+        return spans, _kernel_tasks(client, blob_f, token, spans, stats)
+    finally:
+        client.close()

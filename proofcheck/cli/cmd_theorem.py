@@ -209,5 +209,5 @@ def _write_certificate(path, run, refusal: str | None) -> None:
         return
     from proofcheck.io.certificate_writer import write_certificate
     t0 = time.perf_counter()
-    print(f"certificate: {write_certificate(path, run.certificate)}")
+    print(f"certificate: {write_certificate(path, run.certificate_bytes or run.certificate)}")
     run.seconds["certificate file"] = time.perf_counter() - t0

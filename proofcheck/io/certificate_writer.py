@@ -31,7 +31,7 @@ STATED_CONSTANTS = ("N", "M", "d", "R", "L", "L_construction", "max_width", "P",
 # ------------------------------------------------ the exact JSON form of a network
 
 def _q(x) -> str:
-    return format_q(Fraction(x))
+    return format_q(x if type(x) is Fraction else Fraction(x))
 
 
 def _fac(f: Factored) -> dict:
@@ -143,7 +143,33 @@ def _data_json(v):
     return format_q(v)
 
 
-def write_certificate(path, cert: dict) -> Path:
+def certificate_bytes(cert: dict) -> bytes:
+    """The text of a certificate file, as bytes: what :func:`write_certificate` writes and
+    the kernel reads back.  JSON, ASCII, one top-level field per line, and one line per
+    network block, per dataset pair and per lemma instance (each line compact JSON, written
+    by the json module's C encoder)."""
+    lines = [f" {_text(k)}: {_field(v)}" for k, v in cert.items()]
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("ascii")
+
+
+def _text(x) -> str:
+    return json.dumps(x, separators=(",", ":"))
+
+
+def _field(v) -> str:
+    """A top-level value: a list of objects, or an object holding one, one object a line."""
+    if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+        return "[\n" + ",\n".join("  " + _text(x) for x in v) + "\n ]"
+    if isinstance(v, dict) and any(isinstance(x, list) and x and isinstance(x[0], dict)
+                                   for x in v.values()):
+        return "{\n" + ",\n".join(f"  {_text(k)}: {_field(x).replace(chr(10), chr(10) + ' ')}"
+                                   for k, x in v.items()) + "\n }"
+    return _text(v)
+
+
+def write_certificate(path, cert: dict | bytes) -> Path:
+    """Write ``cert`` (a certificate, or its :func:`certificate_bytes`) to ``path``
+    atomically; returns the path."""
     path = Path(path)
-    atomic_write(path, json.dumps(cert, indent=1) + "\n")
+    atomic_write(path, cert if isinstance(cert, bytes) else certificate_bytes(cert))
     return path

@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, mode 0644; the parent folder is
-    created.  On any failure nothing is left half-written.  Raises ``OSError``, and
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to ``path`` atomically, mode 0644; the
+    parent folder is created.  On any failure nothing is left half-written.  Raises ``OSError``, and
     :class:`NotAFile` when ``path`` exists and is not a regular file
     (:func:`require_replaceable`)."""
     path = Path(path)
@@ -18,7 +18,8 @@ def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
+              os.fdopen(fd, "w", encoding="utf-8")) as f:
             f.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)

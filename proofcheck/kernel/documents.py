@@ -61,11 +61,18 @@ def read_json(path: str | Path, what: str = "file"):
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise BadInput(f"cannot read {what}: {e.strerror or e}", str(path)) from None
+    return loads_bytes(data, what, str(path))
+
+
+def loads_bytes(data: bytes, what: str, where: str):
+    """The JSON value of a document's bytes as :func:`read_json` reads a file's (``where``:
+    its source, for messages): ``BadInput`` over :data:`MAX_FILE_BYTES`, not UTF-8, or not
+    strict JSON (:func:`loads_strict`)."""
     if len(data) > MAX_FILE_BYTES:
-        raise BadInput(f"{what} is larger than {MAX_FILE_BYTES} bytes", str(path))
+        raise BadInput(f"{what} is larger than {MAX_FILE_BYTES} bytes", where)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise BadInput(f"{what} is not UTF-8 text ({e.reason} at byte {e.start})",
-                       str(path)) from None
-    return loads_strict(text, str(path))
+                       where) from None
+    return loads_strict(text, where)

@@ -267,6 +267,23 @@ class Transformer:
                         yield from ((bi, "SA", f"{nm}.left[{r}][{i}]", x) for i, x in enumerate(a))
                         yield from ((bi, "SA", f"{nm}.right[{r}][{i}]", x) for i, x in enumerate(b))
 
+    def values(self):
+        """Every stored scalar, in the order of :meth:`parameters` (without the names)."""
+        for blk in self.blocks:
+            ff, sa = blk.ff, blk.sa
+            yield ff.eta
+            for u, b, w in zip(ff.U, ff.b, ff.W):
+                yield from u
+                yield b
+                yield from w
+            yield sa.rho
+            for A, V in sa.heads:
+                for f in (A, V):
+                    yield f.lam
+                    for a, b in zip(f.left, f.right):
+                        yield from a
+                        yield from b
+
     def sq_norm(self) -> Fraction:
         """Exact ``||theta||^2``, the sum of squares of the scalars :meth:`n_params`
         counts (SPEC §2 ``tikhonov``): per denominator ``q`` the integer ``sum p^2``,
@@ -274,7 +291,7 @@ class Transformer:
         left-to-right sum, without re-reducing a huge running denominator)."""
         by_den: dict[int, int] = {}
         other = []
-        for *_, v in self.parameters():
+        for v in self.values():
             if type(v) is Fraction or type(v) is int:
                 q = v.denominator
                 by_den[q] = by_den.get(q, 0) + v.numerator * v.numerator
@@ -288,4 +305,4 @@ class Transformer:
 
     def max_bits(self) -> int:
         return max((max(v.numerator.bit_length(), v.denominator.bit_length())
-                    for *_, v in self.parameters()), default=0)
+                    for v in self.values()), default=0)

@@ -57,6 +57,9 @@ def _digits_value(s: str, powers: dict) -> int:
     return _digits_value(s[:-k], powers) * p + _digits_value(s[-k:], powers)
 
 
+_SHORT_INT = 1 << _CHUNK_BITS  # |n| below it: str(n) has fewer than 3914 digits
+
+
 def int_to_digits(n: int) -> str:
     """``str(n)`` for any integer, without CPython's 4300-digit limit and without lifting it:
     split by a power of ten near half the digits, halves written recursively."""
@@ -169,8 +172,11 @@ def format_q(q: Fraction) -> str:
     (:func:`int_to_digits`)."""
     if type(q) is not Fraction:
         q = Fraction(q)
-    p = int_to_digits(q.numerator)
-    return p if q.denominator == 1 else f"{p}/{int_to_digits(q.denominator)}"
+    n, d = q.numerator, q.denominator
+    if -_SHORT_INT < n < _SHORT_INT and d < _SHORT_INT:  # str() writes them (the usual case)
+        return str(n) if d == 1 else f"{n}/{d}"
+    p = int_to_digits(n)
+    return p if d == 1 else f"{p}/{int_to_digits(d)}"
 
 
 # ------------------------------------------------------------------ display

@@ -13,10 +13,11 @@ from fractions import Fraction
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.dataset import check_admissible, digest, embedded_dataset
 from proofcheck.kernel.errors import BadInput, WitnessCheckFailed
-from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q, run
+from proofcheck.kernel.evaluate import PlainBackend, interpolation_witness, q
 from proofcheck.kernel.limits import remaining
 from proofcheck.kernel.numbers import fmt_num, format_q, parse_exact, positive_tau
 from proofcheck.kernel.serialize import network_from_json
+from proofcheck.kernel.shards import PairsJob, combine, evaluate
 from proofcheck.kernel.softmax import (FLOOR_BITS, MAX_FLOOR_BITS, MISSING, Undecided,
                                        check_bounds, plain_trajectory, steps)
 from proofcheck.kernel.statements import BUDGETS, KNOWN_CONSTRUCTIONS
@@ -236,8 +237,9 @@ class Facts:
     failure: Witness | None = None
 
 
-def check(cert, route: str):
-    """``(verdict, lines, route label, facts)`` of a theorem certificate (:class:`Facts`)."""
+def check(cert, route: str, shards=None):
+    """``(verdict, lines, route label, facts)`` of a theorem certificate (:class:`Facts`);
+    ``shards``: evaluate the pairs of a hardmax certificate in shards (:func:`_hardmax`)."""
     claim, sem, st = cert["claim"], cert["semantics"], cert["claim"]["statement"]
     if sem["attention"] != BUDGETS[st][2]:
         raise BadInput(f"Theorem {st} is about {BUDGETS[st][2]} attention, the "
@@ -266,7 +268,7 @@ def check(cert, route: str):
     work = plain_work(net, ds, st != "1.6")
     try:
         if st == "1.6":
-            v, label, facts.failure = _hardmax(net, inputs, targets, route, work, lines)
+            v, label, facts.failure = _hardmax(net, inputs, targets, route, work, lines, shards)
             tail = f"  [on this dataset: {ds.N} pair{'s' * (ds.N != 1)}]" if v.passed else ""
             v, lines = _theta(cert, net, v, lines + [f"exact hardmax evaluation: {v.value}{tail}"],
                               facts)
@@ -311,25 +313,34 @@ def _disagree(what: str, plain, fast) -> tuple:
     return Verdict.ERROR, [f"routes disagree on {what}: plain {plain}, fast {fast}"]
 
 
-def _hardmax(net, inputs, targets, route, work, lines):
+def _hardmax(net, inputs, targets, route, work, lines, shards=None):
     """Theorem 1.6: ``(verdict, route label, witness or None)``, the exact evaluation on the
-    route(s) of :func:`fast_entry` (both: equal outputs, verdicts and witnesses, else ERROR)."""
+    route(s) of :func:`fast_entry` (both: equal outputs, verdicts and witnesses, else ERROR),
+    in this process or, given ``shards`` (``job -> (spans, results)``, :mod:`.shards`), in
+    shards of consecutive pairs combined as one process."""
     left = remaining()
     fast, both = fast_entry("flint", route, work, left)
-    outs = {}
-    for name, backend in ([("plain", PlainBackend)] if fast is None or both else []) + \
-            ([("fast", fast[0])] if fast is not None else []):
-        out = run(net, inputs, backend())
-        outs[name] = (out, interpolation_witness(out, targets)[0])
+    job = PairsJob(net, inputs, targets, ((("plain", PlainBackend),) if fast is None or both
+                                          else ()) + ((("fast", fast[0]),) if fast else ()), left)
+    if shards is None:
+        out = evaluate(job, 0, job.n_pairs)
+        wit = {r: w for r, (_, w) in out.items()}
+        agree = not both or (out["plain"][0] == out["fast"][0]
+                             and _witness_key(wit["plain"]) == _witness_key(wit["fast"]))
+    else:
+        spans, results = shards(job)
+        res = combine(job, spans, results)
+        wit, agree = res["witness"], res["agree"]
+        lines.append(f"pairs evaluated in {len(spans)} shard{'s' * (len(spans) != 1)} of "
+                     "consecutive pairs, combined as one process (witness: the first failing pair)")
     label = "plain+fast" if both else ("plain" if fast is None else _label(fast))
-    w = next(iter(outs.values()))[1]
-    if both:
-        (po, pw), (fo, fw) = outs["plain"], outs["fast"]
-        if po != fo or _witness_key(pw) != _witness_key(fw):
-            v, more = _disagree("the exact outputs", pw.describe() if pw else "no witness",
-                                fw.describe() if fw else "no witness")
-            lines += [f"route: {label} (disagree)"] + more
-            return v, label, None
+    w = wit[job.routes[0][0]]
+    if not agree:
+        pw, fw = wit["plain"], wit["fast"]
+        v, more = _disagree("the exact outputs", pw.describe() if pw else "no witness",
+                            fw.describe() if fw else "no witness")
+        lines += [f"route: {label} (disagree)"] + more
+        return v, label, None
     lines += [f"route: {label}{' (agree)' if both else _why(route, fast, work, left)}"] + \
         (["witness: " + w.describe()] if w else [])
     return (Verdict.REFUTED if w else Verdict.VERIFIED), label, w

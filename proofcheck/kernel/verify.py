@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem
 from proofcheck.kernel.dataset import digest
-from proofcheck.kernel.documents import read_json
+from proofcheck.kernel.documents import loads_bytes, read_json
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.limits import budget
 from proofcheck.kernel.reader import CERTIFICATES, read_certificate
@@ -54,18 +54,28 @@ class Outcome:
         return (Verdict.INCONCLUSIVE if short else self.verdict).exit_code
 
 
-def verify_file(path, dataset=None, route: str = "auto") -> Outcome:
+def verify_file(path, dataset=None, route: str = "auto", shards=None) -> Outcome:
     """:func:`verify_certificate` of a file read strictly (``BadInput`` if unreadable)."""
-    return verify_certificate(read_json(path, "certificate"), dataset=dataset, route=route)
+    return verify_certificate(read_json(path, "certificate"), dataset=dataset, route=route,
+                              shards=shards)
 
 
-def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
+def verify_bytes(data: bytes, where: str = "certificate", route: str = "auto",
+                 shards=None) -> Outcome:
+    """:func:`verify_certificate` of a certificate's bytes (the text a file would hold, read
+    as :func:`~proofcheck.kernel.documents.read_json` reads a file; ``where`` names it)."""
+    return verify_certificate(loads_bytes(data, "certificate", where), route=route,
+                              shards=shards)
+
+
+def verify_certificate(cert, dataset=None, route: str = "auto", shards=None) -> Outcome:
     """The :class:`Outcome` of a parsed certificate (the kernel's in-memory API).
     ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about;
     ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded), ``"plain"``
-    or ``"fast"``.  Malformed content (fields and numbers: :mod:`.reader`; dimensions,
-    another dataset, a plugin posing as a catalogue statement) raises ``BadInput`` with
-    the JSON path."""
+    or ``"fast"``; ``shards``: ``job -> (spans, results)``, the pairs of a hardmax
+    certificate evaluated in shards (:mod:`.shards`; ``None``: in this process).  Malformed
+    content (fields and numbers: :mod:`.reader`; dimensions, another dataset, a plugin posing
+    as a catalogue statement) raises ``BadInput`` with the JSON path."""
     if not isinstance(cert, dict):
         read_certificate(cert)  # raises: not an object
     body = {k: v for k, v in cert.items() if k != "digest"}
@@ -82,7 +92,7 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
             if hashlib.sha256(raw).hexdigest() != doc["digest"]:
                 return Outcome(Verdict.ERROR, ["digest mismatch: altered after sealing"])
             if doc["kind"] == "theorem":
-                got, lines, where["route"], where["facts"] = theorem.check(doc, route)
+                got, lines, where["route"], where["facts"] = theorem.check(doc, route, shards)
             else:
                 got, lines = lemma.check(doc)
     except (BadInput, KeyboardInterrupt):

@@ -74,6 +74,7 @@ class TheoremRun:
     certificate: dict
     recheck: Recheck
     seconds: dict = field(default_factory=dict)
+    certificate_bytes: bytes | None = None  # the text of its file, which the kernel read
 
     @property
     def results(self) -> list:
@@ -192,34 +193,100 @@ def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
 def run_theorem(theorem: str, dataset, info: dict | None = None,
                 opts: TheoremOptions = TheoremOptions(), hooks: Hooks | None = None) -> TheoremRun:
     """Run ``theorem`` (``"1.6"`` or ``"1.8"``) on the admissible ``dataset``; see the
-    module docstring.  Call :func:`validate` first for options from a user."""
+    module docstring.  Call :func:`validate` first for options from a user.
+
+    The certificate is serialized once, to the bytes its file holds, and the kernel reads
+    those bytes back (:func:`proofcheck.runs.recheck.recheck`).  Theorem 1.6 seals it as
+    soon as the network and its constants exist, stating the verdict of the constant checks
+    (the verdict its content holds unless the evaluation fails), and the kernel's re-check
+    starts then: in a forked process, beside the construction's own exact check (two
+    cores), or with ``--workers``/``--scheduler`` in shards after it.  When the verdict the
+    certificate should state (:func:`_stated`) is another one, it is sealed again stating
+    it and re-checked, so that it re-checks as itself."""
     hooks = hooks or Hooks()
+    if theorem == "1.6" and opts.attention != "causal":
+        return _run_16(dataset, info, opts, hooks)
     check = _check_16(dataset, opts, hooks) if theorem == "1.6" else _check_18(dataset, opts, hooks)
     if opts.attention == "causal":
         return _causal_run(theorem, dataset, info, opts, check)
     t0 = time.perf_counter()
-    cert = _certificate(theorem, dataset, check, opts)
-    t_cert = time.perf_counter() - t0
-    rc = recheck(cert)
-    seconds = {**check.seconds, "certificate": t_cert, "kernel re-check": rc.seconds}
-    content = _content_verdict(cert, rc)
-    if content is not None:  # the run's own verdict came from checks beside the certificate
-        cert = _certificate(theorem, dataset, check, opts, content)
-        rc = recheck(cert)
-        seconds["kernel re-check"] += rc.seconds
-    return TheoremRun(theorem, dataset, dict(info or {}), opts, check, cert, rc, seconds)
+    cert, data = _sealed(theorem, dataset, check.construction.net, check.constants, opts,
+                         combine(r.verdict for r in check.results), check)
+    seconds = {**check.seconds, "certificate": time.perf_counter() - t0}
+    rc = recheck(data)
+    run = TheoremRun(theorem, dataset, dict(info or {}), opts, check, cert, rc,
+                     {**seconds, "kernel re-check": rc.seconds}, data)
+    _restate(run)
+    return run
 
 
-def _content_verdict(cert: dict, rc: Recheck) -> Verdict | None:
-    """The verdict the certificate's content holds when it is not the one it states (the
-    run's own verdict came from checks it cannot carry: a construction's claims, stated
-    conclusions, proofs; or the kernel decided what the run did not), else ``None``: the
-    certificate is then sealed again stating it, so that it re-checks as itself."""
-    got = getattr(rc.outcome, "rederived", None)
-    if got is None or got.value == cert["verdict"] or got in (Verdict.ERROR,
-                                                             Verdict.RESOURCE_LIMIT):
+def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
+    """Theorem 1.6: the certificate sealed and its re-check started once the network and
+    its constants exist (:func:`run_theorem`)."""
+    from proofcheck.runs.recheck import start
+    started: dict = {}
+
+    def built(c, checks, consts):
+        t0 = time.perf_counter()
+        started["sealed"] = _sealed("1.6", dataset, c.net, consts, opts,
+                                    combine(r.verdict for r in checks))
+        started["certificate"] = time.perf_counter() - t0
+        started["pending"] = start(started["sealed"][1], _kernel_shards(opts))
+    try:
+        check = _check_16(dataset, opts, hooks, built)
+        (cert, data), pending = started["sealed"], started["pending"]
+        rc = pending.result()
+    finally:
+        if "pending" in started:
+            started["pending"].cancel()
+    seconds = {**check.seconds, "certificate": started["certificate"],
+               "kernel re-check": rc.seconds}
+    run = TheoremRun("1.6", dataset, dict(info or {}), opts, check, cert, rc, seconds, data)
+    _restate(run)
+    return run
+
+
+def _kernel_shards(opts: TheoremOptions):
+    """The kernel's re-check sharded over Dask as the run's ``--workers``/``--scheduler``
+    say (:func:`proofcheck.distributed.kernel_shards`), or ``None``."""
+    if opts.workers is None and opts.scheduler is None:
         return None
+    from proofcheck.distributed import kernel_shards
+    return kernel_shards(workers=opts.workers, scheduler=opts.scheduler)
+
+
+def _sealed(theorem: str, dataset, net, constants, opts: TheoremOptions, verdict,
+            check=None) -> tuple[dict, bytes]:
+    """The run's sealed certificate stating ``verdict`` and the bytes of its file."""
+    from proofcheck.io.certificate_writer import certificate_bytes
+    cert = _certificate(theorem, dataset, net, constants, opts, verdict, check)
+    return cert, certificate_bytes(cert)
+
+
+def _stated(run: "TheoremRun") -> Verdict:
+    """The verdict the run's certificate states: the verdict its content holds (the kernel's
+    re-derivation), or the run's own verdict when the kernel derived none (ERROR,
+    RESOURCE-LIMIT, a certificate it refused)."""
+    got = getattr(run.recheck.outcome, "rederived", None)
+    if got is None or got in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
+        return run.run_verdict
     return got
+
+
+def _restate(run: "TheoremRun") -> None:
+    """Seal the run's certificate again, and re-check it, when it does not state
+    :func:`_stated` (the run's own verdict came from checks it cannot carry: a
+    construction's claims, stated conclusions, proofs; or the kernel decided what the
+    run did not)."""
+    want = _stated(run)
+    if want.value == run.certificate["verdict"]:
+        return
+    from proofcheck.runs.recheck import start
+    run.certificate, run.certificate_bytes = _sealed(
+        run.statement, run.dataset, run.check.construction.net, run.check.constants,
+        run.options, want, run.check)
+    run.recheck = start(run.certificate_bytes, _kernel_shards(run.options), fork=False).result()
+    run.seconds["kernel re-check"] = run.seconds.get("kernel re-check", 0) + run.recheck.seconds
 
 
 def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> TheoremRun:
@@ -259,7 +326,7 @@ def _causal_refutation(check, dataset, opts: TheoremOptions, reading) -> str:
     return text
 
 
-def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
+def _check_16(dataset, opts: TheoremOptions, hooks: Hooks, on_built=None):
     from lemmas.afz.theorems.constructions import get
     from lemmas.afz.theorems.theorem_1_6 import verify
     if opts.attention == "causal":
@@ -269,7 +336,7 @@ def _check_16(dataset, opts: TheoremOptions, hooks: Hooks):
                              progress=hooks.block)
     return verify(dataset, backend=opts.backend, progress=hooks.block,
                   construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks),
-                  options=opts.options)
+                  options=opts.options, on_built=on_built)
 
 
 def _dask_checker(opts: TheoremOptions, hooks: Hooks):
@@ -298,17 +365,16 @@ def _check_18(dataset, opts: TheoremOptions, hooks: Hooks):
     return sc
 
 
-def _certificate(theorem: str, dataset, check, opts: TheoremOptions, verdict=None) -> dict:
-    """The sealed certificate of the run, naming its construction; it states the run's
-    own verdict (``verdict``: another one, the verdict its content holds).  A 1.8
-    certificate states tau_cert, else the given ``--tau``, else the tau of the failing
-    certificate (positive: the search's first temperature when even the tau -> 0 limit
-    fails)."""
+def _certificate(theorem: str, dataset, net, constants, opts: TheoremOptions, verdict,
+                 check=None) -> dict:
+    """The sealed certificate of the run's ``net``, naming its construction and stating
+    ``verdict``.  A 1.8 certificate (``check``: the run's ``SoftmaxCheck``) states
+    tau_cert, else the given ``--tau``, else the tau of the failing certificate (positive:
+    the search's first temperature when even the tau -> 0 limit fails)."""
     from lemmas.afz.theorems.constructions import certified_constants
     from proofcheck.io.certificate_writer import theorem_certificate
-    v = verdict or combine(r.verdict for r in check.results)
-    net, consts = check.construction.net, certified_constants(check.constants)
-    name = check.constants.get("construction", opts.construction)
+    v, consts = verdict, certified_constants(constants)
+    name = constants.get("construction", opts.construction)
     if theorem == "1.6":
         return theorem_certificate("1.6", dataset, net, v, constants=consts, construction=name)
     tau = check.tau_cert if check.tau_cert is not None else (

@@ -193,7 +193,7 @@ def low_rank_check(net: Transformer):
 
 
 def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
-           construction=None, checker=None, options=None) -> TheoremCheck:
+           construction=None, checker=None, options=None, on_built=None) -> TheoremCheck:
     """Construct the network for an admissible ``dataset`` and check Theorem 1.6
     exactly: every construction claim, exact set equality for every pair, and the
     constants.  ``progress(block, L)`` is called after each evaluated block.
@@ -203,6 +203,9 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     kernel's :func:`~lemmas.claim_check.check_network` (the pipeline layer
     passes the Dask-sharded check here).  ``options``: construction options
     (:class:`lemmas.afz.options.ConstructionOptions`; None: the default).
+    ``on_built(construction, checks, constants)`` (optional) is called once the network and
+    its constant checks exist, before the exact check (the pipeline layer seals the
+    certificate there and starts the kernel's re-check of it).
     Raises :class:`ConstructionFailed` (REFUTED) if the construction raises on the
     dataset (admissible: the caller validated it)."""
     from lemmas.afz.theorems.phase_spans import phase_spans_check
@@ -224,9 +227,6 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     except Exception as exc:  # noqa: BLE001  (any failure on an admissible input refutes)
         raise ConstructionFailed(construction_failure(f"Theorem {ID}", dataset, exc)) from exc
     t_build = time.perf_counter() - t0
-    prog = (lambda b: progress(b, c.net.L)) if progress else None
-    nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,
-                                    progress=prog)
     t0 = time.perf_counter()
     if construction is None:
         checks, consts = constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info["R"])
@@ -234,14 +234,21 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
         checks, consts = construction.constant_checks(c.net, dataset.d, dataset.N, dataset.M,
                                                       c.info, targets)
     checks.append(phase_spans_check(c))
-    if construction is not None and construction.conclusions is not None:
-        checks += construction.conclusions(c, inputs, targets, dataset.d)
     consts.setdefault("construction", construction.name if construction else "default")
     consts.setdefault("block_formula", construction.blocks if construction else "2M + R + 1")
+    t_consts = time.perf_counter() - t0
+    if on_built is not None:
+        on_built(c, checks, consts)
+    prog = (lambda b: progress(b, c.net.L)) if progress else None
+    nc = (checker or check_network)(c.net, inputs, targets, c.claims, backend=backend,
+                                    progress=prog)
+    t0 = time.perf_counter()
+    if construction is not None and construction.conclusions is not None:
+        checks += construction.conclusions(c, inputs, targets, dataset.d)
     secs = {f"construct phase {k}": v for k, v in c.seconds.items()}
     secs["construct total"] = t_build
     secs["exact check"] = nc.seconds
-    secs["constants"] = time.perf_counter() - t0
+    secs["constants"] = t_consts + time.perf_counter() - t0
     return TheoremCheck(c, nc, nc.results + checks, consts, secs)
 
 

@@ -861,11 +861,40 @@ class FlintBackend:
 
     def max_bits(self, state: State, rows=None) -> int:
         """Largest numerator / denominator bit size of the given rows (``None``: all
-        rows) — for pending offsets, an upper bound from the offsets' factors."""
+        rows) — for pending offsets, an upper bound from the offsets' factors.  Every
+        row's largest size is kept per base matrix (:meth:`_row_bits`), so that the
+        value over all rows is one ``max`` of ``n`` integers, not a scan of ``n d``
+        values: the same number."""
         X, d, off = state.X, state.d, state.off
-        b = max(map(_bits, X.entries() if rows is None else
-                    (X[i, c] for i in rows for c in range(d))), default=0)
+        if rows is None:
+            b = max(self._row_bits(X), default=0)
+        else:
+            b = max(map(_bits, (X[i, c] for i in rows for c in range(d))), default=0)
         return b if off is None else max(b, off.row_bits + _bits(off.C[off.n]) + 1)
+
+    def _row_bits(self, X) -> list:
+        """Per row of ``X``, its largest numerator / denominator bit size: computed once
+        per matrix and kept exact through every write in place (:meth:`_rewritten`).  The
+        cache holds ``X`` itself, so its identity cannot be reused by another matrix."""
+        cache = getattr(self, "_heights", None)
+        if cache is not None and cache[0] is X:
+            return cache[1]
+        d = X.ncols()
+        h = list(map(_bits, X.entries()))
+        hb = [max(h[i * d:(i + 1) * d], default=0) for i in range(X.nrows())] if d else \
+            [0] * X.nrows()
+        self._heights = (X, hb)
+        return hb
+
+    def _rewritten(self, X, rows) -> None:
+        """Rows of ``X`` were written in place: their entries in the cache of
+        :meth:`_row_bits` are recomputed (nothing when ``X`` is not the cached matrix)."""
+        cache = getattr(self, "_heights", None)
+        if cache is None or cache[0] is not X:
+            return
+        hb, d = cache[1], X.ncols()
+        for i in rows:
+            hb[i] = max((_bits(X[i, c]) for c in range(d)), default=0)
 
     # ------------------------------------------------------------ offsets
     @staticmethod
@@ -994,6 +1023,7 @@ class FlintBackend:
             before[i] = old
             touched.append(i)
             V.changed.add(j)
+        self._rewritten(X, touched)
         for i in touched:
             for dr in meta["dirs"].values():
                 dr.update(i, seq[i], X, d)
@@ -1144,6 +1174,7 @@ class FlintBackend:
             before[i] = tuple(X[i, c] for c in range(d))
             _apply(X, i, eta, m, ti, d)
             touched.append(i)
+        self._rewritten(X, touched)
         if touched and state.meta is not None and state.meta.get("X") is X:
             state.meta["X"] = None  # X changed in place: offset caches are stale
         for i in touched:
@@ -1405,6 +1436,7 @@ class FlintBackend:
                 for c in range(d):
                     X[i, c] = e[i * d + c] + v[c]
                 touched.append(i)
+        self._rewritten(X, touched)
         if touched and state.meta is not None and state.meta.get("X") is X:
             state.meta["X"] = None  # X changed in place: offset caches are stale
         for i in touched:
