@@ -10,6 +10,9 @@ that an output error (closed pipe, full disk) keeps it (see ``proofcheck.cli``).
 from __future__ import annotations
 
 
+from proofcheck.cli.common import integer_arg
+
+
 def register(sub) -> None:
     q = sub.add_parser(
         "verify", help="re-check a certificate with the small trusted kernel",
@@ -37,6 +40,16 @@ def register(sub) -> None:
                    "min(1, (n-1) e^(-min_gap/tau)) <= max_eps per SA sub-layer, with Coq "
                    "Interval (proofcheck/exp_bounds.py; needs coqc and libcoq-interval); a "
                    "bound Coq does not prove makes the verdict INCONCLUSIVE")
+    dist = q.add_mutually_exclusive_group()
+    dist.add_argument("--workers", type=integer_arg, metavar="K",
+                      help="evaluate the pairs of a theorem certificate in K shards of "
+                      "consecutive pairs over a local Dask cluster forked after the kernel "
+                      "read the certificate (needs the [dist] extra; the other checks run "
+                      "once, here); e.g. --workers 2")
+    dist.add_argument("--scheduler", metavar="ADDRESS",
+                      help="evaluate the pairs of a theorem certificate in shards over the "
+                      "Dask cluster at ADDRESS (needs the [dist] extra); e.g. --scheduler "
+                      "tcp://host:8786")
     q.set_defaults(func=cmd_verify)
 
 
@@ -82,6 +95,21 @@ def _prove_exp(path, out):
     return prove(read_json(path, "certificate"))
 
 
+def _shards(args):
+    """``--workers``/``--scheduler``: the Dask shard runner (exit 2 without dask, for a
+    worker count below 1 or a bad address), else ``None``."""
+    if args.workers is None and args.scheduler is None:
+        return None
+    from proofcheck.kernel.errors import BadInput
+    from proofcheck.runs.theorem import TheoremOptions, validate_dask
+    validate_dask(TheoremOptions(workers=args.workers, scheduler=args.scheduler))
+    from proofcheck.distributed import kernel_shards
+    try:
+        return kernel_shards(workers=args.workers, scheduler=args.scheduler)
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+
+
 def cmd_verify(args) -> int:
     if args.route != "plain":  # the fast tier registers its route; plain never loads it
         import proofcheck.kernel.fast  # noqa: F401
@@ -96,8 +124,9 @@ def cmd_verify(args) -> int:
             dataset = load_dataset(args.dataset)
     if args.prove_exp:
         _require_coq_interval(args.file)
+    shards = _shards(args)
     with heartbeat("kernel check"):
-        out = verify_file(args.file, dataset, route=args.route)
+        out = verify_file(args.file, dataset, route=args.route, shards=shards)
     code = out.exit_code(args.require_conclusion)
     exp = _prove_exp(args.file, out) if args.prove_exp else None
     if exp is not None and exp.verdict is not Verdict.VERIFIED:

@@ -129,7 +129,7 @@ def validate(theorem: str, opts: TheoremOptions) -> None:
     except KeyError as exc:
         raise BadInput(exc.args[0]) from None
     _validate_attention(theorem, opts)
-    _validate_dask(opts)
+    validate_dask(opts)
 
 
 def _validate_attention(theorem: str, opts: TheoremOptions) -> None:
@@ -156,7 +156,8 @@ def admitting(statement, opts: TheoremOptions):
     return replace(statement, admissible=CAUSAL_THEOREM)
 
 
-def _validate_dask(opts: TheoremOptions) -> None:
+def validate_dask(opts: TheoremOptions) -> None:
+    """``--workers``/``--scheduler`` usable (``BadInput``, exit 2, naming what is wrong)."""
     if opts.workers is None and opts.scheduler is None:
         return
     if opts.workers is not None and opts.workers < 1:
