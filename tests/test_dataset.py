@@ -8,7 +8,7 @@ import pytest
 from conftest import CASES
 from hypothesis import given, settings
 
-from proofcheck.io.generate import admissible_datasets
+from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.kernel.dataset import (
     Dataset,
     Pair,
@@ -17,8 +17,8 @@ from proofcheck.kernel.dataset import (
     dataset_to_json,
     digest,
 )
-from proofcheck.io.datasets import dataset_from_json, load_dataset
-from proofcheck.reporting.run_report import dataset_max_bits
+from proofcheck.frontend.io.datasets import dataset_from_json, load_dataset
+from proofcheck.frontend.reporting.run_report import dataset_max_bits
 from proofcheck.kernel.errors import BadInput, Inadmissible
 
 needs_cases = pytest.mark.skipif(

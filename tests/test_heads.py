@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.causal import with_mask
+from proofcheck.constructions.causal import with_mask
 from proofcheck.kernel.evaluate import PlainBackend, run
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, Transformer

@@ -11,12 +11,12 @@ from fractions import Fraction as F
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.layers import hat, snap
+from proofcheck.constructions.afz.layers import hat, snap
 from proofcheck.kernel.dataset import Dataset, Pair
 
-from proofcheck.registry import find
-from proofcheck.runs.lemma import run_checks
-from proofcheck.io.certificate_writer import lemma_certificate
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.lemma import run_checks
+from proofcheck.frontend.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
 
@@ -80,7 +80,7 @@ def test_constructions_reject_violated_hypotheses():
         (lambda: snap.snap_ff(-1, 2, 0, 1, (1, 1)), A),
         (lambda: snap.snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
     ]
-    from lemmas.afz.scalars import scalar, scalars
+    from proofcheck.constructions.afz.scalars import scalar, scalars
     R = "scalar: x must be a rational number or a sympy expression, got "
     V = "scalars: xs must be a vector (list or tuple of scalars), got "
     bad_calls += [

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.length_sweep import add_tokens, invariants, measure, sweep
-from lemmas.afz.theorems.theorem_1_6 import construct, param_formula
-from proofcheck.io.examples import sample
-from proofcheck.io.generate import random_dataset
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct, param_formula
+from proofcheck.frontend.io.examples import sample
+from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.dataset import check_admissible
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import proofcheck.kernel.fast  # noqa: F401 (registers the fast route)
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel import limits, low_rank, softmax
 from proofcheck.kernel.dataset import Dataset, Pair, dataset_to_json, digest
 from proofcheck.kernel.errors import ResourceLimit

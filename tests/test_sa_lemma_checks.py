@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from lemmas.afz.layers import clustering, corner, sphere
+from proofcheck.constructions.afz.layers import clustering, corner, sphere
 
-from lemmas.afz.phases import collapse
+from proofcheck.constructions.afz.phases import collapse
 from proofcheck.kernel.verdicts import Verdict
 
 

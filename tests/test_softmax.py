@@ -9,13 +9,13 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
 from proofcheck.kernel.evaluate import f2q, q
 from proofcheck.kernel.softmax import exp_upper
-from lemmas.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.simulate import simulate
+from proofcheck.constructions.provers.simulate import simulate
 
 ADMISSIBLE = ["square-and-centre", "overlap-2d", "nested-chain", "shared-targets",
               "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy",

@@ -1,6 +1,6 @@
 """Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``, tokens tuples
 of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON path); the canonical form and its
-SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`."""
+SHA-256 (without the name).  Files are read by :mod:`proofcheck.frontend.io.datasets`."""
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction

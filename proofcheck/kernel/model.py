@@ -233,7 +233,7 @@ class Transformer:
 
     @property
     def causal(self) -> bool:
-        """True iff some SA layer is masked (:func:`lemmas.causal.with_mask` masks all of them)."""
+        """True iff some SA layer is masked (:func:`proofcheck.constructions.causal.with_mask` masks all of them)."""
         return any(b.sa.causal for b in self.blocks)
 
     @property

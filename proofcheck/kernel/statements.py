@@ -39,7 +39,7 @@ BUDGETS = {"1.6": ("2M + 2N + 1", lambda N, M: 2 * M + 2 * N + 1, "hardmax"),
 def param_formula(d: int, M: int, R: int) -> int:
     """Parameters of the construction with R probe rounds (SPEC §4): translation + tag
     (6d + 5), R probe + tag blocks (10d + 8 each), M leader moves and snaps with the
-    collapse (16d + 16 each).  The construction (``lemmas/``) imports this."""
+    collapse (16d + 16 each).  The construction (``proofcheck/constructions/``) imports this."""
     return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 

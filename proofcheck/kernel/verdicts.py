@@ -56,6 +56,11 @@ def combine(verdicts) -> Verdict:
     return min(verdicts, key=ORDER.index, default=Verdict.ERROR)
 
 
+def plural(k: int, word: str) -> str:
+    """``"1 pair"``, ``"3 pairs"``: a count with its noun in agreement (regular plurals)."""
+    return f"{k} {word}" + ("" if k == 1 else "s")
+
+
 def fmt_value(v: Any) -> str:
     """Exact text of a number or token: ``p/q`` strings, tuples as ``(a, b)``."""
     if isinstance(v, (tuple, list)):

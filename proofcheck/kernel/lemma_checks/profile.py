@@ -7,7 +7,7 @@ continuous piecewise linear with kinks only at ``-b_k / alpha_k``.  Two such map
 agree on an interval iff they agree at its finite ends and every kink inside, and
 have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
 "FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
-in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
+in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.constructions.provers.symbolic`` passes
 a sympy field (an undecided sign raises :class:`Undecided`, never a pass)."""
 from collections import namedtuple
 from dataclasses import dataclass
