@@ -1,5 +1,5 @@
 """``python -m bench.length_sweep``: independence of L and P from the input
-lengths n_j (SPEC §4 budget; the seed stresses that the transformer's size grows
+lengths n_j (docs/spec.md §4 budget; the seed stresses that the transformer's size grows
 with the output length M only).
 
 Tokens are added to every sequence of a fixed dataset — same N, same targets —

@@ -1,4 +1,4 @@
-"""Cost of the model's input validation (docs/mutation.md, "Validation cost").
+"""Cost of the model types' argument validation.
 
     python -m bench.validation [N_SEQ]     # default 500 sequences (~8 000 tokens)
 

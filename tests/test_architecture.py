@@ -22,7 +22,7 @@ NOT_NEEDED_BY_VERIFY = {
     "proofcheck.kernel": "package",
 }
 
-#: what the kernel must never import (SPEC: the trusted base imports no construction,
+#: what the kernel must never import (docs/spec.md: the trusted base imports no construction,
 #: I/O, reporting or command-line code)
 FORBIDDEN = ("proofcheck.constructions", "proofcheck.frontend")
 

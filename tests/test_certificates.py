@@ -98,7 +98,7 @@ def test_tampered_dataset_is_detected(cert16):
 def test_tampered_tau_is_not_accepted(cert18):
     """A larger stated tau whose bounds no longer follow: the re-check cannot establish the
     stated VERIFIED-CERTIFIED and has no witness against it: INCONCLUSIVE (exit 3), never a
-    pass and never a refutation without a witness (SPEC section 5)."""
+    pass and never a refutation without a witness (docs/spec.md §5)."""
     out = verify_certificate(_edit(cert18, lambda c: c["semantics"].update(tau="1000000")))
     assert out.verdict == Verdict.INCONCLUSIVE and out.exit_code() == 3
 

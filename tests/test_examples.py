@@ -1,4 +1,4 @@
-"""Tests for proofcheck.examples (SPEC §3, real data)."""
+"""Tests for proofcheck.examples (docs/spec.md §3, real data)."""
 import json
 from fractions import Fraction
 from importlib import resources

@@ -1,4 +1,4 @@
-"""Exit codes never fail open (issue "Check what is built", item 6; SPEC §5): an
+"""Exit codes never fail open (issue "Check what is built", item 6; docs/spec.md §5): an
 output error after a verdict (closed pipe, full disk) keeps the verdict's non-zero
 exit code, or is exit 4 — never 0.  Run as real subprocesses."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Certificates of multi-head and causally masked networks (SPEC §1 "Extensions",
+"""Certificates of multi-head and causally masked networks (docs/spec.md §1 "Extensions",
 §3): the JSON form, the schema, the kernel's checks per head, forgeries refuted
 with their witness; networks without the extensions are unchanged byte for byte."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Export of multi-head and causally masked networks (SPEC §1 "Extensions"): the
+"""Export of multi-head and causally masked networks (docs/spec.md §1 "Extensions"): the
 ONNX graph (heads and the mask as its own ops) run in onnxruntime and the numpy
 evaluator against the exact outputs, the float audit per head; single-head
 exports unchanged byte for byte; PyTorch and safetensors refuse the extensions."""

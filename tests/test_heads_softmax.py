@@ -1,4 +1,4 @@
-"""Softmax certificates of multi-head and masked networks (SPEC §1 "Extensions", §4
+"""Softmax certificates of multi-head and masked networks (docs/spec.md §1 "Extensions", §4
 "Softmax"): per-head gaps in the certifier and the kernel, a multi-head certificate
 verifies, forged head entries and a flipped mask are refuted with the witness
 (block, sub-layer, head, sequence, token)."""

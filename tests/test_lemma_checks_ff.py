@@ -1,6 +1,6 @@
 """The lemma checks of 3.1, 3.2, 3.2p and 3.3 as one test: the command mutmut runs
 against the construction modules (``[tool.mutmut]`` in pyproject.toml,
-docs/mutation.md).  Each statement must be VERIFIED on several instances (built-in
+docs/measurements/mutation.md).  Each statement must be VERIFIED on several instances (built-in
 d = 2 at three seeds, datasets in d = 2, 3, 4), and the kernel must re-derive the
 conclusion from the certificate of each run.  A mutant of a construction routine
 that changes what the layer does is killed here by a REFUTED verdict."""

@@ -1,4 +1,4 @@
-"""Independence of L and P from the input lengths n_j (SPEC §4 budget; issue 10,
+"""Independence of L and P from the input lengths n_j (docs/spec.md §4 budget; issue 10,
 deliverable 5): adding tokens to the sequences (same N, same targets) changes L
 and P only through the number R <= N - 1 of separation rounds."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The value-mutation measurement (mutation/, docs/mutation.md): the operators
+"""The value-mutation measurement (mutation/, docs/measurements/mutation.md): the operators
 do what they say, the scope names real functions, the README table is the
 rendering of the results file, and one named mutant per class of the wrong
 constructions that used to pass is now REFUTED with a witness by its command."""
@@ -49,7 +49,7 @@ def test_mutants_stay_inside_construction_functions():
 
 def test_readme_table_is_the_rendering_of_the_results_file():
     data = json.loads(R.RESULTS.read_text())
-    readme = (scope.ROOT / "README.md").read_text()
+    readme = (scope.ROOT / "docs" / "measurements" / "mutation.md").read_text()
     m = re.search(r"<!-- mutation:begin -->.*?<!-- mutation:end -->", readme, re.S)
     assert m and m.group(0) == R.render_readme(data)
 

@@ -1,4 +1,4 @@
-"""The ``resnet`` statement (SPEC §2; proofcheck/constructions/resnet): the relocation chain maps points
+"""The ``resnet`` statement (docs/spec.md §2; proofcheck/constructions/resnet): the relocation chain maps points
 exactly, the ResNet on flattened sequences interpolates exactly and every check can
 fail with a witness, the parameter comparison, and the token-wise obstruction
 cross-checked against brute force."""

@@ -43,7 +43,7 @@ def test_sympy_and_z3_agree_on_the_returned_layer(proof):
 
 # ------------------------------------------------------------------ wrong layers (FF)
 def _ff(layer, x):
-    """``eta x + sum_k W_k relu(<U_k, x> + b_k)`` in Fractions (SPEC §1)."""
+    """``eta x + sum_k W_k relu(<U_k, x> + b_k)`` in Fractions (docs/spec.md §1)."""
     out = [layer.eta * v for v in x]
     for u, b, col in zip(layer.U, layer.b, layer.W):
         a = sum((F(p) * v for p, v in zip(u, x)), F(0)) + b
@@ -294,7 +294,7 @@ def test_readme_block_is_the_results_file():
     from bench.provers import readme
     root = Path(__file__).resolve().parents[1]
     res = json.loads((root / "bench" / "results-provers.json").read_text())
-    assert readme(res) in (root / "README.md").read_text()
+    assert readme(res) in (root / "docs" / "measurements" / "provers.md").read_text()
     assert all(r["provers"] == BOTH for r in res["layers"])
     assert all(r["wrong_variant"]["provers"] == REFUTED_BY_BOTH for r in res["layers"])
     assert {r["lemma"] for r in res["layers"]} == {"3.1", "3.2", "3.2p", "3.3", "4.1", "tag",

@@ -142,7 +142,7 @@ def test_exp_bound_floor_for_huge_gaps():
 
 # Dyadic arguments found by this project's own search (seeded random 53-bit
 # mantissas) where mpmath.iv.exp at 53 bits returns an upper endpoint BELOW the
-# true exp(x): the enclosure is violated (SPEC §6).  Our bounds must stay above.
+# true exp(x): the enclosure is violated (docs/spec.md §6).  Our bounds must stay above.
 IV_TRAPS = [(5098001506362684, 48), (5378463514289193, 52), (7046192776377866, 54)]
 
 

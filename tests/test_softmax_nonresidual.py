@@ -25,7 +25,7 @@ small = st.fractions(min_value=-6, max_value=6, max_denominator=4)
 
 
 def _eval(ff: FF, x):
-    """FF(x) = eta x + W relu(U x + b), the definition (SPEC §1), in Fractions."""
+    """FF(x) = eta x + W relu(U x + b), the definition (docs/spec.md §1), in Fractions."""
     out = [ff.eta * v for v in x]
     for u, b, w in zip(ff.U, ff.b, ff.W):
         z = sum(a * v for a, v in zip(u, x)) + b

@@ -1,4 +1,4 @@
-"""Statement ``tikhonov`` (SPEC §2): exact ||theta*||^2 everywhere P is reported,
+"""Statement ``tikhonov`` (docs/spec.md §2): exact ||theta*||^2 everywhere P is reported,
 the authors' synthetic setting (J(theta*) = 0 exactly, the threshold next to the
 published script's value), and the checks failing on mutated networks."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Takakura–Suzuki statements (proofcheck/constructions/ts, SPEC §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
+"""Takakura–Suzuki statements (proofcheck/constructions/ts, docs/spec.md §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
 the default (faithful) readings verify and print each variant as a note with its
 witness, every variant reading is refuted with an exact witness, every check can
 fail, and hypothesis searches C.1/E.1 instances for counterexamples."""

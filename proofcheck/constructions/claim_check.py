@@ -1,4 +1,4 @@
-"""The construction's own check (SPEC §1, §5): ``check_network`` pushes the input
+"""The construction's own check (docs/spec.md §1, §5): ``check_network`` pushes the input
 sequences through the network with an exact evaluator of the kernel and (1)
 compares every sub-layer's output with the construction's claim for it (the
 claims of :mod:`proofcheck.constructions.claims`), naming the first block / sub-layer / sequence /

@@ -16,7 +16,7 @@ class CheckResult:
     verdict: Verdict
     details: list[str] = field(default_factory=list)
     witness: Witness | None = None
-    data: dict | None = None  # a lemma's data for a certificate instance (SPEC §3)
+    data: dict | None = None  # a lemma's data for a certificate instance (docs/spec.md §3)
     # what a passing check established; None: not said (a construction's own check)
     scope: Scope | None = None
     # the provers that decided it and each one's verdict value, e.g. {"sympy": "VERIFIED",

@@ -10,7 +10,7 @@ A plugin is an installed package whose ``pyproject.toml`` declares::
 (``proofcheck/frontend/registry/builtin.py``): id, title, kind, paper number and flag,
 hypotheses, the datasets it admits, its checks, default instances and scope.
 
-**Semantics** (SPEC §1).  ``FF(eta, U, b, W)`` is ``x -> eta x + sum_k W[k]
+**Semantics** (docs/spec.md §1).  ``FF(eta, U, b, W)`` is ``x -> eta x + sum_k W[k]
 relu(<U[k], x> + b[k])`` (``U``, ``W`` given row by row / column by column: ``width``
 vectors of length d).  ``SA(rho, A, V)`` is ``x_i -> rho x_i + V sum_l pi_il x_l``
 with bilinear scores ``s_il = <A x_i, x_l>`` (no bias) and ``pi_i`` = hardmax (uniform

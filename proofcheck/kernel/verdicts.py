@@ -1,4 +1,4 @@
-"""Typed verdicts, witnesses and exit codes (SPEC §5).  A verdict is never derived from a
+"""Typed verdicts, witnesses and exit codes (docs/spec.md §5).  A verdict is never derived from a
 floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED`` always carries
 a replayable witness."""
 import enum
@@ -29,7 +29,7 @@ class Verdict(enum.Enum):
 
 
 class Scope(enum.Enum):
-    """What a passing check established (README "Scopes", SPEC §5)."""
+    """What a passing check established (README "Scopes", docs/spec.md §5)."""
 
     ALL_PARAMETERS = "for all parameters"  # symbolic, on the returned layer
     EVERY_TOKEN = "for every token of the stated layers"  # conclusion re-derived from data

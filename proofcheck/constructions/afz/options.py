@@ -1,4 +1,4 @@
-"""Construction options for Theorems 1.6/1.8 (SPEC §4; issue 13, deliverable 3).
+"""Construction options for Theorems 1.6/1.8 (docs/spec.md §4; issue 13, deliverable 3).
 
 Float-safe phase-L hats: each leader's plateau hat (Lemma 3.2p) is centred at the
 nearest ``float_format`` value of the leader's projection, with power-of-two

@@ -1,5 +1,5 @@
 """Certified softmax evaluation: the (untrusted) producer of Theorem 1.8
-certificates (SPEC §4 "Softmax").
+certificates (docs/spec.md §4 "Softmax").
 
 The kernel checks one certificate — a temperature tau, an exp-bound floor
 ``2^-F`` and per-layer bounds — in one pass
@@ -208,7 +208,7 @@ def choose_floor(traj: Trajectory, targets, net=None, inputs=None):
 
 
 def sa_records(traj: Trajectory) -> list:
-    """The SA records of a trajectory (gaps, ranges, the layer), one per head (SPEC §1
+    """The SA records of a trajectory (gaps, ranges, the layer), one per head (docs/spec.md §1
     "Extensions": each head has its own gaps)."""
     return [h for r in traj.records if isinstance(r, SARecord) for h in r.heads]
 

@@ -1,4 +1,4 @@
-"""Causal (masked) attention (SPEC §1 "Extensions"): the prefix obstruction
+"""Causal (masked) attention (docs/spec.md §1 "Extensions"): the prefix obstruction
 (statement ``causal-first-token``), the default construction run under the mask,
 and a construction for the reading "the last m_j outputs"."""
 from dataclasses import replace

@@ -1,4 +1,4 @@
-"""The constructions built for a causal mask (SPEC §1 "Extensions"), by name, beside
+"""The constructions built for a causal mask (docs/spec.md §1 "Extensions"), by name, beside
 the table of full-attention constructions
 (:data:`proofcheck.constructions.afz.theorems.constructions.CONSTRUCTIONS`): ``theorem 1.6 --attention
 causal --construction NAME`` selects one; any full-attention construction may be run

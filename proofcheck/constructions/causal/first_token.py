@@ -1,4 +1,4 @@
-"""Statement ``causal-first-token`` (proofcheck's own; SPEC §1 "Extensions").
+"""Statement ``causal-first-token`` (proofcheck's own; docs/spec.md §1 "Extensions").
 
 Under a causal mask the image of position 1 depends on x_1 alone, at every depth:
 ``T(X)_1 = T((x_1))_1`` — more generally ``T(X)_i = T((x_1, ..., x_i))_i``.  The argument
@@ -293,7 +293,7 @@ def run(dataset=None, seed: int = 0):
                        "(all-outputs reading; the SA step argued for every layer form, checked "
                        "for these three)",
                        Verdict.VERIFIED,
-                       ["reading: " + ", ".join(READINGS) + f" (SPEC §1 Extensions); {LAST}: the "
+                       ["reading: " + ", ".join(READINGS) + f" (docs/spec.md §1 Extensions); {LAST}: the "
                         "same with prefixes ending at read positions of both"])
     res = [symbolic_check(d, H, rank=r) for d, H, r in SYMBOLIC_FORMS]
     res += list(instances_check(seed))

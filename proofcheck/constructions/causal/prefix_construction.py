@@ -76,7 +76,7 @@ class NoCausalInterpolant(BadInput):
 
 
 def causal(sa):
-    """``sa`` with the causal mask (SPEC §1 "Extensions")."""
+    """``sa`` with the causal mask (docs/spec.md §1 "Extensions")."""
     return replace(sa, causal=True)
 
 
@@ -288,7 +288,7 @@ PARAMS = "(4d + 5) + (8d + 7) R + (6d + 7) K"
 
 
 def param_formula(d: int, R: int, K: int) -> int:
-    """Stored scalars (SPEC §1): translation + tag ``2d + 2 + 2d + 3``; a probe round
+    """Stored scalars (docs/spec.md §1): translation + tag ``2d + 2 + 2d + 3``; a probe round
     (hat of width 3 + tag) ``6d + 4 + 2d + 3``; a relocation hat with its identity SA
     ``6d + 4 + 3``."""
     return 4 * d + 5 + (8 * d + 7) * R + (6 * d + 7) * K

@@ -1,10 +1,10 @@
-"""Readings of "T(X_j) = Y_j" under a causal mask (SPEC §1 "Extensions") and the
+"""Readings of "T(X_j) = Y_j" under a causal mask (docs/spec.md §1 "Extensions") and the
 prefix obstructions they meet.
 
 With a mask, a sequence is an ordered tuple and the output of position i depends on
 the prefix ``(x_1, ..., x_i)`` only (statement ``causal-first-token``).  Two readings:
 
-* ``all-outputs`` (the SPEC's default for unmasked networks): the set of all n_j
+* ``all-outputs`` (the specification's default for unmasked networks): the set of all n_j
   outputs equals Y_j;
 * ``last-outputs``: the set of the last m_j outputs (positions n_j - m_j + 1 .. n_j,
   the *read positions*) equals Y_j; the other outputs are not read.

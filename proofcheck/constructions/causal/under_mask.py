@@ -1,5 +1,5 @@
 """``theorem 1.6 --attention causal``: a construction's network run under the causal
-mask (SPEC §1 "Extensions") by the kernel's exact evaluators.
+mask (docs/spec.md §1 "Extensions") by the kernel's exact evaluators.
 
 * A construction for unmasked attention (``default``, ``peel``, ``bounded``): its
   network with every SA layer masked (:func:`proofcheck.constructions.causal.with_mask`) is checked

@@ -1,6 +1,6 @@
 """Coq Interval proves the stated exp bounds of a softmax certificate (Theorem 1.8).
 
-The kernel's softmax check (``proofcheck.kernel.softmax``, SPEC §4 "Softmax") takes, per SA
+The kernel's softmax check (``proofcheck.kernel.softmax``, docs/spec.md §4 "Softmax") takes, per SA
 sub-layer (per head), the stated ``min_gap`` and ``max_eps`` and needs
 ``max_eps >= min(1, (n - 1) e^(-min_gap / tau))``: ``n`` the most tokens of a sequence,
 ``tau`` the certificate's.  It decides that with its own arithmetic (an upper end of an arb

@@ -1,5 +1,5 @@
 """Scalars and sympy proof steps for the SA lemmas (4.1, 4.2, 4.3, the tag and
-the collapse; SPEC §1, §2).
+the collapse; docs/spec.md §1, §2).
 
 The SA construction routines are generic in their scalars: :func:`scalar` keeps a
 sympy expression as it is and turns anything else into a ``Fraction`` (the

@@ -1,4 +1,4 @@
-"""High-precision softmax simulation with mpmath (SPEC §4) — a numerical
+"""High-precision softmax simulation with mpmath (docs/spec.md §4) — a numerical
 cross-check and search aid, NEVER a proof: no verdict is decided here.  Its cost is
 bounded (:data:`SIM_BUDGET` work units by default, :func:`pass_cost`); what it could
 not compute, and why, is a line of its own (:class:`SimulationAudit`).
@@ -74,7 +74,7 @@ def simulate(net: Transformer, inputs, targets, tau, dps: int = 60) -> Simulatio
 
 def _sa_mp(sa, s, t, d):
     """One softmax SA layer on one sequence at ``dps`` digits: per head, over the keys
-    each token may see (SPEC §1 "Extensions")."""
+    each token may see (docs/spec.md §1 "Extensions")."""
     out = [[_mp(sa.rho) * a for a in x] for x in s]
     for Ah, Vh in sa.heads:
         A = [[_mp(v) for v in row] for row in Ah.dense(d)]

@@ -1,4 +1,4 @@
-"""The ``resnet`` statement (SPEC §2): residual FF networks on flattened sequences
+"""The ``resnet`` statement (docs/spec.md §2): residual FF networks on flattened sequences
 against the transformer of Theorem 1.6, and the token-wise obstruction.
 
 =============  ==============================================================

@@ -67,7 +67,7 @@ def relocation_chain(points, images, label: str = "relocation (3.2)") -> Chain:
     vectors, repeats allowed.  Points already at their image get no layer.
     Returns a :class:`Chain` (``len(layers) <= 2 * len(points)``).
     Raises ``ValueError`` if the points are not distinct or the lengths differ.
-    Source: SPEC §2 ``resnet`` (a), built from Lemma 3.2 (``proofcheck.constructions.afz.layers.hat``)."""
+    Source: docs/spec.md §2 ``resnet`` (a), built from Lemma 3.2 (``proofcheck.constructions.afz.layers.hat``)."""
     cur = [vec(p) for p in points]
     images = [vec(q) for q in images]
     if len(cur) != len(images):

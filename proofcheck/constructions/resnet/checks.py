@@ -1,5 +1,5 @@
 """``python -m proofcheck lemma resnet``: the checks of the ``resnet`` statement
-(SPEC §2).
+(docs/spec.md §2).
 
 (a) The residual FF network on flattened sequences (:mod:`proofcheck.constructions.resnet.flattened`)
 is built and verified exactly on the same data as the transformer of Theorem 1.6
@@ -7,7 +7,7 @@ is built and verified exactly on the same data as the transformer of Theorem 1.6
 are put side by side as the input length n grows:
 
 * digits (the packaged sample by default, or ``--example digits``) tokenised with
-  4x4 patches (n = 4, d = 18), 2x2 patches (n = 16, d = 6, the SPEC's tokens) and
+  4x4 patches (n = 4, d = 18), 2x2 patches (n = 16, d = 6, the specification's tokens) and
   single pixels (n = 64, d = 3);
 * a generated dataset (:func:`proofcheck.frontend.io.generate.random_dataset`, seeded) whose
   sequences are extended by fresh tokens to n = 4, 8, 16, 32 (same targets, same N).
@@ -41,8 +41,8 @@ CONVENTIONS = [
     "convention: ResNet = residual FF layers z -> z + W relu(U z + b) on the flattened "
     "sequence z = (x_1, ..., x_n) in Q^{n d} (tokens concatenated in order; fixed n, shorter "
     "sequences padded with a token absent from the data); target read back as n tokens, "
-    "compared as a set with Y_j (SPEC §1)",
-    "convention: P counts stored scalars (SPEC §1): ResNet layer 1 + w (2 n d + 1); "
+    "compared as a set with Y_j (docs/spec.md §1)",
+    "convention: P counts stored scalars (docs/spec.md §1): ResNet layer 1 + w (2 n d + 1); "
     "transformer as in Theorem 1.6 (P = (16d+16)M + (10d+8)R + 6d + 5)",
     "convention: the ResNet's P is this construction's (an upper bound); a lower bound over "
     "all ResNets is not claimed",

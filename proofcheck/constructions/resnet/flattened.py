@@ -1,15 +1,15 @@
-"""A residual FF network (ResNet) on flattened sequences of fixed length n (SPEC §2
+"""A residual FF network (ResNet) on flattened sequences of fixed length n (docs/spec.md §2
 ``resnet`` (a)).
 
 A sequence ``X = (x_1, ..., x_n)`` of tokens in Q^d is read as ONE vector
 ``z = (x_1, ..., x_n)`` in Q^{n d} (tokens concatenated in sequence order).  The
 network is a stack of residual layers ``z -> z + W relu(U z + b)`` (the FF layer of
-SPEC §1 in dimension ``n d``, ``eta = 1``, width 3), one per sequence: layer ``t``
+docs/spec.md §1 in dimension ``n d``, ``eta = 1``, width 3), one per sequence: layer ``t``
 relocates one flattened input ``z_j`` onto the flattened target
 ``z^_j = (y_1, ..., y_{m_j}, y_{m_j}, ..., y_{m_j})`` (the targets, the last one
 repeated up to n tokens) and fixes every other current point (Lemma 3.2,
 :func:`proofcheck.constructions.resnet.chain.relocation_chain`).  Reading the n output tokens of
-``z^_j`` as a set gives ``Y_j`` exactly (SPEC §1: Hausdorff distance 0).
+``z^_j`` as a set gives ``Y_j`` exactly (docs/spec.md §1: Hausdorff distance 0).
 
 Parameter count: each layer stores ``1 + 3 (2 n d + 1) = 6 n d + 4`` scalars, so
 ``P = K (6 n d + 4)`` with ``K`` the number of layers (``N`` when every sequence moves

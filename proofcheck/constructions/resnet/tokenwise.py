@@ -1,10 +1,10 @@
-"""Token-wise maps and the shared-token obstruction (SPEC §2 ``resnet`` (b)).
+"""Token-wise maps and the shared-token obstruction (docs/spec.md §2 ``resnet`` (b)).
 
 Reading chosen here (the sources are silent on it).  A *token-wise map* is any
 ``f: Q^d -> Q^d`` applied to every token on its own; every network of FF layers
 only (any depth, any width) is one, attention is what a token-wise map lacks.  It
 *interpolates* a dataset when ``{f(x) : x in X_j} = Y_j`` for every pair — the
-exact interpolation of SPEC §1 (sets, both inclusions: every output is a target and
+exact interpolation of docs/spec.md §1 (sets, both inclusions: every output is a target and
 every target is hit).
 
 * **Obstruction.**  If a token ``x`` lies in ``X_j`` and in ``X_k`` and
@@ -36,7 +36,7 @@ from proofcheck.kernel.verdicts import Verdict, Witness, fmt_value
 
 READING = ("reading: a token-wise map is any f: Q^d -> Q^d applied to each token (every "
            "FF-only network is one); it interpolates when {f(x) : x in X_j} = Y_j for every j "
-           "(SPEC §1, both inclusions); obstruction: x in X_j ∩ X_k with Y_j ∩ Y_k = ∅ "
+           "(docs/spec.md §1, both inclusions); obstruction: x in X_j ∩ X_k with Y_j ∩ Y_k = ∅ "
            "(then f(x) ∈ Y_j ∩ Y_k = ∅); 'targets differ' (Y_j ≠ Y_k) alone is NOT enough")
 
 

@@ -1,7 +1,7 @@
 """Statements from the appendix of Takakura & Suzuki, *Approximation and Estimation
 Ability of Transformers for Sequence-to-Sequence Functions with Infinite
-Dimensional Input* (ICML 2023), as read in the Japanese study note
-``shared/seeds/002_1383b78db8c18aa2.txt`` (SPEC §2 rows C.1, C.3, C.4, E.1, G.1, G.2).
+Dimensional Input* (ICML 2023), as read in a Japanese study note on its appendix
+(one of the two source notes; docs/spec.md §2, rows C.1, C.3, C.4, E.1, G.1, G.2).
 
 One module per statement:
 

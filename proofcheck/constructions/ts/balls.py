@@ -1,4 +1,4 @@
-"""Three-valued comparisons of python-flint ``arb`` balls (SPEC §5, §6).
+"""Three-valued comparisons of python-flint ``arb`` balls (docs/spec.md §5, §6).
 
 A ball is turned into its exact rational enclosure ``[mid - rad, mid + rad]``
 (midpoint and radius of an ``arb`` are dyadic numbers, read exactly through

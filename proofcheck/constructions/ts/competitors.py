@@ -25,7 +25,7 @@ Two readings, both checked:
 In general the bound ``2Ux`` holds for every ``chi > 0`` iff ``m <= U`` (sympy: for
 ``m > U`` it fails as soon as ``x < (m - U)/(U m)``).
 
-Readings (``READINGS``, SPEC §2): the default is reading A, the note's own premise
+Readings (``READINGS``, docs/spec.md §2): the default is reading A, the note's own premise
 ``j <= U`` (at most U competitors): ``lemma E.1`` is VERIFIED and prints reading B as
 a note with its witness.  ``lemma E.1 --reading window`` runs reading B: REFUTED
 with the witness (exit 1), beside the window's corrected bound ``4U e^{-chi/U^2}``.

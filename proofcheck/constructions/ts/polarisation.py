@@ -24,7 +24,7 @@ Decisions:
   of it in the paper.  VERIFIED (sympy; Cauchy–Schwarz through Lagrange's identity in
   R^3, and exactly on the seeded vectors, squared to stay rational).
 
-Readings (``READINGS``, SPEC §2): the default is the identity without absolute value
+Readings (``READINGS``, docs/spec.md §2): the default is the identity without absolute value
 (the note's own expansion proves exactly that; the one-sided ``|.|`` of its display is
 a transcription slip): ``lemma G.1`` is VERIFIED and prints the literal display as a
 note with its witness.  ``lemma G.1 --reading literal`` checks the display as written:

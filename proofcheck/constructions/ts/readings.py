@@ -1,4 +1,4 @@
-"""Readings of a statement whose source admits more than one (SPEC §2: E.1, G.1, C.4).
+"""Readings of a statement whose source admits more than one (docs/spec.md §2: E.1, G.1, C.4).
 
 A statement module with readings declares ``READINGS``, an ordered dict
 ``name -> one-line description`` whose FIRST entry is the default (the faithful

@@ -11,7 +11,7 @@ gives no statement; the statement checked here is the project's reading, flag
 
 and asks "why is D there?".
 
-Reading (SPEC §2).  The note defines ``||X||_inf = sup_{i,j} |X_ij|`` (entrywise) and
+Reading (docs/spec.md §2).  The note defines ``||X||_inf = sup_{i,j} |X_ij|`` (entrywise) and
 bounds the class entrywise: ``max |K_ab|, max |Q_ac| <= B``; ``r`` bounds the entries
 of the tokens.  Its chain only makes sense with *induced* norms in step 1:
 

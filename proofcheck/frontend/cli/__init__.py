@@ -1,4 +1,4 @@
-"""Command line: ``python -m proofcheck {list,lemma,theorem,verify,report}`` (SPEC §2, §5).
+"""Command line: ``python -m proofcheck {list,lemma,theorem,verify,report}`` (docs/spec.md §2, §5).
 
 One module per subcommand (``cmd_*.py``), each with ``register(subparsers)`` that
 adds its parser and sets ``func``; add a subcommand by adding its module to
@@ -91,7 +91,7 @@ def _output_error(args, e: OSError) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit code (SPEC §5)."""
+    """Run the command line; returns the exit code (docs/spec.md §5)."""
     from proofcheck.frontend.cli.terminal import install
     install()
     parser = build_parser()

@@ -1,5 +1,5 @@
 """``proofcheck experiment tikhonov --out DIR``: the Tikhonov training experiment
-(SPEC §2, statement ``tikhonov``, experimental part; optional extra ``torch``).
+(docs/spec.md §2, statement ``tikhonov``, experimental part; optional extra ``torch``).
 
 Float training, clearly labelled: it decides no verdict.  Exit 0 when the run
 completes and its files are written, 2 for bad usage or when PyTorch is missing

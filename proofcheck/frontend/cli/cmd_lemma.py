@@ -1,4 +1,4 @@
-"""``proofcheck lemma ID``: check one catalogue statement (SPEC §2)."""
+"""``proofcheck lemma ID``: check one catalogue statement (docs/spec.md §2)."""
 from __future__ import annotations
 
 from proofcheck.frontend.cli.common import (

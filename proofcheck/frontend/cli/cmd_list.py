@@ -1,4 +1,4 @@
-"""``proofcheck list``: print the statement catalogue (SPEC §2) with each entry's
+"""``proofcheck list``: print the statement catalogue (docs/spec.md §2) with each entry's
 paper number, flag (:data:`proofcheck.frontend.registry.FLAGS`), status and readings."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``proofcheck theorem 1.6|1.8``: construct the network for a dataset and check it
-(hardmax exactly, softmax with a certified temperature); SPEC §4, §5."""
+(hardmax exactly, softmax with a certified temperature); docs/spec.md §4, §5."""
 from __future__ import annotations
 
 import time
@@ -39,7 +39,7 @@ def register(sub) -> None:
                    "e.g. --construction seed (theorem 1.8: the seed's non-residual mechanism, "
                    "printed side by side with the default)")
     q.add_argument("--attention", default="full", choices=["full", "causal"],
-                   help="theorem 1.6: full attention (default) or a causal mask (SPEC §1 "
+                   help="theorem 1.6: full attention (default) or a causal mask (docs/spec.md §1 "
                    "Extensions): a construction for full attention is run under the mask and "
                    "the first place it leaves its claims is printed; causal-last is built for "
                    "the mask; e.g. --attention causal --construction causal-last")
@@ -56,7 +56,7 @@ def register(sub) -> None:
                    "parent folders); e.g. --out /tmp/r")
     q.add_argument("--no-report", action="store_true", help="write no report files")
     q.add_argument("--certificate", metavar="FILE",
-                   help="write a sealed certificate (SPEC §3) that `verify` re-checks (missing "
+                   help="write a sealed certificate (docs/spec.md §3) that `verify` re-checks (missing "
                    "folders are created, as for --out; never the --dataset file or a report "
                    "file); e.g. --certificate c.json")
     dist = q.add_mutually_exclusive_group()

@@ -1,5 +1,5 @@
 """``proofcheck verify FILE``: re-check a certificate with the trusted kernel
-(``proofcheck.kernel.verify``); SPEC §3, §5.
+(``proofcheck.kernel.verify``); docs/spec.md §3, §5.
 
 This module only prints: reading (the kernel's own reader), the dataset comparison
 and the verdict are the kernel's (:func:`proofcheck.kernel.verify.verify_file`); the

@@ -23,7 +23,7 @@ def data_options(q, default: str = "the shipped digits sample") -> None:
     g = q.add_argument_group(f"dataset (default: {default})")
     g.add_argument("--dataset", metavar="FILE",
                    help="a proofcheck-dataset/1 JSON file or an .npz with arrays X_j, Y_j "
-                   "(SPEC §3), or - for a JSON dataset on standard input; e.g. --dataset "
+                   "(docs/spec.md §3), or - for a JSON dataset on standard input; e.g. --dataset "
                    "my.json, or --dataset - < my.json")
     g.add_argument("--example", metavar="NAME",
                    help="a built-in dataset: digits (scikit-learn's 1797 images, needs the "

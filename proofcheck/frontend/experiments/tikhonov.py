@@ -1,4 +1,4 @@
-"""The Tikhonov training experiment (SPEC §2, statement ``tikhonov``, experimental
+"""The Tikhonov training experiment (docs/spec.md §2, statement ``tikhonov``, experimental
 part; needs the optional extra ``torch``).
 
 Trains the authors' architecture — one block, softmax self-attention (tau = 1,

@@ -6,10 +6,10 @@ Every exporter (PyTorch, ONNX, safetensors) writes the same tensors, named
   ``.W`` ``(d, width)`` — ``FF(x) = eta x + W relu(U x + b)``;
 * ``blocks.{i}.sa.rho`` ``()``, ``.A_lam`` ``()``, ``.A_left`` / ``.A_right``
   ``(rank, d)``, and the same for ``V`` — ``A = A_lam I + A_left^T A_right``
-  (``sum_r left_r right_r^T``, SPEC §1), ``SA(X)_i = rho x_i + V sum_l pi_il x_l``
+  (``sum_r left_r right_r^T``, docs/spec.md §1), ``SA(X)_i = rho x_i + V sum_l pi_il x_l``
   with scores ``s_il = <A x_i, x_l>``,
 
-A multi-head SA layer (SPEC §1 "Extensions") stores head ``h`` (0-based) as
+A multi-head SA layer (docs/spec.md §1 "Extensions") stores head ``h`` (0-based) as
 ``blocks.{i}.sa.heads.{h}.A_lam`` ... ``V_right`` and adds the heads' terms; a
 causal mask (``sa.causal`` in the description) restricts token i to keys ``l <= i``
 before the max / softmax.  Layers without them are written exactly as before.

@@ -210,7 +210,7 @@ def audit_many(net, inputs, targets, dtypes=("float64",), attention: str = "hard
     where checking stopped); deviations are recorded for every sub-layer.
 
     Raises ``ValueError`` for an unknown dtype; ``ImportError`` when bfloat16 is
-    asked without torch.  Source: issue 13; SPEC §1 semantics."""
+    asked without torch.  Source: issue 13; docs/spec.md §1 semantics."""
     for dtype in dtypes:
         if dtype not in DTYPES:
             raise ValueError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
@@ -350,7 +350,7 @@ class _Audit:
                     continue
                 tc = time.perf_counter()
                 rec = self.recorder(s, bi, "SA")
-                head = {"head": h + 1} if layer.H > 1 else {}  # SPEC §1 "Extensions"
+                head = {"head": h + 1} if layer.H > 1 else {}  # docs/spec.md §1 "Extensions"
                 s.exits += _sa_exits(hl, s.ev.np64(Ch), self.E, exrows, self.mask, self.spans,
                                      self.d, self.EPS,
                                      lambda row, key, ex_set, fl_set, rec=rec, head=head: rec(

@@ -52,7 +52,7 @@ length the padded rows are outside the check: they meet the real ones only throu
 a zero attention weight, so they must stay finite); summation in any order or
 blocking, with or without FMA, not algorithms that form other intermediate values
 (Strassen-type products); hardmax only (softmax's ``exp`` is exact in no format: the
-condition fails).  Source: issue 29, item 5; SPEC §1 semantics, docs/howto/export-and-audit.md.
+condition fails).  Source: issue 29, item 5; docs/spec.md §1 semantics, docs/howto/export-and-audit.md.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ module (:mod:`proofcheck.frontend.export.standalone_torch`): hardmax as
 averaging of float ties), softmax as ``Softmax((S - max S) / tau)``.  A
 multi-head layer adds one such term per head; a causal mask is the graph's own
 ``Trilu`` of an ``(n, n)`` all-ones matrix (from ``Shape(X)``) combined with the key
-mask before the ``Where`` that precedes the max / softmax (SPEC §1 "Extensions").
+mask before the ``Where`` that precedes the max / softmax (docs/spec.md §1 "Extensions").
 
 Isolation from the padding: a padded key gets weight 0, and its value is replaced by
 0 (a second ``Where``, on the values ``x_l``) before the weighted sum, since

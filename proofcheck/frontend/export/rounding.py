@@ -10,7 +10,7 @@ evaluates exactly.
 network (``Transformer.parameters()``: FF eta, U, b, W; SA rho and the factored
 entries of A and V) and re-runs the exact check of exact interpolation on the
 rounded network.  The verdict is about the ROUNDED network: it never changes the
-verdict of the exact construction (SPEC §5).
+verdict of the exact construction (docs/spec.md §5).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def round_network(net, fmt: FloatFormat):
     changed), ``total``, ``max_rel_change`` (float), ``overflow`` (list of
     ``(block, sublayer, name, exact)`` that overflow ``fmt``; their rounded value is
     left at the exact one and the network must not be called representable).
-    Source: issue 13 deliverable 3; SPEC §1 (stored scalars)."""
+    Source: issue 13 deliverable 3; docs/spec.md §1 (stored scalars)."""
     from dataclasses import replace
 
     from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer

@@ -1,4 +1,4 @@
-"""Writing certificates (``proofcheck-certificate/2``, SPEC §3).
+"""Writing certificates (``proofcheck-certificate/2``, docs/spec.md §3).
 
 A certificate is self-contained: the claim (statement, dataset name and SHA-256),
 the dataset itself, the exact network (or, for a lemma, its layer instances), the
@@ -74,7 +74,7 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
     ``tau`` when given, with ``bounds`` the certifier's stated bounds: a
     ``Certificate`` of :mod:`proofcheck.constructions.afz.softmax_certifier` or its ``hints_json()``).
     ``construction``: the name of the construction that built ``net``, recorded as
-    ``claim.construction`` (default: ``constants["construction"]``; SPEC §5)."""
+    ``claim.construction`` (default: ``constants["construction"]``; docs/spec.md §5)."""
     sem = {"attention": "hardmax"} if tau is None else {"attention": "softmax",
                                                          "tau": format_q(tau)}
     if construction is None and constants:
@@ -87,7 +87,7 @@ def theorem_certificate(statement: str, dataset, net, verdict, tau=None, bounds=
         claim["constants"] = {k: (constants[k] if isinstance(constants[k], int)
                                   else format_q(constants[k]))
                               for k in STATED_CONSTANTS if k in constants}
-        theta = format_q(net.sq_norm())  # ||theta*||^2, SPEC §2
+        theta = format_q(net.sq_norm())  # ||theta*||^2, docs/spec.md §2
         if len(theta) <= MAX_STRING_LENGTH:  # a longer exact string is beyond what verify reads
             claim["constants"]["theta_sq_norm"] = theta
     cert = {"format": FORMAT, "kind": "theorem", "claim": claim, "semantics": sem,

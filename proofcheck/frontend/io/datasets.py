@@ -1,4 +1,4 @@
-"""Reading datasets (SPEC §3): ``proofcheck-dataset/1`` JSON objects and files
+"""Reading datasets (docs/spec.md §3): ``proofcheck-dataset/1`` JSON objects and files
 (read by the kernel's reader, then with messages that name the pair, token and
 coordinate) and ``.npz`` files (arrays ``X_j``, ``Y_j``), then the
 kernel's admissibility check.  For ``.npz`` files the error path
@@ -89,7 +89,7 @@ def dataset_from_json(obj, source: str = "<json>", root: str = "$") -> Dataset:
     return _build(read, source, root)
 
 
-#: the keys of a ``proofcheck-dataset/1`` object (SPEC §3; ``source``: an optional
+#: the keys of a ``proofcheck-dataset/1`` object (docs/spec.md §3; ``source``: an optional
 #: provenance text, as in the shipped digits sample) and of one pair
 DATASET_KEYS = ("format", "name", "source", "d", "pairs")
 PAIR_KEYS = ("input", "output")

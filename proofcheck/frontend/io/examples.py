@@ -1,4 +1,4 @@
-"""Real-data example datasets: handwritten digits as patch sequences (SPEC §3, "Real data").
+"""Real-data example datasets: handwritten digits as patch sequences (docs/spec.md §3, "Real data").
 
 Each 8x8 image of scikit-learn's bundled digits (values 0..16, no download) becomes
 a sequence of its 16 non-overlapping 2x2 patches, in row-major patch order.  A

@@ -1,4 +1,4 @@
-"""Seeded random ADMISSIBLE datasets with heavy overlaps, for tests (SPEC §1).
+"""Seeded random ADMISSIBLE datasets with heavy overlaps, for tests (docs/spec.md §1).
 
 ``random_dataset`` draws input sequences from a small pool of points so that
 sequences share many tokens (the hard case for the construction):
@@ -181,7 +181,7 @@ def digits_like(n_seq: int, seed: int = 0, tokens: int = 16, targets: tuple[int,
     d = 6 that share tokens the way the digits images do.
 
     Token k of a sequence is a 2x2 "patch" (4 pixel values 0..16) followed by its
-    position (row, column) on a 4x4 grid, as ``--example digits`` builds them (SPEC
+    position (row, column) on a 4x4 grid, as ``--example digits`` builds them (docs/spec.md
     §3), so tokens of one sequence are distinct.  One position per sequence holds
     a bright "stroke" patch (pixels 9..16) numbered by the sequence index, so
     strokes rarely repeat; every other position holds, with probability

@@ -1,5 +1,5 @@
 """Provenance recorded in reports and certificates: tool version, git commit,
-Python and library versions, platform, time (SPEC §3)."""
+Python and library versions, platform, time (docs/spec.md §3)."""
 from __future__ import annotations
 
 import datetime

@@ -1,5 +1,5 @@
 """The published JSON Schemas (``proofcheck/schemas/``, Draft 2020-12), for users and producers of
-certificates and datasets (SPEC §3): :func:`schema` loads one, :func:`schema_error` validates a
+certificates and datasets (docs/spec.md §3): :func:`schema` loads one, :func:`schema_error` validates a
 document with ``jsonschema`` and the project's two rules (``"integer"`` means a JSON integer,
 never ``true`` or ``1.0``; the format ``proofcheck-number`` runs the kernel's number parser).
 

@@ -1,4 +1,4 @@
-"""The authors' synthetic Tikhonov data, drawn exactly (SPEC §2, statement
+"""The authors' synthetic Tikhonov data, drawn exactly (docs/spec.md §2, statement
 ``tikhonov``).
 
 The authors' experiment (Alcalde–Fantuzzi–Zuazua, the regularised-learning

@@ -1,4 +1,4 @@
-"""The statement registry (SPEC §2): the built-in declarations
+"""The statement registry (docs/spec.md §2): the built-in declarations
 (:mod:`proofcheck.frontend.registry.builtin`) and those of installed plugins
 (:mod:`proofcheck.frontend.registry.plugins`), as :class:`Statement` objects.
 

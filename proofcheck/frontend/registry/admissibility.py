@@ -1,6 +1,6 @@
 """Which datasets a statement admits (``lemma ID --dataset``, ``theorem``).
 
-Theorems 1.6 and 1.8 need SPEC §1's admissibility (d >= 2, non-empty sequences,
+Theorems 1.6 and 1.8 need docs/spec.md §1's admissibility (d >= 2, non-empty sequences,
 pairwise distinct tokens in every X_j and Y_j, m_j <= n_j, inputs distinct as
 sets): :data:`THEOREM`, which is exactly the kernel's
 :func:`~proofcheck.kernel.dataset.check_admissible`.  A layer lemma needs less (a
@@ -27,9 +27,9 @@ class Admissibility:
     (``--dataset`` is then refused); ``min_d``: the smallest token dimension;
     ``distinct_tokens``: the tokens of every X_j and of every Y_j are pairwise
     distinct; ``outputs_fit``: ``m_j <= n_j``; ``distinct_inputs``: the X_j are
-    pairwise distinct as sets; ``theorem``: all of SPEC §1 through the kernel's
+    pairwise distinct as sets; ``theorem``: all of docs/spec.md §1 through the kernel's
     ``check_admissible`` (the other fields are then implied); ``ordered``: with
-    ``theorem``, the inputs compared as tuples instead (SPEC §1 "Extensions": a causal
+    ``theorem``, the inputs compared as tuples instead (docs/spec.md §1 "Extensions": a causal
     mask).
     """
 
@@ -46,7 +46,7 @@ class Admissibility:
         if not self.takes_dataset:
             return "no dataset (built-in instances only)"
         if self.theorem:
-            return "admissible dataset (SPEC §1)" + (
+            return "admissible dataset (docs/spec.md §1)" + (
                 ", inputs compared as tuples (causal mask)" if self.ordered else "")
         rules = [f"d >= {self.min_d}"]
         rules += [text for on, text in ((self.distinct_tokens, "distinct tokens"),
@@ -97,10 +97,10 @@ def _distinct_sets(ds, statement: str) -> None:
                                "as sets", f"$.pairs[{j}].input")
 
 
-#: SPEC §1 (Theorems 1.6, 1.8 and the statements about their construction)
+#: docs/spec.md §1 (Theorems 1.6, 1.8 and the statements about their construction)
 THEOREM = Admissibility(min_d=2, distinct_tokens=True, outputs_fit=True, distinct_inputs=True,
                         theorem=True)
-#: SPEC §1 under a causal mask: the inputs distinct as tuples (SPEC §1 "Extensions")
+#: docs/spec.md §1 under a causal mask: the inputs distinct as tuples (docs/spec.md §1 "Extensions")
 CAUSAL_THEOREM = Admissibility(min_d=2, distinct_tokens=True, outputs_fit=True,
                                distinct_inputs=False, theorem=True, ordered=True)
 #: any well-formed dataset (repeated tokens allowed)

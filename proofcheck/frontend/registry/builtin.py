@@ -1,4 +1,4 @@
-"""The built-in statements (SPEC §2): ONE declaration per statement.
+"""The built-in statements (docs/spec.md §2): ONE declaration per statement.
 
 Each :class:`~proofcheck.frontend.registry.statement.Statement` below holds the statement's
 id, paper number and flag (edit them here if you hold the papers), hypotheses,
@@ -99,13 +99,13 @@ AFZ_PHASES = (
               "project", module="proofcheck.constructions.afz.phases.separation",
               checks=("proofcheck.constructions.afz.theorems.phase_statements:run_separation",),
               uses=("3.1", "3.2p", "4.1"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1)",), instances=PHASE_SETS,
+              hypotheses=("an admissible dataset (docs/spec.md §1)",), instances=PHASE_SETS,
               own_instances=EDGES),
     Statement("leaders", "proposition", "Leader placement, region P and sphere (checked on instances)",
               "- (proof of 1.6)", "project", module="proofcheck.constructions.afz.phases.leaders",
               checks=("proofcheck.constructions.afz.theorems.phase_statements:run_leaders",),
               uses=("3.2p", "4.2", "4.3"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1), after phase S",),
+              hypotheses=("an admissible dataset (docs/spec.md §1), after phase S",),
               instances=PHASE_SETS, own_instances=EDGES),
     Statement("collapse", "proposition", "One SA layer collapses non-leaders onto leaders (checked on instances)",
               "- (proof of 1.6)", "project", module="proofcheck.constructions.afz.phases.collapse",
@@ -119,14 +119,14 @@ AFZ_PHASES = (
               "- (proof of 1.6)", "project", module="proofcheck.constructions.afz.phases.interpolation",
               checks=("proofcheck.constructions.afz.theorems.phase_statements:run_interpolation",), uses=("3.3",),
               scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1), after phase C",),
+              hypotheses=("an admissible dataset (docs/spec.md §1), after phase C",),
               instances=PHASE_SETS, own_instances=EDGES),
     Statement("tag-growth", "proposition",
               "Phase S of the default construction: the largest u-projection more than doubles "
               "every round (checked on instances)", "- (proof of 1.6, phase S)", "project",
               module="proofcheck.constructions.afz.theorems.tag_growth", checks=("run",), uses=("separation",),
               scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1); phase S as in SPEC §4 (u > 0, "
+              hypotheses=("an admissible dataset (docs/spec.md §1); phase S as in docs/spec.md §4 (u > 0, "
                           "coordinates >= 1, tags with lam_r >= 1)",),
               instances={"dataset": generated(d=2, N=6, max_n=4, style="nested",
                                               seed_offset=7)}),
@@ -139,13 +139,13 @@ AFZ_THEOREMS = (
               "Theorem 1.6", "seed-numbered", module="proofcheck.constructions.afz.theorems.theorem_1_6",
               checks=("run",), aliases=("hardmax",),
               uses=("separation", "leaders", "collapse", "interpolation"), scope="dataset",
-              admissible=THEOREM, hypotheses=("an admissible dataset (SPEC §1)",),
+              admissible=THEOREM, hypotheses=("an admissible dataset (docs/spec.md §1)",),
               instances=DEFAULT_SETS),
     Statement("1.8", "theorem", "Softmax exact interpolation below a temperature tau*",
               "Theorem 1.8", "seed-numbered", module="proofcheck.constructions.afz.theorems.theorem_1_8",
               checks=("run",), aliases=("softmax",), uses=("1.6", "softmax-gap"),
               scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1)",),
+              hypotheses=("an admissible dataset (docs/spec.md §1)",),
               instances=DEFAULT_SETS),
     Statement("1.8-collapse", "proposition",
               "The built network's collapse layer, on the rows entering it along the hardmax "
@@ -153,7 +153,7 @@ AFZ_THEOREMS = (
               "tau > 0 does (checked on instances)", "- (remark in the proof of 1.8)",
               "project", module="proofcheck.constructions.afz.theorems.softmax_collapse", checks=("run",),
               uses=("collapse", "softmax-gap"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1) with a non-leader",),
+              hypotheses=("an admissible dataset (docs/spec.md §1) with a non-leader",),
               readings=("construction", "general"),
               instances={"dataset": (digits_sample(limit=2),) + tuple(
                   generated(d=d, N=4, max_n=6, style="mixed", seed_offset=k)
@@ -176,7 +176,7 @@ AFZ_THEOREMS = (
               "interpolate a token shared by sequences with disjoint targets", "- (seed 000 §5)",
               "project", module="proofcheck.constructions.resnet.checks",
               checks=("run",), uses=("3.2", "1.6"), scope="dataset", admissible=THEOREM,
-              hypotheses=("an admissible dataset (SPEC §1); for (a) sequences of one "
+              hypotheses=("an admissible dataset (docs/spec.md §1); for (a) sequences of one "
                           "length n",),
               instances={"dataset": digits_sample(),
                          "generated": generated(d=2, N=6, max_n=4, style="mixed")}),
@@ -186,14 +186,14 @@ AFZ_THEOREMS = (
               "instances)", "- (seed 000 §3.2)", "project",
               module="proofcheck.constructions.afz.theorems.length_independence", checks=("run",),
               uses=("1.6",), admissible=THEOREM, instances=WITH_DIGITS,
-              hypotheses=("an admissible dataset (SPEC §1); k tokens added to every input "
+              hypotheses=("an admissible dataset (docs/spec.md §1); k tokens added to every input "
                           "sequence, targets unchanged",)),
     Statement("low-rank", "proposition",
               "Every SA layer of the built networks has A, V = lambda I + rank <= 1 (checked on "
               "instances; also by the kernel on theorem certificates)", "- (seed 000 §3.3)",
               "project", module="proofcheck.constructions.afz.theorems.low_rank", checks=("run",),
               uses=("1.6", "1.8"), admissible=THEOREM, instances=WITH_DIGITS,
-              hypotheses=("an admissible dataset (SPEC §1)",)),
+              hypotheses=("an admissible dataset (docs/spec.md §1)",)),
     Statement("causal-first-token", "proposition",
               "Under a causal mask the output at position 1 depends on x_1 alone, at every "
               "depth (position i on x_1..x_i): two sequences with a common first token and "
@@ -202,7 +202,7 @@ AFZ_THEOREMS = (
               "- (seed 000, future work)",
               "project", module="proofcheck.constructions.causal.first_token", checks=("run",),
               uses=("1.6", "4.1"), scope="dataset", admissible=CAUSAL_THEOREM,
-              hypotheses=("a causal mask (SPEC §1 Extensions): token i attends to l <= i; "
+              hypotheses=("a causal mask (docs/spec.md §1 Extensions): token i attends to l <= i; "
                           "sequences are ordered tuples",
                           "the reading of 'T(X_j) = Y_j' is stated per check: all outputs, "
                           "or the last m_j outputs"),
@@ -244,5 +244,5 @@ TAKAKURA_SUZUKI = (
                           "union events",)),
 )
 
-#: every built-in statement, in catalogue order (SPEC §2)
+#: every built-in statement, in catalogue order (docs/spec.md §2)
 STATEMENTS: tuple[Statement, ...] = AFZ_LAYERS + AFZ_PHASES + AFZ_THEOREMS + TAKAKURA_SUZUKI

@@ -1,4 +1,4 @@
-"""The declaration of one statement (SPEC §2): the one type that built-in statements
+"""The declaration of one statement (docs/spec.md §2): the one type that built-in statements
 (:mod:`proofcheck.frontend.registry.builtin`) and plugins (:mod:`proofcheck.frontend.api`) declare.
 
 A :class:`Statement` names everything about a statement in one place: its id, paper
@@ -23,21 +23,21 @@ from proofcheck.frontend.registry.admissibility import ANY_DATASET, Admissibilit
 from proofcheck.frontend.registry.instances import InstanceSpec
 from proofcheck.kernel.statements import normalise_id
 
-#: flag -> how the paper number is known (SPEC §2); printed by ``list`` and the reports
+#: flag -> how the paper number is known (docs/spec.md §2); printed by ``list`` and the reports
 FLAGS = {
-    "seed-numbered": "the number and the statement appear in a seed (the sources in "
-                     "shared/seeds)",
+    "seed-numbered": "the number and the statement appear in a seed (one of the two source "
+                     "notes, docs/spec.md §2)",
     "seed-step": "the number appears in a seed with a proof step, a derivation or a "
                  "paraphrase, not the statement; the statement's exact form is reconstructed",
-    "spec-numbered": "the number is the design document's (SPEC §2, which names figure captions "
-                     "of the authors' repository); no source available here confirms it (the "
-                     "repository's figures and text number no lemma); the wording is "
-                     "reconstructed",
+    "spec-numbered": "the number was assigned by the project's design document, which "
+                     "attributed it to figure captions of the authors' repository; no source "
+                     "available here confirms it (the repository's figures and text number no "
+                     "lemma); the wording is reconstructed (docs/spec.md §2)",
     "project": "a label of this project for an unnumbered step or a reconstructed "
                "statement; no paper number is claimed",
 }
 
-#: scope -> what a VERIFIED verdict of ``lemma ID`` establishes (SPEC §5)
+#: scope -> what a VERIFIED verdict of ``lemma ID`` establishes (docs/spec.md §5)
 SCOPES = {
     "all-parameters": "for all parameters: symbolic proofs on the layer the routine "
                       "returns, with exact instances beside them",

@@ -53,7 +53,7 @@ def layer_table(net: Transformer) -> list[dict]:
             rv = max(rank_of(V.dense(net.d)) for _, V in b.sa.heads)
             cache[key] = (ra, rv)
         ext = {**({"heads": b.sa.H} if b.sa.H > 1 else {}),
-               **({"causal": True} if b.sa.causal else {})}  # SPEC §1 "Extensions", when used
+               **({"causal": True} if b.sa.causal else {})}  # docs/spec.md §1 "Extensions", when used
         rows.append({"block": i, "phase": b.phase, "ff": b.ff.label, "width": b.ff.width,
                      "rank_U": rank_of([list(u) for u in b.ff.U]) if b.ff.U else 0, "sa": b.sa.label, "rank_A": ra, "rank_V": rv,
                      "params": b.ff.n_params() + b.sa.n_params(), **ext})

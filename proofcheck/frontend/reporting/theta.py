@@ -1,4 +1,4 @@
-"""The ``||theta*||^2`` display of a run (SPEC §2, statement tikhonov): the line printed
+"""The ``||theta*||^2`` display of a run (docs/spec.md §2, statement tikhonov): the line printed
 next to P, and its JSON and Markdown forms in the run report, all from the network that
 was checked and in the kernel's one display form of a number
 (:func:`proofcheck.kernel.numbers.fmt_num`; the exact value goes into the JSON)."""

@@ -1,7 +1,7 @@
 """The exact hardmax check sharded by sequence over a Dask distributed cluster.
 
 Under the network every sequence is evaluated on its own (FF layers are
-token-wise, attention stays inside a sequence), so the exact check of SPEC §5
+token-wise, attention stays inside a sequence), so the exact check of docs/spec.md §5
 splits into shards of consecutive sequences:
 
 * the problem — network, construction claims, inputs and targets — reaches

@@ -146,7 +146,7 @@ def _validate_attention(theorem: str, opts: TheoremOptions) -> None:
 
 def admitting(statement, opts: TheoremOptions):
     """``statement`` with the admissibility of the run: under a causal mask the inputs
-    are compared as tuples (SPEC §1 "Extensions")."""
+    are compared as tuples (docs/spec.md §1 "Extensions")."""
     if opts.attention != "causal":
         return statement
     from dataclasses import replace
@@ -253,7 +253,7 @@ def _causal_refutation(check, dataset, opts: TheoremOptions, reading) -> str:
             f"{reading} on its {n} pair{'s' * (n != 1)}: {r.name}{w}")
     if any(x.verdict.passed and x.name.startswith("no causal transformer interpolates")
            for x in check.results):
-        text += ("; and no transformer of SPEC §1's layers with every SA layer causal "
+        text += ("; and no transformer of docs/spec.md §1's layers with every SA layer causal "
                  "interpolates this dataset in that reading (the dataset's obstruction above, "
                  "statement causal-first-token)")
     return text

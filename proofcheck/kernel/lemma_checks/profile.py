@@ -1,4 +1,4 @@
-"""The piecewise-linear profile of an FF layer along one direction (SPEC §2,
+"""The piecewise-linear profile of an FF layer along one direction (docs/spec.md §2,
 3.1–3.3).  If every row of ``U`` is ``alpha_k w``, then for EVERY token x ::
 
     FF(x) = eta x + G(<w, x>),   G(t) = sum_k W_k relu(alpha_k t + b_k),

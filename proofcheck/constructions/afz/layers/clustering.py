@@ -3,13 +3,13 @@
 Scores ``s_il = <A x_i, x_l>``: a token with ``<u,x_i> > 0`` attends to the
 u-maximal token(s) of its sequence, with ``< 0`` to the u-minimal ones, with
 ``= 0`` to all (mean).  With ``V = I, rho = 0`` each sequence collapses to at most
-three points.  The *tag* (SPEC §4, phase S) uses ``V = lam I, rho = 1``:
+three points.  The *tag* (docs/spec.md §4, phase S) uses ``V = lam I, rho = 1``:
 ``x -> x + lam M(X)`` with M(X) the mean of the u-maximal tokens (the unique
 u-maximal token when there is one) for every token with ``<u,x> > 0``.
 
 The layer routines are generic in their scalars (``Fraction`` or sympy); the
 proofs in :func:`symbolic` and :func:`symbolic_tag` evaluate the returned layers.
-Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.1 (spec-numbered: the number is SPEC §2's;
+Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.1 (spec-numbered: the number is docs/spec.md §2's;
 no source available here confirms it).
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ box, ``<A x, t 1> - <A x, x'> = sum_c x_c (t - x'_c) > 0``.
 
 The proof in :func:`symbolic` evaluates the layer returned by :func:`corner_sa`
 (or any layer handed to :func:`prove_dominance`, e.g. the collapse).
-Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.2 (spec-numbered: the number is SPEC §2's;
+Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.2 (spec-numbered: the number is docs/spec.md §2's;
 no source available here confirms it).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Layers of the *bounded* construction (proofcheck's own; SPEC §4 variant, issue 24 item 4).
+"""Layers of the *bounded* construction (proofcheck's own; docs/spec.md §4 variant, issue 24 item 4).
 
 Tokens carry two extra pieces of state in coordinates the layout frees: a *flag*
 ``x_F`` (0 on every token between rounds) and a *signature* ``s`` along a fixed

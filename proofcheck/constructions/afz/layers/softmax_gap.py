@@ -1,4 +1,4 @@
-"""Lemma *softmax-gap* (project statement, SPEC §2).
+"""Lemma *softmax-gap* (project statement, docs/spec.md §2).
 
 For one score row ``s`` with argmax set ``C`` and gaps ``Delta_l = s_max - s_l > 0``
 (``l`` not in C), softmax at temperature tau gives

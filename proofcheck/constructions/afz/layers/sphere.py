@@ -10,7 +10,7 @@ negative orthant.
 
 The routines are generic in ``r`` and ``v`` (rational or sympy); the proofs in
 :func:`symbolic` evaluate the returned points and layer.
-Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.3 (spec-numbered: the number is SPEC §2's;
+Source: Alcalde–Fantuzzi–Zuazua, Lemma 4.3 (spec-numbered: the number is docs/spec.md §2's;
 no source available here confirms it).
 """
 from __future__ import annotations

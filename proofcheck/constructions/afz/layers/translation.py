@@ -1,6 +1,6 @@
 """Lemma 3.1 (translation): a width-1 FF equals ``x -> x + c``.
 
-Parameters (SPEC §2, 3.1): ``U = 0`` (1 x d), ``b = 1``, ``W = c`` (d x 1),
+Parameters (docs/spec.md §2, 3.1): ``U = 0`` (1 x d), ``b = 1``, ``W = c`` (d x 1),
 ``eta = 1``; since ``relu(1) = 1`` the output is ``x + c`` for every x.
 ``translation_ff`` is generic in its scalars (rationals or sympy expressions);
 ``symbolic()`` proves the conclusion on the layer it returns.

@@ -1,6 +1,6 @@
 """Phase S of the *bounded* construction: separation with magnitudes linear in N.
 
-proofcheck's own variant of SPEC §4 phase S (issue 24 item 4; not the seed's proof).
+proofcheck's own variant of docs/spec.md §4 phase S (issue 24 item 4; not the seed's proof).
 The default construction's tag ``x -> x + lam M(X)`` (proofcheck's reconstruction of phase
 S) multiplies the lifted top by ``1 + lam`` every round, so its numbers grow like ``2^R``
 (docs/measurements/float-audit.md).  Here a tag never adds

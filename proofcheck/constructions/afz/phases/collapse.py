@@ -1,4 +1,4 @@
-"""Proposition *collapse* (SPEC §4, phase C): one SA layer with ``A = I``,
+"""Proposition *collapse* (docs/spec.md §4, phase C): one SA layer with ``A = I``,
 ``rho = 0``, ``V = e_1 k^T`` sends every non-leader of sequence j onto
 ``kappa_P e_1`` (it attends uniquely to the region-P leader ``t_j 1``, Lemma 4.2)
 and every leader l to ``kappa_l e_1`` (sphere leaders attend to themselves,

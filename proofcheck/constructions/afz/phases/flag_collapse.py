@@ -1,6 +1,6 @@
 """Phases L, C and I of the *bounded* construction for one output per pair (all m_j = 1).
 
-proofcheck's own variant of SPEC §4 (issue 24 item 4).  After the bounded phase S
+proofcheck's own variant of docs/spec.md §4 (issue 24 item 4).  After the bounded phase S
 (:mod:`proofcheck.constructions.afz.phases.bounded_separation`) the sequences are pairwise disjoint,
 every coordinate is an integer and every flag is 0 except one token's (1).
 

@@ -1,4 +1,4 @@
-"""Proposition *interpolation* (SPEC §4, phase I): M snaps (Lemma 3.3) along
+"""Proposition *interpolation* (docs/spec.md §4, phase I): M snaps (Lemma 3.3) along
 ``e_1`` map the M leader images ``kappa_l e_1`` exactly onto their targets.
 
 ``delta_l = 1/4`` of the distance from ``kappa_l`` to the nearest other value among

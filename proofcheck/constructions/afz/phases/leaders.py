@@ -1,4 +1,4 @@
-"""Proposition *leaders* (SPEC §4, phase L): place m_j leaders per sequence.
+"""Proposition *leaders* (docs/spec.md §4, phase L): place m_j leaders per sequence.
 
 After phase S the sequences are disjoint, every coordinate is >= 1 and
 ``<u, .>`` is injective on the tokens.  For sequence j the first m_j tokens (input

@@ -1,4 +1,4 @@
-"""Proposition *separation* (SPEC §4, phase S): at most N blocks make the input
+"""Proposition *separation* (docs/spec.md §4, phase S): at most N blocks make the input
 sequences pairwise disjoint as point sets.
 
 Only u-projections are tracked: every step moves points along ``u`` or adds a

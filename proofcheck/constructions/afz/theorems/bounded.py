@@ -102,7 +102,7 @@ def _info(sep, net) -> dict:
 
 
 def _general(sep, inputs, targets, d, fmt, progress, scales):
-    """Some pair has several outputs: the default phases L, C, I (SPEC §4) on the
+    """Some pair has several outputs: the default phases L, C, I (docs/spec.md §4) on the
     separated tokens, with the lexicographic direction ``u`` (injective on them)."""
     from proofcheck.constructions.afz.phases.collapse import choose_k, collapse_claim, collapse_sa
     from proofcheck.constructions.afz.phases.interpolation import snaps
@@ -173,7 +173,7 @@ def _require_representable(net, fmt_name: str) -> None:
 
 def param_formula(net) -> int:
     """``P`` from the block structure: ``1 + w (2d + 1)`` per FF of width w and
-    ``3 + 2d (rank A + rank V)`` per SA (SPEC §1's stored scalars)."""
+    ``3 + 2d (rank A + rank V)`` per SA (docs/spec.md §1's stored scalars)."""
     d = net.d
     return sum(1 + b.ff.width * (2 * d + 1) + 3 + 2 * d * (len(b.sa.A.left) + len(b.sa.V.left))
                for b in net.blocks)

@@ -1,4 +1,4 @@
-"""The constructions of the Theorem 1.6/1.8 networks, by name (SPEC §4).
+"""The constructions of the Theorem 1.6/1.8 networks, by name (docs/spec.md §4).
 
 ``theorem 1.6 --construction NAME`` (and ``theorem 1.8 --construction NAME`` for the
 constructions that serve 1.8) selects one; ``python -m proofcheck list`` ends with

@@ -22,7 +22,7 @@ distinct tops, which the last probe already gives, so it replaces the last tag;
 (ii) a peel layer places four targets per width-4 FF instead of one
 (:mod:`proofcheck.constructions.afz.layers.peel`, :mod:`proofcheck.constructions.afz.phases.peeling`).
 
-Parameter count (stored scalars, SPEC §1): phase S ``(10d+8) R + 4d + 5``, extra
+Parameter count (stored scalars, docs/spec.md §1): phase S ``(10d+8) R + 4d + 5``, extra
 leaders ``(8d+8)(M-N)``, peels ``(2d+1) M + 4 ceil(M/4)`` (one ReLU unit per
 target plus eta and three identity-SA scalars per layer), and the collapse adds
 ``2d`` over the tag it replaces (every ``m_j = 1``) or ``4d`` over an identity SA.

@@ -1,4 +1,4 @@
-"""The four phase propositions of the Theorem 1.6 construction (SPEC §2, §4):
+"""The four phase propositions of the Theorem 1.6 construction (docs/spec.md §2, §4):
 separation, leaders, collapse, interpolation.  Each runs the construction on an
 instance, checks every claim of its blocks exactly, then checks the phase's own
 conclusion on the network it built (the outputs of its last block, and the

@@ -1,5 +1,5 @@
 """Statement ``1.8-collapse`` (project flag; the seed's remark in its proof of
-Theorem 1.8, SPEC §2 row 1.8): a softmax average is a STRICT convex combination,
+Theorem 1.8, docs/spec.md §2 row 1.8): a softmax average is a STRICT convex combination,
 so the softmax collapse layer cannot send a non-leader exactly onto its leader —
 which is why the seed's construction adds O(N) blocks of non-residual ReLU FF
 layers (budget 2M + 3N), and why proofcheck's construction snaps whole certified

@@ -2,7 +2,7 @@
 phase S (proofcheck's reconstruction; the tag rule is not the seed's) the largest
 projection at least doubles every round.
 
-Class of constructions: phase S as in SPEC §4 — every coordinate >= 1 after block 1,
+Class of constructions: phase S as in docs/spec.md §4 — every coordinate >= 1 after block 1,
 ``u > 0``, and each round lifts a point p above the largest u-projection ``g`` of
 all tokens (a probe) and then tags ``x -> x + lam_r M(X)`` with ``lam_r >= 1``, so the
 lifted point, now the top of its sequences, gains ``lam_r <u, p> > lam_r g``.

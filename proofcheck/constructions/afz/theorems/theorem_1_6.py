@@ -1,4 +1,4 @@
-"""Theorem 1.6 (hardmax exact interpolation), SPEC §4.
+"""Theorem 1.6 (hardmax exact interpolation), docs/spec.md §4.
 
 For an admissible dataset, builds a transformer of width <= 4 with
 ``L = 2M + R + 1 <= 2M + N`` blocks (the paper allows ``2M + 2N + 1``):
@@ -12,7 +12,7 @@ R+2..R+1+M leader moves (3.2p)     identity; the last one is the collapse
 R+2+M..L   snaps (3.3)             identity
 =========  ======================  ==========================================
 
-Parameter count (stored scalars, SPEC §1):
+Parameter count (stored scalars, docs/spec.md §1):
 ``P = (16d + 16) M + (10d + 8) R + 6d + 5``; with ``R <= N - 1 <= M - 1`` and
 ``d >= 2`` this is ``<= (26d + 24) M <= 38 d M``  (``PARAM_CONSTANT = 38``).
 """

@@ -1,4 +1,4 @@
-"""Theorem 1.8 (softmax exact interpolation below a temperature tau*), SPEC §2, §4.
+"""Theorem 1.8 (softmax exact interpolation below a temperature tau*), docs/spec.md §2, §4.
 
 **Which construction is verified.** By default (``--construction default``)
 proofcheck's own construction: the network of Theorem 1.6 with larger leader
@@ -61,7 +61,7 @@ BISECT_STEPS = 3
 
 def construction_note(L: int, M: int, N: int, R: int) -> str:
     """One line naming the verified construction and its block count against the
-    seed's ``2M + 3N`` (SPEC §2 row 1.8), and how its network differs from 1.6's."""
+    seed's ``2M + 3N`` (docs/spec.md §2 row 1.8), and how its network differs from 1.6's."""
     return (f"construction verified: proofcheck's 'default' (2M + R + 1 = {L} blocks, residual "
             f"FF layers only, plateau snaps of certified intervals), a reconstruction, not the "
             f"seed's (up to 2M + 3N = {2 * M + 3 * N} blocks, with O(N) extra non-residual ReLU "

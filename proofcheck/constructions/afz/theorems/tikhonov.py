@@ -1,4 +1,4 @@
-"""Statement ``tikhonov`` (SPEC §2; project label): Tikhonov-regularised training.
+"""Statement ``tikhonov`` (docs/spec.md §2; project label): Tikhonov-regularised training.
 
 If ``theta*`` interpolates exactly, ``J(theta*) = 0``, then for every ``eps > 0``
 ``min_theta J(theta) + eps ||theta||^2 <= J(theta*) + eps ||theta*||^2 =
@@ -19,7 +19,7 @@ distance from an output token to the target).
 
 **Block order.**  The authors' block applies self-attention first, then the FF
 (their ``models.py``: ``x = rho x + attn(x); x = eta x + ff(x)``), so the target is
-FF of the mean.  The project's block is FF then SA (SPEC §1).  The authors' block
+FF of the mean.  The project's block is FF then SA (docs/spec.md §1).  The authors' block
 is therefore represented by TWO project blocks: block 1 = (identity FF, the
 uniform SA), block 2 = (the drawn FF, identity SA).  (One project block, FF then
 SA, would output the mean of FF, a different function: ReLU is not linear.)
