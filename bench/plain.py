@@ -31,7 +31,7 @@ def make_certificate(path: Path, limit: int | None) -> None:
 
 def child(path: str) -> int:
     """The verify command in this process, its work budget's use written to stderr as JSON."""
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     from proofcheck.kernel import limits, verify
     real = verify.budget
     seen = {}

@@ -37,7 +37,7 @@ class _Clock:
         self.z3 = 0.0
 
     def __enter__(self):
-        from proofcheck import smt
+        from proofcheck.constructions.provers import smt
         self.saved = {n: getattr(smt.Z3Prover, n) for n in ("zero", "sign", "profile_claim")}
         for n, fn in self.saved.items():
             setattr(smt.Z3Prover, n, self._timed(fn))
@@ -53,7 +53,7 @@ class _Clock:
         return call
 
     def __exit__(self, *exc):
-        from proofcheck import smt
+        from proofcheck.constructions.provers import smt
         for n, fn in self.saved.items():
             setattr(smt.Z3Prover, n, fn)
 
@@ -80,7 +80,7 @@ def _wrong(module, name, edit):
 
 def cases(dims):
     """``(lemma, d, proof, module, routine, one-parameter edit)`` for every conclusion."""
-    from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
+    from proofcheck.constructions.afz.layers import clustering, corner, hat, snap, sphere, translation
     from proofcheck.kernel.model import Factored
     F = Fraction
     out = []
@@ -126,7 +126,7 @@ def layer_row(lemma, d, proof, module, routine, edit) -> dict:
 
 
 def exp_row(path) -> dict:
-    from proofcheck import exp_bounds
+    from proofcheck.constructions.provers import exp_bounds
     cert = json.loads(Path(path).read_text())
     r = exp_bounds.prove(cert)
     tau, bounds = exp_bounds.stated_exp_bounds(cert)

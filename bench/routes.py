@@ -332,8 +332,8 @@ def _certificates(case, targets, rng):
     """Sealed 1.6 and 1.8 certificates of the case (``[]`` when the dataset is not
     admissible); the 1.8 one states the plain route's derived bounds, one of them
     perturbed half of the time."""
-    from lemmas.afz.softmax_certifier import Certificate
-    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.constructions.afz.softmax_certifier import Certificate
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
     from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
     from proofcheck.kernel.errors import BadInput
     from proofcheck.kernel.softmax import Undecided, check_bounds, plain_trajectory

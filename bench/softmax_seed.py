@@ -30,10 +30,10 @@ def measure(construction: str, images: int | None) -> dict:
     """One configuration: ``images`` digits (None: the shipped sample)."""
     import resource
 
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
-    from proofcheck.io.examples import digits, sample
-    from lemmas.afz.softmax_certifier import prepare
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
+    from proofcheck.frontend.io.examples import digits, sample
+    from proofcheck.constructions.afz.softmax_certifier import prepare
     from proofcheck.kernel.numbers import format_q
     from proofcheck.kernel.verdicts import fmt_num
     ds, _ = sample() if images is None else digits(limit=images)

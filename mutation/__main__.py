@@ -1,5 +1,5 @@
 """``python -m mutation``: the value-mutation measurement of the construction
-modules (docs/mutation.md).
+modules (docs/measurements/mutation.md).
 
     python -m mutation init [MODULE ...] [--operators value|value-b|pkg.mod:NAME]
     python -m mutation exec [-j 1] [--cpu 120] [--sample K --seed S]

@@ -123,7 +123,7 @@ def write_session_meta(db_path: Path, update: dict) -> None:
 
 def run_command(argv) -> tuple[int, str, str]:
     """``python -m proofcheck ARGV`` in this process: (exit code, stdout, stderr)."""
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:

@@ -1,6 +1,6 @@
 """What the measurement mutates and how a mutant is judged.
 
-:data:`MODULES`: every construction module of ``lemmas/afz`` with the functions
+:data:`MODULES`: every construction module of ``proofcheck/constructions/afz`` with the functions
 that are check code (statements, proofs, instance generators), which are not
 mutated; everything else defined in the module is construction code and is.
 :data:`CHECKS`: the user-facing commands that judge a mutant of the module, in
@@ -31,39 +31,39 @@ _LAYER_CHECK_CODE = ("run", "run_plateau", "symbolic", "_symbolic", "symbolic_ta
 
 # name -> (file, functions that are check code); the table's module names
 MODULES = {
-    "translation": ("lemmas/afz/layers/translation.py", _LAYER_CHECK_CODE),
-    "hat": ("lemmas/afz/layers/hat.py", _LAYER_CHECK_CODE + ("plateau_ff",)),
-    "plateau": ("lemmas/afz/layers/hat.py", None),  # plateau_ff only (see functions())
-    "snap": ("lemmas/afz/layers/snap.py", _LAYER_CHECK_CODE),
-    "scalars": ("lemmas/afz/scalars.py", ()),
-    "clustering/tag": ("lemmas/afz/layers/clustering.py", _LAYER_CHECK_CODE),
-    "corner": ("lemmas/afz/layers/corner.py", _LAYER_CHECK_CODE),
-    "sphere": ("lemmas/afz/layers/sphere.py", _LAYER_CHECK_CODE),
-    "collapse": ("lemmas/afz/phases/collapse.py", _LAYER_CHECK_CODE),
-    "separation": ("lemmas/afz/phases/separation.py", ()),
-    "leaders": ("lemmas/afz/phases/leaders.py", ()),
-    "interpolation": ("lemmas/afz/phases/interpolation.py", ()),
-    "assembly": ("lemmas/afz/theorems/theorem_1_6.py",
+    "translation": ("proofcheck/constructions/afz/layers/translation.py", _LAYER_CHECK_CODE),
+    "hat": ("proofcheck/constructions/afz/layers/hat.py", _LAYER_CHECK_CODE + ("plateau_ff",)),
+    "plateau": ("proofcheck/constructions/afz/layers/hat.py", None),  # plateau_ff only (see functions())
+    "snap": ("proofcheck/constructions/afz/layers/snap.py", _LAYER_CHECK_CODE),
+    "scalars": ("proofcheck/constructions/afz/scalars.py", ()),
+    "clustering/tag": ("proofcheck/constructions/afz/layers/clustering.py", _LAYER_CHECK_CODE),
+    "corner": ("proofcheck/constructions/afz/layers/corner.py", _LAYER_CHECK_CODE),
+    "sphere": ("proofcheck/constructions/afz/layers/sphere.py", _LAYER_CHECK_CODE),
+    "collapse": ("proofcheck/constructions/afz/phases/collapse.py", _LAYER_CHECK_CODE),
+    "separation": ("proofcheck/constructions/afz/phases/separation.py", ()),
+    "leaders": ("proofcheck/constructions/afz/phases/leaders.py", ()),
+    "interpolation": ("proofcheck/constructions/afz/phases/interpolation.py", ()),
+    "assembly": ("proofcheck/constructions/afz/theorems/theorem_1_6.py",
                  ("param_formula", "constant_checks", "verify", "run", "construction_failure",
                   "ConstructionFailed", "TheoremCheck")),
     # the peel construction (theorem 1.6 --construction peel)
-    "peel": ("lemmas/afz/layers/peel.py", _LAYER_CHECK_CODE),
-    "peeling": ("lemmas/afz/phases/peeling.py", ("direct_placement_bound",)),
-    "top-collapse": ("lemmas/afz/phases/top_collapse.py", ()),
-    "peel assembly": ("lemmas/afz/theorems/peel.py",
+    "peel": ("proofcheck/constructions/afz/layers/peel.py", _LAYER_CHECK_CODE),
+    "peeling": ("proofcheck/constructions/afz/phases/peeling.py", ("direct_placement_bound",)),
+    "top-collapse": ("proofcheck/constructions/afz/phases/top_collapse.py", ()),
+    "peel assembly": ("proofcheck/constructions/afz/theorems/peel.py",
                       ("block_formula", "param_formula", "constant_checks")),
     # the bounded construction (theorem 1.6 --construction bounded)
-    "flag": ("lemmas/afz/layers/flag.py", ()),
-    "bounded separation": ("lemmas/afz/phases/bounded_separation.py", ()),
-    "flag collapse": ("lemmas/afz/phases/flag_collapse.py", ()),
-    "bounded assembly": ("lemmas/afz/theorems/bounded.py",
+    "flag": ("proofcheck/constructions/afz/layers/flag.py", ()),
+    "bounded separation": ("proofcheck/constructions/afz/phases/bounded_separation.py", ()),
+    "flag collapse": ("proofcheck/constructions/afz/phases/flag_collapse.py", ()),
+    "bounded assembly": ("proofcheck/constructions/afz/theorems/bounded.py",
                          ("param_formula", "block_formula", "magnitude_bound", "constant_checks")),
     # proofcheck's reconstruction of the seed's 1.8 mechanism (theorem 1.8 --construction seed)
-    "converge": ("lemmas/afz/layers/converge.py", ("profile", "symbolic", "_symbolic")),
-    "seed 1.8": ("lemmas/afz/theorems/theorem_1_8_seed.py",
+    "converge": ("proofcheck/constructions/afz/layers/converge.py", ("profile", "symbolic", "_symbolic")),
+    "seed 1.8": ("proofcheck/constructions/afz/theorems/theorem_1_8_seed.py",
                  ("param_formula", "constant_checks", "notes", "converge_blocks")),
     # the causal constructions (theorem 1.6 --attention causal --construction causal-...)
-    "causal": ("lemmas/causal/prefix_construction.py",
+    "causal": ("proofcheck/constructions/causal/prefix_construction.py",
                ("param_formula", "constant_checks", "default_counts", "NoCausalInterpolant")),
 }
 
@@ -137,8 +137,8 @@ def dataset_files() -> list[Path]:
     """The datasets ``{case}`` stands for: the handed cases of :data:`CASES` found
     on this machine, then the edge datasets, seeded datasets (d = 2..5) and the
     edge datasets with one target per pair, written once to ``mutants/datasets/``."""
-    from lemmas.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.constructions.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
+    from proofcheck.frontend.io.generate import random_dataset
     where = cases_dir()
     out = [where / c for c in CASES] if where is not None else []
     sets = edge_datasets() + [random_dataset(40 + d, d=d, N=5, style="mixed") for d in (2, 3, 4, 5)]

@@ -47,8 +47,8 @@ def wide_datasets() -> list[Path]:
     with all and with one target per pair, and the seeded datasets of
     :data:`WIDE_SEEDED` with all and with one target per pair, written once to
     ``mutants/datasets/wide/``."""
-    from lemmas.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.constructions.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
+    from proofcheck.frontend.io.generate import random_dataset
     where = scope.cases_dir()
     out = [where / c for c in VERIFIED_CASES if (where / c).is_file()] if where else []
     seeded = [random_dataset(s, d=d, N=n, style=st) for s, d, n, st in WIDE_SEEDED]

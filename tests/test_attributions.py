@@ -45,7 +45,7 @@ RETIRED = [
     (r"the seed's construction beside", "proofcheck's reconstruction of the mechanism"),
     (r"## The seed's construction", "proofcheck's reconstruction of the mechanism"),
 ]
-PY_FOLDERS = ("proofcheck", "lemmas", "bench", "mutation", "tests", "examples")
+PY_FOLDERS = ("proofcheck", "bench", "mutation", "tests", "examples")
 
 
 def _norm(text: str) -> str:
@@ -107,16 +107,16 @@ def test_the_scan_finds_a_phrase_split_over_literals_and_lines(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "README.md").write_text("In the seed's\nphase S every tag ...\n")
     (tmp_path / "docs" / "x.md").write_text("ok\n")
-    (tmp_path / "lemmas").mkdir()
-    (tmp_path / "lemmas" / "m.py").write_text('X = ("for every masked "\n     "network")\n')
+    (tmp_path / "proofcheck" / "constructions").mkdir(parents=True)
+    (tmp_path / "proofcheck" / "constructions" / "m.py").write_text('X = ("for every masked "\n     "network")\n')
     hits = retired_hits(tmp_path)
-    assert len(hits) == 2 and hits[0].startswith("README.md") and "lemmas/m.py:1" in hits[1]
+    assert len(hits) == 2 and hits[0].startswith("README.md") and "proofcheck/constructions/m.py:1" in hits[1]
 
 
 def test_flags_say_what_the_seeds_number():
     """Seed 000 §4 states Theorems 1.6 and 1.8; seed 002 has the headings C.1, C.3, C.4
     over one step, a paraphrase and a derivation; 4.1-4.3 are the design document's."""
-    from proofcheck.registry import load
+    from proofcheck.frontend.registry import load
     by = {}
     for s in load(plugins=False):
         by.setdefault(s.flag, set()).add(s.id)
@@ -128,8 +128,8 @@ def test_flags_say_what_the_seeds_number():
 def test_the_causal_obstruction_is_not_called_inadmissible():
     """No prefix map: no causal transformer interpolates the dataset; the dataset is
     admissible for Theorem 1.6, so the refusal is not INADMISSIBLE."""
-    from lemmas.causal.prefix_construction import NoCausalInterpolant, construct
-    from lemmas.causal.readings import ALL
+    from proofcheck.constructions.causal.prefix_construction import NoCausalInterpolant, construct
+    from proofcheck.constructions.causal.readings import ALL
     from proofcheck.kernel.errors import BadInput, Inadmissible
     F = __import__("fractions").Fraction
     a, p, q = (F(0), F(0)), (F(1), F(0)), (F(2), F(0))
@@ -140,15 +140,15 @@ def test_the_causal_obstruction_is_not_called_inadmissible():
 
 
 def _run(sid: str, datasets, given=False, results=()):
-    from proofcheck.registry import find
-    from proofcheck.runs.lemma import LemmaRun
+    from proofcheck.frontend.registry import find
+    from proofcheck.frontend.runs.lemma import LemmaRun
     return LemmaRun(find(sid), None, 0, "x", list(results), datasets=datasets, given=given)
 
 
 def test_verdict_line_names_the_number_of_datasets():
-    from proofcheck.checks import CheckResult
+    from proofcheck.constructions.results import CheckResult
     from proofcheck.kernel.verdicts import Scope, Verdict
-    from proofcheck.runs.lemma import verdict_text
+    from proofcheck.frontend.runs.lemma import verdict_text
     ok = CheckResult("c", Verdict.VERIFIED)
     assert "on these 7 datasets and the edge datasets" in verdict_text(
         _run("separation", 7, results=[ok]))
@@ -162,9 +162,9 @@ def test_verdict_line_names_the_number_of_datasets():
 def test_verdict_line_names_the_assumed_inequality():
     """C.3 and G.2 substitute into Hoeffding's and Bernstein's inequalities: their
     VERDICT lines say so."""
-    from proofcheck.registry import find
-    from proofcheck.runs.lemma import run_lemma, verdict_text
-    from lemmas.ts.near_orthogonal import union_bound_all
+    from proofcheck.frontend.registry import find
+    from proofcheck.frontend.runs.lemma import run_lemma, verdict_text
+    from proofcheck.constructions.ts.near_orthogonal import union_bound_all
     assert union_bound_all().assumes == ("Hoeffding's inequality",)
     run = run_lemma(find("G.2"))
     assert "for all parameters, assuming Bernstein's inequality" in verdict_text(run)

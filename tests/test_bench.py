@@ -65,10 +65,10 @@ def test_readme_tables_equal_bench_results():
     (`python -m bench --readme`), between the markers <!-- bench:begin --> and
     <!-- bench:end -->: a table edited by hand or left stale fails here."""
     from bench.__main__ import render_readme
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "measurements" / "benchmark.md").read_text()
     m = re.search(r"<!-- bench:begin -->.*?<!-- bench:end -->\n", readme, re.S)
-    assert m is not None, ("README.md has no <!-- bench:begin --> ... <!-- bench:end --> block: "
-                           "paste the output of `python -m bench --readme`")
+    assert m is not None, ("docs/measurements/benchmark.md has no <!-- bench:begin --> ... "
+                           "<!-- bench:end --> block: paste the output of `python -m bench --readme`")
     expected = render_readme(json.loads((ROOT / "bench" / "results.json").read_text()))
     assert m.group(0) == expected
 
@@ -138,7 +138,7 @@ def test_bench_plain_quick_smoke(tmp_path):
 
 def test_readme_plain_route_numbers_are_the_results_file():
     r = json.loads((ROOT / "bench" / "results-plain.json").read_text())["rows"][0]
-    text = " ".join((ROOT / "README.md").read_text().split())
+    text = " ".join((ROOT / "docs" / "measurements" / "benchmark.md").read_text().split())
     assert r["exit_code"] == 0 and r["verdict"].startswith("VERDICT: VERIFIED")
     assert (f"is VERIFIED in {r['wall_s']} s wall, {r['cpu_s']} s CPU, {r['peak_rss_mb']} MB "
             f"peak RSS, using {r['units_used']:,} of its {r['units_budget']:,} work units") in text

@@ -9,10 +9,10 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemmas.causal.under_mask import run_causal
-from lemmas.causal.prefix_construction import NoCausalInterpolant, construct
-from lemmas.causal.readings import ALL, LAST, prefix_map
-from lemmas.claim_check import check_network
+from proofcheck.constructions.causal.under_mask import run_causal
+from proofcheck.constructions.causal.prefix_construction import NoCausalInterpolant, construct
+from proofcheck.constructions.causal.readings import ALL, LAST, prefix_map
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
 from proofcheck.kernel.verdicts import Verdict, combine
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.layers import hat
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from lemmas.afz.theorems.theorem_1_8 import verify as verify18
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import (
+from proofcheck.constructions.afz.layers import hat
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.constructions.afz.theorems.theorem_1_8 import verify as verify18
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import (
     lemma_certificate,
     seal,
     theorem_certificate,
@@ -89,7 +89,7 @@ def test_tampered_dataset_is_detected(cert16):
 
     def target_and_hash(c):  # a consistent forgery: new dataset, new hash
         target(c)
-        from proofcheck.io.datasets import dataset_from_json
+        from proofcheck.frontend.io.datasets import dataset_from_json
         c["claim"]["dataset"]["sha256"] = digest(dataset_from_json(c["dataset"]))
     v, lines = verify_certificate(_edit(cert16, target_and_hash))
     assert v == Verdict.REFUTED and any("not a target" in ln or "not hit" in ln for ln in lines)
@@ -98,7 +98,7 @@ def test_tampered_dataset_is_detected(cert16):
 def test_tampered_tau_is_not_accepted(cert18):
     """A larger stated tau whose bounds no longer follow: the re-check cannot establish the
     stated VERIFIED-CERTIFIED and has no witness against it: INCONCLUSIVE (exit 3), never a
-    pass and never a refutation without a witness (SPEC section 5)."""
+    pass and never a refutation without a witness (docs/spec.md §5)."""
     out = verify_certificate(_edit(cert18, lambda c: c["semantics"].update(tau="1000000")))
     assert out.verdict == Verdict.INCONCLUSIVE and out.exit_code() == 3
 
@@ -350,7 +350,7 @@ def test_parameter_bound_uses_the_kernels_constant_not_the_certificates(cert_squ
     P, or 100,000), re-sealed, is REFUTED with code param-constant and never "constants
     re-derived"; with no construction named a stated C is arithmetic on this dataset only
     (the VERDICT line makes no O(d M) claim); C = 0 is bad input."""
-    from proofcheck.cli.common import outcome_line
+    from proofcheck.frontend.cli.common import outcome_line
     P, d, M = (int(cert_square["claim"]["constants"][k]) for k in ("P", "d", "M"))
 
     def state(C, named=True):

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: the folders whose files may cite docs, and the kinds of file read there
-CITING_FOLDERS = ("docs", "proofcheck", "lemmas", "bench", "mutation", "tests", "scripts",
+CITING_FOLDERS = ("docs", "proofcheck", "bench", "mutation", "tests", "scripts",
                   "examples", "coq", ".ci")
 CITING_SUFFIXES = (".py", ".md", ".toml", ".v", "")
 
@@ -99,7 +99,7 @@ def test_every_cited_spec_section_exists():
 
 
 def test_every_catalogue_statement_has_its_page_and_every_page_a_statement():
-    from proofcheck.registry import load
+    from proofcheck.frontend.registry import load
     ids = {s.id for s in load(plugins=False)}
     pages = {p.stem for p in (ROOT / "docs" / "statements").glob("*.md")} - {"README"}
     assert ids - pages == set(), f"statements without a page: {sorted(ids - pages)}"
@@ -114,8 +114,8 @@ def test_the_checks_can_fail(tmp_path):
     (tmp_path / "docs" / "sub" / "a.md").write_text(
         "See docs/spec.md §1.2 and docs/spec.md §7, [b](../b.md) and [ok](../spec.md#x).\n")
     (tmp_path / "README.md").write_text("Details: docs/sub/a.md, docs/gone.md.\n")
-    (tmp_path / "lemmas").mkdir()
-    (tmp_path / "lemmas" / "m.py").write_text('"""See docs/old.md; not /x/docs/other.md."""\n')
-    assert missing_doc_paths(tmp_path) == ["README.md:1: docs/gone.md", "lemmas/m.py:1: docs/old.md"]
+    (tmp_path / "proofcheck" / "constructions").mkdir(parents=True)
+    (tmp_path / "proofcheck" / "constructions" / "m.py").write_text('"""See docs/old.md; not /x/docs/other.md."""\n')
+    assert missing_doc_paths(tmp_path) == ["README.md:1: docs/gone.md", "proofcheck/constructions/m.py:1: docs/old.md"]
     assert broken_relative_links(tmp_path) == ["docs/sub/a.md: ../b.md"]
     assert unknown_spec_sections(tmp_path) == ["docs/sub/a.md:1: docs/spec.md §7"]

@@ -1,4 +1,4 @@
-"""Exit codes never fail open (issue "Check what is built", item 6; SPEC §5): an
+"""Exit codes never fail open (issue "Check what is built", item 6; docs/spec.md §5): an
 output error after a verdict (closed pipe, full disk) keeps the verdict's non-zero
 exit code, or is exit 4 — never 0.  Run as real subprocesses."""
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import seal, theorem_certificate
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.verdicts import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,15 +113,15 @@ def slow(real):
     return call
 what = sys.argv[1]
 if what == "run":  # the theorem's construction and checks
-    import proofcheck.runs.theorem as m
+    import proofcheck.frontend.runs.theorem as m
     m.run_theorem = slow(m.run_theorem)
 elif what == "write":  # inside atomic_write: the temporary file written, not yet renamed
-    import proofcheck.io.files as m
+    import proofcheck.frontend.io.files as m
     m.os.chmod = slow(m.os.chmod)
 elif what == "report":  # the report's statement runs
-    import proofcheck.runs.site as m
+    import proofcheck.frontend.runs.site as m
     m._statements = slow(m._statements)
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 sys.exit(main(sys.argv[2:]))
 """
 

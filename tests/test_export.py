@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
-from proofcheck.export.arch import arrays, describe, tensor_values
-from proofcheck.export.audit import _ff_exits, _sa_exits, audit
-from proofcheck.runs.build import build, metadata
-from proofcheck.export.numpy_eval import NumpyNet, pad
-from proofcheck.export.rounding import (
+from proofcheck.constructions.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
+from proofcheck.frontend.export.arch import arrays, describe, tensor_values
+from proofcheck.frontend.export.audit import _ff_exits, _sa_exits, audit
+from proofcheck.frontend.runs.build import build, metadata
+from proofcheck.frontend.export.numpy_eval import NumpyNet, pad
+from proofcheck.frontend.export.rounding import (
     FORMATS,
     FormatOverflow,
     certify_rounded,
@@ -32,7 +32,7 @@ from proofcheck.export.rounding import (
     round_network,
     round_q,
 )
-from proofcheck.io.examples import sample
+from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair, digest
 from proofcheck.kernel.model import FF, Transformer
 from mutate import with_parameter
@@ -130,7 +130,7 @@ def test_round_bfloat16_matches_torch():
 
 # ------------------------------------------------------------- options
 def test_default_options_leave_the_network_unchanged():
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
     ins = [list(p.inputs) for p in SQUARE.pairs]
     outs = [list(p.outputs) for p in SQUARE.pairs]
     a = construct(ins, outs, 2)
@@ -187,7 +187,7 @@ def test_certified_rounding_can_fail_one_ulp(digits6_safe):
 
 def test_certified_rounding_overflow_witness():
     net = Transformer(2, [])
-    from proofcheck.layers import identity_sa
+    from proofcheck.constructions.layers import identity_sa
     from proofcheck.kernel.model import Block
     net.blocks.append(Block(FF(Fraction(1), U=(_F(0, 0),), b=(Fraction(1),),
                                W=(_F(10 ** 40, 0),)), identity_sa()))
@@ -210,7 +210,7 @@ def test_arrays_are_nearest_rounding(digits6):
 
 def test_torch_round_trip(tmp_path, digits6):
     torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
-    from proofcheck.export.torch_module import SOURCE_NAME, module_source, write_torch
+    from proofcheck.frontend.export.torch_module import SOURCE_NAME, module_source, write_torch
     src = module_source()
     mods = {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
@@ -256,7 +256,7 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
     import onnx
 
-    from proofcheck.export.onnx_graph import OPSET, run_onnx, write_onnx
+    from proofcheck.frontend.export.onnx_graph import OPSET, run_onnx, write_onnx
     meta = metadata(digits6, "float64")
     p = write_onnx(tmp_path / "net.onnx", arrays(digits6.net), describe(digits6.net, metadata=meta))
     m = onnx.load(str(p))
@@ -291,7 +291,7 @@ def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
     output of the unpadded batch.  Also softmax (SQUARE at tau = 1/64, ragged
     sequences: padding already inside the batch)."""
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
-    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
     ds, _ = sample()
     cases = [(build("1.6", ds, check=False), "hardmax", None),
              (build("1.8", SQUARE, tau=Fraction(1, 64), check=False), "softmax", Fraction(1, 64))]
@@ -310,7 +310,7 @@ def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
 
 def test_safetensors_round_trip(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     arr = arrays(digits6.net)
     desc = describe(digits6.net, metadata=metadata(digits6, "float64"))
     p = write_safetensors(tmp_path / "net.safetensors", arr, desc)
@@ -326,7 +326,7 @@ def test_safetensors_round_trip(tmp_path, digits6):
 
 def test_softmax_export_torch_matches_onnx(tmp_path):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
-    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
     b = build("1.8", SQUARE, tau=Fraction(1, 64), check=True)
     assert b.verdict is Verdict.VERIFIED_CERTIFIED
     desc = describe(b.net, "softmax", b.tau, metadata(b, "float64"))
@@ -393,7 +393,7 @@ def test_audit_bfloat16(digits6):
 
 # ------------------------------------------------------------------ CLI
 def test_cli_export_and_audit(tmp_path, capsys):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     assert main(["export", "1.6", "--limit", "4", "--format", "safetensors", "--out",
                  str(tmp_path / "n.safetensors"), "--certificate", str(tmp_path / "c.json")]) == 0
@@ -416,7 +416,7 @@ def test_cli_audit_prints_a_table_and_words_never_a_python_repr(tmp_path, capsys
     """``audit`` printed the first failing pair as a Python dict and the rounded
     network's witnesses as ``Witness(...)`` reprs: now words with the witness code; with
     ``--json`` and no file, standard output is the JSON of the audit alone."""
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     capsys.readouterr()
     assert main(["audit", "1.6", "--rounding", "float32"]) == 1  # the digits sample: 40 pairs
     out = capsys.readouterr().out
@@ -433,7 +433,7 @@ def test_cli_audit_prints_a_table_and_words_never_a_python_repr(tmp_path, capsys
 
 
 def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     monkeypatch.setitem(sys.modules, "onnx", None)
     assert main(["export", "1.6", "--limit", "2", "--format", "onnx", "--out",
                  str(tmp_path / "x.onnx")]) == 2
@@ -488,7 +488,7 @@ def test_fast_audit_agrees_with_slow_reference(dtype, digits6):
 
 
 def test_audit_many_shares_one_exact_trajectory(digits6):
-    both = __import__("proofcheck.export.audit", fromlist=["audit_many"]).audit_many(
+    both = __import__("proofcheck.frontend.export.audit", fromlist=["audit_many"]).audit_many(
         digits6.net, digits6.inputs, digits6.targets, ["float64", "float32"])
     for r in both:
         one = audit(digits6.net, digits6.inputs, digits6.targets, r.dtype)
@@ -547,7 +547,7 @@ def test_flint_to_float64_is_the_nearest_float_of_every_token(digits6):
 
 
 def test_rounded_arrays_counts_like_round_network(digits6):
-    from proofcheck.export.arch import rounded_arrays
+    from proofcheck.frontend.export.arch import rounded_arrays
     for name in ("float64", "float32", "bfloat16"):
         arr, stats = rounded_arrays(digits6.net, name)
         _, ref = round_network(digits6.net, FORMATS[name])
@@ -558,7 +558,7 @@ def test_rounded_arrays_counts_like_round_network(digits6):
 
 def test_assign_state_is_strict():
     torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
-    from proofcheck.export import standalone_torch as stt
+    from proofcheck.frontend.export import standalone_torch as stt
     m = stt.FF(2, 1)
     stt.assign_state(m, {"eta": torch.tensor(2.0), "U": torch.ones(1, 2), "b": torch.zeros(1),
                          "W": torch.ones(2, 1)})
@@ -578,7 +578,7 @@ def test_assign_state_is_strict():
 def test_export_refuses_a_tau_that_rounds_to_zero(fmt, tau, dtype, tmp_path, capsys):
     """float(1e-400) = 0.0 would make every softmax output NaN: exit 2, nothing written."""
     pytest.importorskip("onnx" if fmt == "onnx" else "safetensors")
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out = tmp_path / f"net.{fmt}"
     rc = main(["export", "1.8", "--limit", "2", "--tau", tau, "--dtype", dtype, "--format", fmt,
                "--out", str(out), "--certificate", str(tmp_path / "c.json")])
@@ -590,7 +590,7 @@ def test_export_refuses_a_tau_that_rounds_to_zero(fmt, tau, dtype, tmp_path, cap
 
 
 def test_check_representable_names_the_value():
-    from proofcheck.export.arch import Unrepresentable, check_representable
+    from proofcheck.frontend.export.arch import Unrepresentable, check_representable
     ds, _ = sample(limit=2)
     net = build("1.6", ds, check=False).net
     check_representable(net, Fraction(1, 64), "float32")      # exact zeros are fine
@@ -608,7 +608,7 @@ def test_check_representable_names_the_value():
 
 
 def test_exported_tau_is_rounded_once_to_the_dtype():
-    from proofcheck.export.rounding import to_float
+    from proofcheck.frontend.export.rounding import to_float
     b = build("1.8", SQUARE, tau=Fraction(1, 3), check=False)
     for dtype in ("float64", "float32"):
         desc = describe(b.net, "softmax", b.tau, metadata(b, dtype))
@@ -620,7 +620,7 @@ def test_safetensors_saved_again_without_metadata(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from safetensors.numpy import load_file, save_file
 
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     from proofcheck.kernel.errors import BadInput
     arr = arrays(digits6.net)
     p = write_safetensors(tmp_path / "net.safetensors", arr,
@@ -648,7 +648,7 @@ def test_read_safetensors_refuses_what_is_not_this_export(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from safetensors.numpy import load_file, save_file
 
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     from proofcheck.kernel.errors import BadInput
     junk = tmp_path / "junk.safetensors"
     junk.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{not json")

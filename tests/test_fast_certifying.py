@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
-from proofcheck.io.certificate_writer import theorem_certificate
+from proofcheck.frontend.io.certificate_writer import theorem_certificate
 from proofcheck.kernel import theorem
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import WitnessCheckFailed
@@ -25,7 +25,7 @@ from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 from proofcheck.kernel.softmax import Undecided, check_bounds, plain_trajectory
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
-from proofcheck.simulate import simulate
+from proofcheck.constructions.provers.simulate import simulate
 
 ONE, ZERO = F(1), F(0)
 E1, E2 = (ONE, ZERO), (ZERO, ONE)

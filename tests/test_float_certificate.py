@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofcheck.export.float_certificate import certify, valuation
+from proofcheck.frontend.export.float_certificate import certify, valuation
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 
 X2 = [[(F(1), F(2)), (F(3), F(4))]]
@@ -102,8 +102,8 @@ def test_valuation():
 
 
 def _numpy_float32(net, inputs):
-    from proofcheck.export.arch import describe, rounded_arrays
-    from proofcheck.export.numpy_eval import NumpyNet, pad
+    from proofcheck.frontend.export.arch import describe, rounded_arrays
+    from proofcheck.frontend.export.numpy_eval import NumpyNet, pad
     tensors, _ = rounded_arrays(net, "float32")
     ev = NumpyNet(tensors, describe(net), np.float32)
     X, mask = pad([[[float(v) for v in x] for x in s] for s in inputs], np.float32)
@@ -130,7 +130,7 @@ def test_holds_implies_numpy_float32_equals_the_exact_outputs(toks, b, u0, v):
 
 @pytest.fixture(scope="module")
 def audit_json(tmp_path_factory):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out = tmp_path_factory.mktemp("audit") / "a.json"
     assert main(["audit", "1.6", "--limit", "6", "--construction", "bounded",
                  "--float-safe", "float32", "--json", str(out)]) == 0
@@ -149,7 +149,7 @@ def test_audit_writes_the_certificate_and_labels_the_float_run(audit_json, capsy
 def test_audit_default_construction_certificate_fails_with_its_place(tmp_path):
     """The default network's first tag (A = u u^T, u = (17^5, ..., 1)) has sums of
     |terms| above 2^24: the certificate fails there, at block 1's SA."""
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out = tmp_path / "a.json"
     assert main(["audit", "1.6", "--limit", "6", "--float-safe", "float32",
                  "--json", str(out)]) == 0

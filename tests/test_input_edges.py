@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from proofcheck.cli import main
-from proofcheck.io.datasets import load_dataset
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.datasets import load_dataset
 from proofcheck.kernel.errors import BadInput
 
 DATASET = {"format": "proofcheck-dataset/1", "name": "edge", "d": 2,
@@ -120,14 +120,14 @@ def test_unknown_dataset_keys_are_refused_at_their_path(tmp_path, capsys, edit, 
 
 
 def test_source_is_the_one_extra_key_and_the_shipped_datasets_load():
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.io.examples import sample
     assert sample()[0].N > 1  # the shipped sample carries "source"
 
 
 def test_the_schema_refuses_unknown_keys_too():
     import jsonschema
 
-    from proofcheck.io.schemas import schema
+    from proofcheck.frontend.io.schemas import schema
     v = jsonschema.Draft202012Validator(schema("dataset"))
     assert v.is_valid({**DATASET, "source": "s"})
     assert not v.is_valid({**DATASET, "pair": []})
@@ -207,7 +207,7 @@ def test_counts_agree_with_their_nouns(tmp_path, capsys):
 
 
 def test_report_says_created_for_a_new_folder(tmp_path, monkeypatch, capsys):
-    from proofcheck.runs import site
+    from proofcheck.frontend.runs import site
     monkeypatch.setattr(site, "_build", lambda build, quick, seconds: 0)
     out = tmp_path / "new"
     assert site.regenerate(out, quick=True) == 0
@@ -266,7 +266,7 @@ def test_stdin_that_is_a_terminal_a_zip_or_too_large_is_refused(monkeypatch):
     import io
 
     import proofcheck.kernel.documents as documents
-    from proofcheck.io.datasets import load_stdin
+    from proofcheck.frontend.io.datasets import load_stdin
 
     class Terminal(io.TextIOWrapper):
         def isatty(self):

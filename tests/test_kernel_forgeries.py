@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel.dataset import Dataset, Pair, dataset_to_json, digest
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
@@ -257,7 +257,7 @@ def test_the_kernel_knows_every_catalogue_statement():
     """The kernel's own table (derived from nothing outside the kernel) covers every
     id and alias of the project's catalogue, so no plugin can pose as one."""
     from proofcheck.kernel.statements import ALIASES, CATALOGUE_IDS, poses_as
-    from proofcheck.registry import load
+    from proofcheck.frontend.registry import load
     cat = load(plugins=False)
     ids = {s.id for s in cat}
     assert ids <= set(CATALOGUE_IDS)

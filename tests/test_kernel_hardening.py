@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate

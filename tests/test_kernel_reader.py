@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import seal
-from proofcheck.io.schemas import FORMATS, schema, schema_error
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import seal
+from proofcheck.frontend.io.schemas import FORMATS, schema, schema_error
 from proofcheck.kernel import numbers, reader
 from proofcheck.kernel.documents import loads_strict, read_json
 from proofcheck.kernel.errors import BadInput
@@ -542,7 +542,7 @@ _PROBE = """
 import json, sys
 before = sys.get_int_max_str_digits()
 import proofcheck
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 rc = main(sys.argv[1:])
 print(json.dumps([rc, before, sys.get_int_max_str_digits(),
                   sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'referencing')

@@ -9,11 +9,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.registry import find
-from proofcheck.runs.instances import DataRequest, load
-from proofcheck.runs.lemma import run_lemma, run_lines, run_output
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.instances import DataRequest, load
+from proofcheck.frontend.runs.lemma import run_lemma, run_lines, run_output
 
 VERDICT_LINE = re.compile(r"\[(VERIFIED|VERIFIED-CERTIFIED|REFUTED|INCONCLUSIVE|ERROR|"
                           r"ARGUED, not computed)\] ")
@@ -60,7 +60,7 @@ def _refuting_plugin(dataset=None, seed=0):
 
 
 def test_a_check_that_fails_keeps_its_details_and_witness(monkeypatch, capsys):
-    import proofcheck.registry as registry
+    import proofcheck.frontend.registry as registry
     from proofcheck.api import Statement
     st = Statement("x.refutes", "FF lemma", "t", "-", "project", checks=(_refuting_plugin,),
                    source="fake-plugin")
@@ -85,7 +85,7 @@ def test_a_dataset_run_says_which_checks_used_it(sid):
                for r in used)
     header = [x for x in run_output(run) if x.startswith("dataset ")]  # not in the body
     assert not header
-    from proofcheck.runs.lemma import header_lines
+    from proofcheck.frontend.runs.lemma import header_lines
     line = next(x for x in header_lines(run) if x.startswith("dataset 'digits-sample-3'"))
     assert f"used by {len(used)} of the {len(run.results)} checks" in line
     default = run_lemma(st, None, 0)

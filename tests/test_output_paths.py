@@ -12,8 +12,8 @@ import stat
 
 import pytest
 
-from proofcheck.cli import main
-from proofcheck.io.files import NotAFile, atomic_write
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.files import NotAFile, atomic_write
 
 
 
@@ -97,7 +97,7 @@ def test_export_writes_nothing_when_the_check_is_refuted(tmp_path, capsys, monke
     """A snap aimed one unit off its target: the exact check is REFUTED, exit 1, and
     neither the export nor its certificate is written."""
     pytest.importorskip("safetensors")
-    from lemmas.afz.phases import interpolation
+    from proofcheck.constructions.afz.phases import interpolation
     real = interpolation.snap_ff
 
     def off_target(axis, d, kappa, delta, y, *rest, **kw):

@@ -1,5 +1,5 @@
 """The plain route (proofcheck/kernel/evaluate.py, softmax.py, low_rank.py): its one-line lemmas
-against a literal token-by-token evaluation of SPEC §1, its resource bounds on every route (the
+against a literal token-by-token evaluation of docs/spec.md §1, its resource bounds on every route (the
 value bound, the work charged, records that keep no tokens, a stated radius rounded once) and
 stated bounds that are reported, never replaced by derived ones (issue 28, items 1 and 5)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import proofcheck.kernel.fast  # noqa: F401 (registers the fast route)
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel import limits, low_rank, softmax
 from proofcheck.kernel.dataset import Dataset, Pair, dataset_to_json, digest
 from proofcheck.kernel.errors import ResourceLimit
@@ -30,7 +30,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 ROUTES = ("plain", "fast", "auto")
 
 
-# ------------------------------------------------ the lemmas against SPEC §1 read literally
+# ------------------------------------------------ the lemmas against docs/spec.md §1 read literally
 
 def _relu(x):
     return x if x > 0 else F(0)

@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pytest
 
-from proofcheck.export.audit import AuditResult, LayerRow, deviation_plot, deviation_series
-from proofcheck.registry import dependency_edges, load
-from proofcheck.reporting.plots import NODE_H, layered_layout, node_width
+from proofcheck.frontend.export.audit import AuditResult, LayerRow, deviation_plot, deviation_series
+from proofcheck.frontend.registry import dependency_edges, load
+from proofcheck.frontend.reporting.plots import NODE_H, layered_layout, node_width
 
 
 def _graph():
@@ -83,7 +83,7 @@ def test_no_zero_on_the_log_axis_of_the_audit_plot():
     """The deviation axis is logarithmic: its ticks are powers 10^k, never a "0" (the
     old "0 (exact)" tick); exact zeros are drawn in a strip of their own, inf/NaN in
     another."""
-    from proofcheck.export.audit import deviation_figure
+    from proofcheck.frontend.export.audit import deviation_figure
     fig = deviation_figure([_audit([0.0, 1e-3, 1e2, 0.0, np.inf])], "t")
     fig.canvas.draw()
     top, ax, low = fig.axes
@@ -100,7 +100,7 @@ def test_softmax_trials_that_did_not_certify_are_inconclusive():
     from fractions import Fraction
 
     from proofcheck.kernel.verdicts import Verdict
-    from proofcheck.reporting.plots import _trial_rows, pyplot
+    from proofcheck.frontend.reporting.plots import _trial_rows, pyplot
     plt = pyplot()
     fig, ax = plt.subplots()
     _trial_rows(ax, [(Fraction(1, 8), Verdict.VERIFIED_CERTIFIED),

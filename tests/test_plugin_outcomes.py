@@ -46,7 +46,7 @@ def _statement(sid, fn, scope="instances", title=None):
 @pytest.fixture
 def plugins(monkeypatch):
     """Install fake plugin statements (``registry.load`` returns them)."""
-    import proofcheck.registry as registry
+    import proofcheck.frontend.registry as registry
 
     def install(*stmts):
         monkeypatch.setattr(registry, "load", lambda plugins=True: list(stmts))
@@ -55,8 +55,8 @@ def plugins(monkeypatch):
 
 
 def test_argued_step_is_argued_in_the_report_page(plugins):
-    from proofcheck.runs.lemma import run_lemma
-    from proofcheck.runs.site import page_of
+    from proofcheck.frontend.runs.lemma import run_lemma
+    from proofcheck.frontend.runs.site import page_of
     (st,) = plugins(_statement("x.argues", _with_argued))
     run = run_lemma(st, None, 0)
     assert run.verdict is Verdict.VERIFIED
@@ -73,8 +73,8 @@ def _scope(page: str) -> str:
 def test_declared_scope_is_checked_against_what_ran(plugins):
     """Declared ``all-parameters`` with only exact instances: mixed, in the header and
     the page.  Declared ``instances`` with the same checks: the declared scope."""
-    from proofcheck.runs.lemma import header_lines, run_lemma, scope_text
-    from proofcheck.runs.site import page_of
+    from proofcheck.frontend.runs.lemma import header_lines, run_lemma, scope_text
+    from proofcheck.frontend.runs.site import page_of
     broad, narrow = plugins(_statement("x.broad", _instances_only, "all-parameters"),
                             _statement("x.narrow", _instances_only, "instances"))
     run = run_lemma(broad, None, 0)
@@ -90,7 +90,7 @@ def test_declared_scope_with_a_proof_beside_instances_is_not_mixed():
     """The example plugin x.clamp's shape: a proof for all c beside exact instances,
     declared all-parameters; and a built-in statement whose construction's own checks
     state no scope (interpolation, declared dataset, with exact instances)."""
-    from proofcheck.runs.lemma import _mixed
+    from proofcheck.frontend.runs.lemma import _mixed
     from proofcheck.kernel.verdicts import Scope
     both = [(Scope.ALL_PARAMETERS.value, 1), (Scope.INSTANCES.value, 4)]
     only = [(Scope.INSTANCES.value, 4)]
@@ -102,8 +102,8 @@ def test_declared_scope_with_a_proof_beside_instances_is_not_mixed():
 
 
 def test_a_plugin_check_that_raises_is_refuted_with_its_input(plugins, capsys):
-    from proofcheck.cli import main
-    from proofcheck.runs.lemma import CONSTRUCTION_RAISED, run_lemma
+    from proofcheck.frontend.cli import main
+    from proofcheck.frontend.runs.lemma import CONSTRUCTION_RAISED, run_lemma
     (st,) = plugins(_statement("x.raises", _raises))
     run = run_lemma(st, None, 0)
     assert run.verdict is Verdict.REFUTED
@@ -121,7 +121,7 @@ def test_a_plugin_check_that_raises_is_refuted_with_its_input(plugins, capsys):
 def test_a_plugin_check_that_raises_on_a_dataset_names_it(plugins, tmp_path, capsys):
     import json
 
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     plugins(_statement("x.raises", _raises))
     f = tmp_path / "d.json"
     f.write_text(json.dumps({"format": "proofcheck-dataset/1", "name": "mine", "d": 2,
@@ -131,7 +131,7 @@ def test_a_plugin_check_that_raises_on_a_dataset_names_it(plugins, tmp_path, cap
 
 
 def test_report_shows_a_raising_plugin_refuted(plugins, tmp_path):
-    import proofcheck.runs.site as site
+    import proofcheck.frontend.runs.site as site
     plugins(_statement("x.raises", _raises))
     lines, pages = site._plugins(tmp_path, seconds=None)
     row = next(x for x in lines if x.startswith("| x.raises |"))
@@ -169,9 +169,9 @@ class _Text(HTMLParser):
     "a_b and c_d, `x` [link](http://e.org) ![i](x.png) <b>bold</b> & | pipes \\ back",
 ])
 def test_html_renders_the_title_literally(plugins, tmp_path, title):
-    from proofcheck.reporting.site import html
-    from proofcheck.runs.lemma import run_lemma
-    from proofcheck.runs.site import page_of
+    from proofcheck.frontend.reporting.site import html
+    from proofcheck.frontend.runs.lemma import run_lemma
+    from proofcheck.frontend.runs.site import page_of
     (st,) = plugins(_statement("x.t", _instances_only, title=title))
     page = page_of(run_lemma(st, None, 0))
     heading = page.splitlines()[0]

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from proofcheck.progress import Progress
+from proofcheck.frontend.progress import Progress
 
 
 def test_off_terminal_plain_lines_without_carriage_returns():
@@ -72,8 +72,8 @@ def fast_beat(monkeypatch):
     test's body: pytest sets its own stderr between a fixture and the test)."""
     import sys
 
-    import proofcheck.cli.terminal as terminal
-    import proofcheck.progress as progress
+    import proofcheck.frontend.cli.terminal as terminal
+    import proofcheck.frontend.progress as progress
     monkeypatch.setattr(progress, "HEARTBEAT", 0.02)
     monkeypatch.setattr(progress, "PHASE_DELAY", 0.0)
     monkeypatch.setattr(terminal, "BEAT", 0.02)  # verify's own (it loads no progress module)
@@ -103,7 +103,7 @@ def test_a_step_without_updates_still_shows_progress():
 
 
 @pytest.mark.parametrize("where,marker", [
-    ("proofcheck.io.datasets.load_dataset", "loading the dataset: running"),
+    ("proofcheck.frontend.io.datasets.load_dataset", "loading the dataset: running"),
     ("proofcheck.kernel.verify.verify_certificate", "kernel re-check: running"),
 ])
 def test_theorem_phases_without_steps_show_progress(tmp_path, monkeypatch, fast_beat,
@@ -113,7 +113,7 @@ def test_theorem_phases_without_steps_show_progress(tmp_path, monkeypatch, fast_
     import importlib
     import json
 
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     fast_beat = fast_beat()
     module, name = where.rsplit(".", 1)
     mod = importlib.import_module(module)
@@ -128,7 +128,7 @@ def test_theorem_phases_without_steps_show_progress(tmp_path, monkeypatch, fast_
 
 
 @pytest.mark.parametrize("where,marker", [
-    ("proofcheck.io.datasets.load_dataset", "loading the dataset: running"),
+    ("proofcheck.frontend.io.datasets.load_dataset", "loading the dataset: running"),
     ("proofcheck.kernel.verify.verify_file", "kernel check: running"),
 ])
 def test_verify_phases_show_progress(tmp_path, monkeypatch, fast_beat, where, marker):
@@ -137,7 +137,7 @@ def test_verify_phases_show_progress(tmp_path, monkeypatch, fast_beat, where, ma
     import importlib
     import json
 
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     ds, cert = tmp_path / "d.json", tmp_path / "c.json"
     ds.write_text(json.dumps({"format": "proofcheck-dataset/1", "name": "p", "d": 2, "pairs": [
         {"input": [["1", "0"], ["0", "1"]], "output": [["1", "1"]]}]}))

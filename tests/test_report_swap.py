@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import proofcheck.runs.site as site
-from proofcheck.io.files import exchange
+import proofcheck.frontend.runs.site as site
+from proofcheck.frontend.io.files import exchange
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +75,7 @@ def test_swap_falls_back_to_two_renames(tmp_path, monkeypatch):
 
 
 KILLED = """import sys, time
-import proofcheck.runs.site as site
+import proofcheck.frontend.runs.site as site
 real = site._recheck_certificates
 def slow(out):
     print("building", flush=True)
@@ -108,7 +108,7 @@ def test_report_killed_midway_leaves_the_folder_unchanged(tmp_path):
 
 
 TERMINATED = """import sys, time
-import proofcheck.runs.site as site
+import proofcheck.frontend.runs.site as site
 def slow(out, cat):
     print("building", flush=True)
     time.sleep(120)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.runs.site import regenerate
+from proofcheck.frontend.runs.site import regenerate
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "reports"
@@ -85,7 +85,7 @@ def test_index_content(fresh):
     index = (fresh / "index.md").read_text()
     assert "| 1.6 |" in index or "[1.6]" in index
     assert "certificates/theorem-1.6-generated-7.json" in index
-    from proofcheck.registry import FLAGS, load
+    from proofcheck.frontend.registry import FLAGS, load
     status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
     assert ("planned" in index) == ("planned" in status.values())
     for flag, meaning in FLAGS.items():  # the legend says what each flag means
@@ -125,7 +125,7 @@ def copy_of_reports(tmp_path):
 
 def test_a_failure_midway_leaves_the_folder_unchanged(copy_of_reports, monkeypatch):
     """The pictures fail after every statement page and certificate was written."""
-    import proofcheck.reporting.plots as plots
+    import proofcheck.frontend.reporting.plots as plots
     out, before = copy_of_reports
 
     def fail(*args, **kwargs):

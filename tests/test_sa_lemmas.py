@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import clustering, corner, sphere
+from proofcheck.constructions.afz.layers import clustering, corner, sphere
 
-from lemmas.afz.phases import collapse
+from proofcheck.constructions.afz.phases import collapse
 from proofcheck.kernel.errors import BadInput
-from proofcheck.checks import check_layer
+from proofcheck.constructions.results import check_layer
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.model import SA, Factored, dot
 from proofcheck.kernel.verdicts import Verdict
@@ -251,7 +251,7 @@ def test_kernel_check_malformed_data_is_bad_input(sid, data, path):
 
 
 def _certificate(sid, tmp_path):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     path = tmp_path / f"{sid}.json"
     assert main(["lemma", sid, "--certificate", str(path)]) == 0
     return json.loads(path.read_text())
@@ -260,8 +260,8 @@ def _certificate(sid, tmp_path):
 def _forge_zero(cert):
     """Lemma 4.2 forgery: every instance's SA becomes rho = 0, A = 0, V = 0 and its
     expected outputs all 0 (the layer really maps everything to 0)."""
-    from proofcheck.io.certificate_writer import seal
-    from proofcheck.io.certificate_writer import sa_to_json
+    from proofcheck.frontend.io.certificate_writer import seal
+    from proofcheck.frontend.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(ZERO_SA)
         i["expected"] = [[["0"] * len(t) for t in s] for s in i["inputs"]]
@@ -269,8 +269,8 @@ def _forge_zero(cert):
 
 
 def _forge_identity(cert, semantics=None):
-    from proofcheck.io.certificate_writer import seal
-    from proofcheck.io.certificate_writer import sa_to_json
+    from proofcheck.frontend.io.certificate_writer import seal
+    from proofcheck.frontend.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(IDENTITY_SA)
         i["expected"] = i["inputs"]

@@ -1,4 +1,4 @@
-"""z3 as the second prover of the all-parameter layer lemmas (proofcheck/smt.py): on the
+"""z3 as the second prover of the all-parameter layer lemmas (proofcheck/constructions/provers/smt.py): on the
 layers the routines return, sympy and z3 agree (VERIFIED, both named); a layer with one
 parameter changed is REFUTED by z3 with its model as the witness (code
 ``smt-counterexample``), the model re-evaluated here in Fractions against the lemma's
@@ -14,14 +14,14 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
-from proofcheck import smt
-from proofcheck.cli import main
+from proofcheck.constructions.afz.layers import clustering, corner, hat, snap, sphere, translation
+from proofcheck.constructions.provers import smt
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.model import Factored
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.smt import Outcome, Z3Prover
-from proofcheck.symbolic import prove_profile
-from proofcheck.symbolic_sa import Proof, score, value
+from proofcheck.constructions.provers.smt import Outcome, Z3Prover
+from proofcheck.constructions.provers.symbolic import prove_profile
+from proofcheck.constructions.provers.sa_proofs import Proof, score, value
 
 BOTH = {"sympy": "VERIFIED", "z3": "VERIFIED"}
 REFUTED_BY_BOTH = {"sympy": "REFUTED", "z3": "REFUTED"}
@@ -43,7 +43,7 @@ def test_sympy_and_z3_agree_on_the_returned_layer(proof):
 
 # ------------------------------------------------------------------ wrong layers (FF)
 def _ff(layer, x):
-    """``eta x + sum_k W_k relu(<U_k, x> + b_k)`` in Fractions (SPEC §1)."""
+    """``eta x + sum_k W_k relu(<U_k, x> + b_k)`` in Fractions (docs/spec.md §1)."""
     out = [layer.eta * v for v in x]
     for u, b, col in zip(layer.U, layer.b, layer.W):
         a = sum((F(p) * v for p, v in zip(u, x)), F(0)) + b
@@ -258,7 +258,11 @@ def test_polynomial_identities_and_their_perturbations(coefs, c):
 
 # ------------------------------------------------------------------ the command line
 def test_lemma_32_prints_both_provers(capsys):
-    assert main(["lemma", "3.2"]) == 0
+    assert main(["lemma", "3.2"]) == 0  # the summary: the check line with both provers
+    line = next(x for x in capsys.readouterr().out.splitlines()
+                if x.startswith("[VERIFIED] 3.2 for all parameters"))
+    assert line.endswith("[for all parameters; sympy and z3 agree]")
+    assert main(["lemma", "3.2", "--verbose"]) == 0  # every proved claim names both
     out = capsys.readouterr().out.splitlines()
     line = next(x for x in out if x.startswith("[VERIFIED] 3.2 for all parameters"))
     assert line.endswith("[for all parameters; sympy and z3 agree]")
@@ -269,7 +273,7 @@ def test_lemma_32_prints_both_provers(capsys):
 def test_the_prover_raising_is_inconclusive_not_a_refutation(monkeypatch):
     """A failure inside the z3 side (here its translation) is the prover failing:
     INCONCLUSIVE with its message, never "the construction raised" (REFUTED)."""
-    from proofcheck.symbolic_sa import guarded
+    from proofcheck.constructions.provers.sa_proofs import guarded
 
     def boom(*a, **k):
         raise TypeError("injected")
@@ -290,7 +294,7 @@ def test_readme_block_is_the_results_file():
     from bench.provers import readme
     root = Path(__file__).resolve().parents[1]
     res = json.loads((root / "bench" / "results-provers.json").read_text())
-    assert readme(res) in (root / "README.md").read_text()
+    assert readme(res) in (root / "docs" / "measurements" / "provers.md").read_text()
     assert all(r["provers"] == BOTH for r in res["layers"])
     assert all(r["wrong_variant"]["provers"] == REFUTED_BY_BOTH for r in res["layers"])
     assert {r["lemma"] for r in res["layers"]} == {"3.1", "3.2", "3.2p", "3.3", "4.1", "tag",

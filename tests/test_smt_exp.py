@@ -1,5 +1,5 @@
 """Coq Interval proves the stated exp bounds of a softmax certificate
-(proofcheck/exp_bounds.py, ``verify --prove-exp``): every bound of the committed 1.8
+(proofcheck/constructions/provers/exp_bounds.py, ``verify --prove-exp``): every bound of the committed 1.8
 certificates is proved; a stated max_eps below (n - 1) e^(-min_gap/tau) is not (the
 check is INCONCLUSIVE naming that bound, never VERIFIED); Coq missing is exit 2 with the
 install command.  The tests that run coqc skip where coqc or the Interval library is
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck import exp_bounds
-from proofcheck.cli import main
+from proofcheck.constructions.provers import exp_bounds
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,9 @@ import mpmath
 import pytest
 from conftest import NAMED
 
-import proofcheck.simulate as simulate_mod
-from lemmas.afz.theorems.theorem_1_8 import verify
-from proofcheck.cli import main
+import proofcheck.constructions.provers.simulate as simulate_mod
+from proofcheck.constructions.afz.theorems.theorem_1_8 import verify
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict, combine
 
 ONE_TOKEN = {"format": "proofcheck-dataset/1", "name": "one-token", "d": 2,
@@ -81,8 +81,8 @@ def test_pass_cost_counts_the_multiply_adds_of_a_pass():
     sum n_j^2 (2d + EXP_UNITS) + T d; identity sub-layers are free (the pass skips them);
     times ceil(dps / 40).  The cost grows with d like the pass: the same tokens in
     d = 40 cost far more than in d = 2 (a count without d did not)."""
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from lemmas.afz.theorems.theorem_1_8 import SCALES
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
     ds = NAMED["square-builtin"]
     inputs = [list(p.inputs) for p in ds.pairs]
     net = construct(inputs, [list(p.outputs) for p in ds.pairs], ds.d, **SCALES).net
@@ -132,9 +132,9 @@ def test_the_default_budget_covers_one_pass_on_the_shipped_sample(monkeypatch):
     as the search computes it (its digits from the network's largest rational) fits in
     SIM_BUDGET; with the passes replaced by a stub, the default audit runs and shows
     tau_num (a lower bound at its budget)."""
-    from lemmas.afz.theorems.theorem_1_8 import simulation_audit
-    from proofcheck.io.examples import sample
-    from proofcheck.runs.build import build
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import simulation_audit
+    from proofcheck.frontend.io.examples import sample
+    from proofcheck.frontend.runs.build import build
     ds, _ = sample()
     b = build("1.8", ds, tau=1, check=False)  # the network does not depend on tau
     dps = max(40, int(0.61 * b.net.max_bits()) + 30)

@@ -14,23 +14,23 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import converge
-from lemmas.afz.theorems.constructions import get
-from lemmas.afz.theorems.theorem_1_8 import SCALES, compare_constructions, verify
-from lemmas.afz.theorems.theorem_1_8_seed import (
+from proofcheck.constructions.afz.layers import converge
+from proofcheck.constructions.afz.theorems.constructions import get
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, compare_constructions, verify
+from proofcheck.constructions.afz.theorems.theorem_1_8_seed import (
     construct,
     converge_blocks,
     notes,
     param_formula,
     schedule,
 )
-from proofcheck.cli import main
-from proofcheck.io.examples import sample
-from lemmas.claim_check import check_network
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.examples import sample
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.dataset import Dataset, Pair
 from mutate import with_parameter
 from proofcheck.kernel.model import Transformer
-from lemmas.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict, combine
 
 F = Fraction
@@ -277,7 +277,7 @@ def test_seed_serves_theorem_1_8_only():
 
 
 def test_float_safe_options_are_refused():
-    from lemmas.afz.options import ConstructionOptions
+    from proofcheck.constructions.afz.options import ConstructionOptions
     ds, _ = sample(limit=3)
     inputs, targets = _io(ds)
     with pytest.raises(ValueError):
@@ -293,8 +293,8 @@ def test_seed_exceeds_the_default_parameter_bound_exactly_where_the_docs_say():
     (param-constant)."""
     import json
 
-    from lemmas.afz.theorems.constructions import certified_constants
-    from proofcheck.io.certificate_writer import seal, theorem_certificate
+    from proofcheck.constructions.afz.theorems.constructions import certified_constants
+    from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
     from proofcheck.kernel.verify import verify_certificate
     for d in (2, 3, 4):
         for M in range(1, 60):

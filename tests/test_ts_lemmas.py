@@ -1,4 +1,4 @@
-"""Takakura–Suzuki statements (lemmas/ts, SPEC §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
+"""Takakura–Suzuki statements (proofcheck/constructions/ts, docs/spec.md §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
 the default (faithful) readings verify and print each variant as a note with its
 witness, every variant reading is refuted with an exact witness, every check can
 fail, and hypothesis searches C.1/E.1 instances for counterexamples."""
@@ -11,7 +11,7 @@ import pytest
 from flint import arb, ctx
 from hypothesis import given, settings
 
-from lemmas.ts import (
+from proofcheck.constructions.ts import (
     bernstein_union,
     competitors,
     near_orthogonal,
@@ -20,13 +20,13 @@ from lemmas.ts import (
     score_lipschitz,
     softmax_concentration,
 )
-from lemmas.afz.theorems import softmax_collapse as softmax_collapse_mod
-from lemmas.ts.search import strategy
-from proofcheck.registry import find, load
-from proofcheck.runs.lemma import run_checks
-from proofcheck.cli import main
-from lemmas.ts import balls
-from proofcheck.checks import CheckResult
+from proofcheck.constructions.afz.theorems import softmax_collapse as softmax_collapse_mod
+from proofcheck.constructions.ts.search import strategy
+from proofcheck.frontend.registry import find, load
+from proofcheck.frontend.runs.lemma import run_checks
+from proofcheck.frontend.cli import main
+from proofcheck.constructions.ts import balls
+from proofcheck.constructions.results import CheckResult
 from proofcheck.kernel.verdicts import Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)
@@ -310,7 +310,7 @@ def test_g2_exact_laws_and_wrong_bound():
 
 # ------------------------------------------------------------------ search fallback
 def test_search_without_hypothesis_is_seeded_and_finds_counterexamples():
-    from lemmas.ts.search import search
+    from proofcheck.constructions.ts.search import search
     chk = softmax_concentration.check_instance
     a = search(softmax_concentration.gen_theta, chk, 5, 15, use_hypothesis=False)
     b = search(softmax_concentration.gen_theta, chk, 5, 15, use_hypothesis=False)
@@ -329,7 +329,7 @@ def test_seeded_searches_leave_no_hypothesis_folder(tmp_path):
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    code = ("import sys\nfrom hypothesis import configuration\nfrom proofcheck.cli import main\n"
+    code = ("import sys\nfrom hypothesis import configuration\nfrom proofcheck.frontend.cli import main\n"
             "codes = [main(['lemma', s]) for s in ('C.1', 'C.4', 'E.1', 'G.2')]\n"
             "left = getattr(configuration, '__hypothesis_home_directory')\n"
             "print('CODES', codes, 'STORAGE', left)\n")

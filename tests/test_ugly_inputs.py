@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 
 
 def _ds(name="t", d=2, inp=(("0", "0"), ("1", "2")), out=(("3", "3"),)):

@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import pytest
 
-from lemmas.afz.theorems.constructions import get
+from proofcheck.constructions.afz.theorems.constructions import get
 from mutate import with_parameter
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import seal, theorem_certificate
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.dataset import Dataset, Pair, dataset_to_json
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
@@ -89,7 +89,7 @@ def test_causal_refuted_line_names_construction_reading_and_obstruction(capsys):
 
 def _mutated(monkeypatch, how):
     """The default construction with its network changed by ``how(net) -> net``."""
-    import lemmas.afz.theorems.theorem_1_6 as t16
+    import proofcheck.constructions.afz.theorems.theorem_1_6 as t16
     real = t16.construct
 
     def construct(*a, **k):
@@ -129,7 +129,7 @@ def test_wrong_softmax_network_is_refuted_at_the_hardmax_limit(monkeypatch, tmp_
 
 
 def test_limit_claim_check_names_the_wrong_block(monkeypatch):
-    from lemmas.afz.theorems.theorem_1_8 import verify
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import verify
     _mutated(monkeypatch, _last_snap_off)
     sc = verify(small(), simulate_num=False)
     assert sc.certificate.verdict is Verdict.REFUTED
@@ -146,8 +146,8 @@ def test_limit_witness_needs_a_miss_and_no_tie():
     stopped at a tie, and refutes a miss with its code."""
     from proofcheck.kernel.softmax import plain_trajectory
     from proofcheck.kernel.theorem import limit_witness
-    from lemmas.afz.theorems.theorem_1_8 import SCALES
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
     ds = small()
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
@@ -162,7 +162,7 @@ def test_limit_witness_needs_a_miss_and_no_tie():
 
 def test_construction_that_raises_is_refuted_not_an_internal_error(monkeypatch, tmp_path,
                                                                     capsys):
-    import lemmas.afz.theorems.theorem_1_8_seed as seed
+    import proofcheck.constructions.afz.theorems.theorem_1_8_seed as seed
 
     def boom(*a, **k):
         raise ValueError("no leader")
@@ -182,8 +182,8 @@ def test_a_claim_that_fails_beside_a_passing_network_is_one_refuted(monkeypatch,
     before, the certificate stated REFUTED, the kernel found its content VERIFIED and the
     run ended ERROR (exit 4).  Now the run is REFUTED by its own check, the kernel's
     verdict on the content is printed beside it and no certificate is written."""
-    import lemmas.afz.theorems.theorem_1_6 as t16
-    from lemmas.claims import Fixed
+    import proofcheck.constructions.afz.theorems.theorem_1_6 as t16
+    from proofcheck.constructions.claims import Fixed
     real = t16.construct
 
     def construct(*a, **k):
@@ -205,7 +205,7 @@ def test_a_claim_that_fails_beside_a_passing_network_is_one_refuted(monkeypatch,
 
 @pytest.fixture(scope="module")
 def seed_run():
-    from lemmas.afz.theorems.theorem_1_8 import verify
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import verify
     ds = small()
     return ds, verify(ds, simulate_num=False, construction="seed")
 
@@ -213,7 +213,7 @@ def seed_run():
 def test_seed_run_proves_its_converge_layers(seed_run):
     """The converge profile's proof and the instance check run in every seed run; the
     flats' half-widths the construction reports are those of the layers it built."""
-    from lemmas.afz.theorems.theorem_1_8_seed import built_flats
+    from proofcheck.constructions.afz.theorems.theorem_1_8_seed import built_flats
     _, sc = seed_run
     names = {r.name.split(":")[0]: r.verdict for r in sc.results}
     assert names["converge symbolic"] is Verdict.VERIFIED
@@ -222,7 +222,7 @@ def test_seed_run_proves_its_converge_layers(seed_run):
 
 
 def test_a_converge_layer_not_the_proved_one_is_refuted(seed_run):
-    from lemmas.afz.theorems.theorem_1_8_seed import converge_layers, softmax_checks
+    from proofcheck.constructions.afz.theorems.theorem_1_8_seed import converge_layers, softmax_checks
     ds, sc = seed_run
     c = copy.copy(sc.construction)
     blk = converge_layers(c)[0][0]
@@ -235,7 +235,7 @@ def test_a_converge_layer_not_the_proved_one_is_refuted(seed_run):
 def test_a_box_straddling_a_converge_kink_under_a_passing_certificate_is_refuted(seed_run):
     """The printed condition is a check: a passing certificate whose box straddles a
     converge kink (the mechanism the construction states fails) is never VERIFIED."""
-    from lemmas.afz.theorems.theorem_1_8_seed import converge_layers, softmax_checks
+    from proofcheck.constructions.afz.theorems.theorem_1_8_seed import converge_layers, softmax_checks
     _, sc = seed_run
     blk = converge_layers(sc.construction)[0][0]
     raw = [dict(b, straddles=1) if b["block"] == blk and b["sublayer"] == "FF" else b
@@ -270,10 +270,10 @@ def test_kernel_constants_are_proved_bounds_of_the_exact_counts():
 def _bounded_cert(ds, extra_blocks=0):
     """The bounded construction's certificate of ``ds``, with ``extra_blocks`` identity
     blocks appended (a mutant building more blocks than its formula, the stated R kept)."""
-    from lemmas.afz.theorems.constructions import certified_constants
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import certified_constants
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     from proofcheck.kernel.model import Block, Transformer
-    from proofcheck.layers import identity_ff, identity_sa
+    from proofcheck.constructions.layers import identity_ff, identity_sa
     tc = verify(ds, construction=get("bounded", "1.6"))
     net = tc.construction.net
     net = Transformer(net.d, list(net.blocks) + [Block(identity_ff(), identity_sa())] * extra_blocks)
@@ -305,9 +305,9 @@ def test_bounded_block_formula_is_the_kernels_from_the_dataset(stated_r):
 def test_bounded_construction_side_formula_reads_the_dataset():
     """Two extra blocks with the construction's report inflated to match (two more
     snaps): the check with the dataset's M' and D' refutes it, the report alone would not."""
-    from lemmas.afz.theorems import bounded
+    from proofcheck.constructions.afz.theorems import bounded
     from proofcheck.kernel.model import Block, Transformer
-    from proofcheck.layers import identity_ff, identity_sa
+    from proofcheck.constructions.layers import identity_ff, identity_sa
     ds = Dataset("one", 2, (Pair((_f(0, 0), _f(1, 2)), (_f(3, -1),)),))
     targets = [list(p.outputs) for p in ds.pairs]
     c = bounded.construct([list(p.inputs) for p in ds.pairs], targets, 2)
@@ -376,7 +376,7 @@ def test_exact_limit_with_a_box_across_a_kink_is_inconclusive_and_writable(seed_
     limit is exact (no limit witness), but at the seed's tau_cert the box straddles the
     kink and the final box is no point.  Its certificate at that tau states INCONCLUSIVE
     and the kernel agrees (exit 3); stating REFUTED, it cannot be established."""
-    from lemmas.afz.softmax_certifier import certify
+    from proofcheck.constructions.afz.softmax_certifier import certify
     ds, sc = seed_run
     c = sc.construction
     inputs = [list(p.inputs) for p in ds.pairs]

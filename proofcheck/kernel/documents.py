@@ -1,4 +1,4 @@
-"""Strict JSON reading (SPEC §3), the first step of every document the kernel reads: UTF-8 text
+"""Strict JSON reading (docs/spec.md §3), the first step of every document the kernel reads: UTF-8 text
 (a BOM accepted) of at most :data:`MAX_FILE_BYTES`, no duplicate key in any object, JSON integers
 of at most ``MAX_STRING_LENGTH`` digits (longer than CPython's 4300-digit limit: converted by
 :func:`~proofcheck.kernel.numbers.digits_to_int`, the process-wide limit untouched), nesting no

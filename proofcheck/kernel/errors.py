@@ -1,4 +1,4 @@
-"""Exceptions that end a run (SPEC §5): ``BadInput``, ``Inadmissible`` (exit 2, with
+"""Exceptions that end a run (docs/spec.md §5): ``BadInput``, ``Inadmissible`` (exit 2, with
 the JSON path or file), ``ResourceLimit`` (exit 4)."""
 
 
@@ -18,7 +18,7 @@ class BadInput(Exception):
 
 
 class Inadmissible(BadInput):
-    """A well-formed dataset that violates a hypothesis of Theorems 1.6/1.8 (SPEC §1)."""
+    """A well-formed dataset that violates a hypothesis of Theorems 1.6/1.8 (docs/spec.md §1)."""
 
     kind = "INADMISSIBLE"
 

@@ -1,4 +1,4 @@
-"""The plain exact evaluator: SPEC §1's formulas on python-flint ``fmpq_mat``, every token of a
+"""The plain exact evaluator: docs/spec.md §1's formulas on python-flint ``fmpq_mat``, every token of a
 layer at once.  FF: ``eta x + W relu(U x + b)``; SA: ``rho x_i + sum_h V_h sum_l pi^h_il x_l``,
 ``pi^h_i`` the attention rule's weights on the score row ``s_il = <A_h x_i, x_l>`` over the keys
 token i may see (:func:`allowed`: all of them, or ``0..i`` under a causal mask).  It uses these
@@ -526,7 +526,7 @@ def _key(token) -> tuple:
 
 
 def interpolation_witness(outputs, targets):
-    """Exact set equality per pair, both inclusions (SPEC §1): ``(witness or None,
+    """Exact set equality per pair, both inclusions (docs/spec.md §1): ``(witness or None,
     multiplicities)``."""
     mults = []
     for j, (out, tgt) in enumerate(zip(outputs, targets, strict=True)):

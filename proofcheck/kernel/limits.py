@@ -1,4 +1,4 @@
-"""Resource bounds of a check (SPEC §5: exit 4 is "internal error or resource limit"); exceeding
+"""Resource bounds of a check (docs/spec.md §5: exit 4 is "internal error or resource limit"); exceeding
 one is RESOURCE-LIMIT (exit 4) naming it: nothing was decided. Values: no numerator or denominator
 over :data:`MAX_VALUE_BITS` bits, on every route, after every sub-layer.  Work: every step charges,
 before it runs, to ``max(MIN_UNITS, UNITS_PER_BYTE x certificate bytes)`` units: one unit per exact

@@ -1,4 +1,4 @@
-"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
+"""The ONE number parser (docs/spec.md §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
 and the ONE display form of a number (:func:`fmt_num`).  Accepted: JSON integers (any size),
 strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (no white space, neither around nor
 inside), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
@@ -78,7 +78,7 @@ def _write_digits(n: int, powers: dict) -> str:
 
 
 def parse_string(raw: str, path: str | None = None, what: str = "value") -> Fraction:
-    """The rational a number string spells (SPEC §3: ``"p/q"``, an integer, a decimal with an
+    """The rational a number string spells (docs/spec.md §3: ``"p/q"``, an integer, a decimal with an
     optional exponent; the grammar :data:`NUMBER_PATTERN`); ``BadInput`` at ``path`` (``what``
     names the value) for any other string, a zero denominator, an exponent over
     :data:`MAX_EXPONENT` or more than :data:`MAX_STRING_LENGTH` characters."""

@@ -1,7 +1,7 @@
-"""The kernel's own reader (SPEC §3): a parsed JSON document (:mod:`.documents`) checked field by
+"""The kernel's own reader (docs/spec.md §3): a parsed JSON document (:mod:`.documents`) checked field by
 field as a ``proofcheck-certificate/1`` or ``/2`` or a ``proofcheck-dataset/1`` — every key, type,
 range, string pattern and number — and returned as the same tree with every number read ONCE
-into the kernel's types: an exact value (a JSON integer or a number string of SPEC §3's grammar,
+into the kernel's types: an exact value (a JSON integer or a number string of docs/spec.md §3's grammar,
 :func:`~proofcheck.kernel.numbers.parse_string`) becomes a ``Fraction``, an integer field an
 ``int``; a dataset file's JSON float stays a finite ``float`` (the dataset reader takes its exact
 binary value and notes it).  Non-finite floats (the literals ``NaN``, ``Infinity``) are refused
@@ -71,7 +71,7 @@ def _wrong_type(x, path: str, want: str) -> BadInput:
 
 @dataclass(frozen=True)
 class Exact:
-    """An exact rational (SPEC §3): a JSON integer or a number string -> ``Fraction``;
+    """An exact rational (docs/spec.md §3): a JSON integer or a number string -> ``Fraction``;
     ``floats``: a finite JSON float is also accepted and kept (dataset files only)."""
 
     floats: bool = False
@@ -288,7 +288,7 @@ class Choice:
 
 @dataclass(frozen=True)
 class DataValue:
-    """A lemma's data (SPEC §3): exact numbers, booleans, ``null``, lists and objects of them."""
+    """A lemma's data (docs/spec.md §3): exact numbers, booleans, ``null``, lists and objects of them."""
 
     def read(self, x, path, cache):
         if x is None or type(x) is bool:
@@ -337,7 +337,7 @@ class MapOf:
         return {k: self.item.read(v, key_path(path, k), cache) for k, v in x.items()}
 
 
-# ------------------------------------------------------------------ the formats (SPEC §3)
+# ------------------------------------------------------------------ the formats (docs/spec.md §3)
 
 VERDICT = OneOf(("VERIFIED", "VERIFIED-CERTIFIED", "REFUTED", "INCONCLUSIVE", "ERROR"))
 SHA256 = Text(64, 64, r"[0-9a-f]{64}")
@@ -516,7 +516,7 @@ def _read(form, doc, root: str):
 
 
 def read_certificate(doc) -> dict:
-    """The certificate ``doc`` (parsed JSON, ``proofcheck-certificate/1`` or ``/2``, SPEC §3)
+    """The certificate ``doc`` (parsed JSON, ``proofcheck-certificate/1`` or ``/2``, docs/spec.md §3)
     with every field checked and every number read (module docstring); ``BadInput`` at the
     JSON path of the first violation (a top level that is not an object: at ``$``; another
     format: at ``$.format``)."""
@@ -532,7 +532,7 @@ def read_certificate(doc) -> dict:
 
 
 def read_dataset(doc, root: str = "$") -> dict:
-    """A ``proofcheck-dataset/1`` file's object (SPEC §3; ``root``: its JSON path) checked and
+    """A ``proofcheck-dataset/1`` file's object (docs/spec.md §3; ``root``: its JSON path) checked and
     read: coordinates as Fractions, JSON floats kept as finite floats; ``BadInput`` at the
     path of the first violation.  Token length against ``d`` and admissibility are the dataset
     reader's (:mod:`proofcheck.kernel.dataset`)."""

@@ -1,4 +1,4 @@
-"""The exact JSON form of networks (SPEC §3; written by :mod:`proofcheck.io.certificate_writer`)
+"""The exact JSON form of networks (docs/spec.md §3; written by :mod:`proofcheck.frontend.io.certificate_writer`)
 and canonical digests: ``{"d", "blocks": [{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa":
 {"rho", "A": {"lam", "left", "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact
 numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path)."""

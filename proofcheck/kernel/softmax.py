@@ -1,5 +1,5 @@
 """The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F`` and per-layer
-bounds (SPEC §4 "Softmax"), in one pass, with no search.  Every token i lies, for EVERY ``0 < tau'
+bounds (docs/spec.md §4 "Softmax"), in one pass, with no search.  Every token i lies, for EVERY ``0 < tau'
 <= tau``, in the box ``xhat_i +- r_i`` around its exact HARDMAX value; the pass walks the records of
 the hardmax trajectory with the radii:
 
@@ -72,7 +72,7 @@ def down64(x: fmpq) -> fmpq:
 
 def exp_upper(y: fmpq, F: int) -> fmpq:
     """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2`` (``ln 2
-    < 0.6932``), else the upper end of arb's 64-bit ball (never ``mpmath.iv``: SPEC §6)."""
+    < 0.6932``), else the upper end of arb's 64-bit ball (never ``mpmath.iv``: docs/spec.md §6)."""
     if y >= F * LN2_UPPER:
         return fmpq(1, 1 << F)
     with ctx.workprec(64):

@@ -1,4 +1,4 @@
-"""The statements whose checks the kernel trusts (SPEC §2), from nothing outside
+"""The statements whose checks the kernel trusts (docs/spec.md §2), from nothing outside
 the kernel: catalogue ids and aliases, each lemma's instance form and re-deriving
 module, the budgets of Theorems 1.6 / 1.8 and, per construction the kernel knows, its
 block formula and proved parameter constant (:data:`KNOWN_CONSTRUCTIONS`).  The project's
@@ -8,7 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
-#: every catalogue id (SPEC §2 and the project's later additions)
+#: every catalogue id (docs/spec.md §2 and the project's later additions)
 CATALOGUE_IDS = (
     "3.1", "3.2", "3.2p", "3.3", "4.1", "4.2", "4.3", "separation", "leaders", "collapse",
     "interpolation", "tag-growth", "1.6", "1.8", "1.8-collapse", "softmax-gap", "tikhonov",
@@ -28,18 +28,18 @@ LEMMA_FORMS = {"3.1": ("FF", 1, "translation"), "3.2": ("FF", 3, "hat"),
 
 #: the explicit parameter bound of the default construction, P <= PARAM_CONSTANT * d * M
 #: (P = (16d+16)M + (10d+8)R + 6d + 5 with R <= N - 1 <= M - 1 and d >= 2 gives
-#: P <= (26d + 24)M <= 38 d M; SPEC §4 "Budget")
+#: P <= (26d + 24)M <= 38 d M; docs/spec.md §4 "Budget")
 PARAM_CONSTANT = 38
 
-#: each theorem's block budget (SPEC §2) as a function of (N, M), and its attention rule
+#: each theorem's block budget (docs/spec.md §2) as a function of (N, M), and its attention rule
 BUDGETS = {"1.6": ("2M + 2N + 1", lambda N, M: 2 * M + 2 * N + 1, "hardmax"),
            "1.8": ("2M + 3N", lambda N, M: 2 * M + 3 * N, "softmax")}
 
 
 def param_formula(d: int, M: int, R: int) -> int:
-    """Parameters of the construction with R probe rounds (SPEC §4): translation + tag
+    """Parameters of the construction with R probe rounds (docs/spec.md §4): translation + tag
     (6d + 5), R probe + tag blocks (10d + 8 each), M leader moves and snaps with the
-    collapse (16d + 16 each).  The construction (``lemmas/``) imports this."""
+    collapse (16d + 16 each).  The construction (``proofcheck/constructions/``) imports this."""
     return (16 * d + 16) * M + (10 * d + 8) * R + 6 * d + 5
 
 

@@ -1,4 +1,4 @@
-"""Re-checking a theorem certificate (1.6, 1.8; SPEC §2-§5): the embedded dataset (SHA-256,
+"""Re-checking a theorem certificate (1.6, 1.8; docs/spec.md §2-§5): the embedded dataset (SHA-256,
 admissibility, d), the block budget, width <= 4, P <= C d M, the low-rank form and every stated
 constant, then the exact hardmax evaluation with set equality (1.6) or the softmax certificate at
 its stated tau, floor and bounds (1.8), then ``||theta*||^2`` when stated. Malformed content raises
@@ -256,7 +256,7 @@ def check(cert, route: str, shards=None):
         raise BadInput(f"network d = {net.d} but dataset d = {ds.d}", "$.network.d")
     lines = [f"dataset {escape(ds.name)}: N = {ds.N}, M = {ds.M}, d = {ds.d}; SHA-256 matches"]
     facts.extensions = network_extensions(net)
-    if facts.extensions:  # SPEC §1 "Extensions"
+    if facts.extensions:  # docs/spec.md §1 "Extensions"
         lines.append(f"network: {facts.extensions}")
     bad = check_constants(claim, ds, net, lines)
     facts.constant = _constant_fact(claim, ds, net)
@@ -347,7 +347,7 @@ def _hardmax(net, inputs, targets, route, work, lines, shards=None):
 
 
 def network_extensions(net) -> str:
-    """The causal mask and the heads of ``net`` (SPEC §1 "Extensions"), in words ('' for
+    """The causal mask and the heads of ``net`` (docs/spec.md §1 "Extensions"), in words ('' for
     neither): ``causal mask on k of L SA layers, at most H heads per SA layer``."""
     k = sum(bool(b.sa.causal) for b in net.blocks)
     H = max((b.sa.H for b in net.blocks), default=1)
@@ -426,7 +426,7 @@ def _softmax(cert, net, inputs, targets, route, work, lines):
 def limit_witness(traj, targets, tau=None, stop=None, bounds=None) -> Witness | None:
     """The REFUTED witness of a softmax network at its hardmax limit, or ``None``.
 
-    SPEC §1: hardmax (ties averaged) is the tau -> 0 limit of softmax.  When the exact
+    docs/spec.md §1: hardmax (ties averaged) is the tau -> 0 limit of softmax.  When the exact
     hardmax trajectory ``traj`` has no tie (every token's largest score is attained once,
     in every head of every SA layer) the limit holds along the whole network: by
     induction each layer's input tends to its hardmax value, its scores keep their

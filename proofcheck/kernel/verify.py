@@ -1,4 +1,4 @@
-"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: the kernel's
+"""``verify``: re-check a certificate (docs/spec.md §3, §5) with no construction or search: the kernel's
 reader (:mod:`.reader`: every field and number, before any arithmetic; malformed: ``BadInput``,
 exit 2), the digest (ERROR on mismatch),
 the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the re-derived

@@ -1229,7 +1229,7 @@ class FlintBackend:
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
             return state, [], None
-        if sa.H > 1 or sa.causal:  # SPEC §1 "Extensions": per head, over the allowed keys
+        if sa.H > 1 or sa.causal:  # docs/spec.md §1 "Extensions": per head, over the allowed keys
             state = self._materialize(state)
             charge(state.n * state.d * sa.H, "an SA layer")
             return State(sa_heads(sa, state.X, state.spans, rule), state.spans, state.d,

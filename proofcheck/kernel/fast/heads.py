@@ -1,4 +1,4 @@
-"""Multi-head and causally masked SA on the flint backend (SPEC §1 "Extensions"):
+"""Multi-head and causally masked SA on the flint backend (docs/spec.md §1 "Extensions"):
 ``rho x_i + sum_h V_h m^h_i`` with ``m^h_i = sum_l pi^h_il x_l``, the same values as
 the plain route (:func:`proofcheck.kernel.evaluate.sa_rows`), by two shortcuts:
 

@@ -47,10 +47,11 @@ from __future__ import annotations
 import numpy as np
 from flint import fmpq
 
-from proofcheck.kernel.evaluate import bits
+from proofcheck.kernel.evaluate import score_units
 from proofcheck.kernel.fast import witness
 from proofcheck.kernel.fast.flint import REL, TINY, FlintBackend, gram_floats
 from proofcheck.kernel.limits import charge
+from proofcheck.kernel.model import Factored
 
 SHIFT = 2100        # exponent shifts are clipped here (the result is then 0 or inf)
 GRAM_FLOATS = FlintBackend.GRAM_FLOATS  # float64 Gram entries per block
@@ -163,18 +164,20 @@ def lam_identity_gaps(lam, X, spans):
     tokens or more and its first place, ``(None, (j, i, (c1, c2)))`` for the first tie,
     ``(None, None)`` without such a sequence, or ``None`` when the pre-filter does
     not apply (see the module docstring).  The same values and places as the plain
-    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences.  The
-    work budget is charged, per sequence of ``m`` tokens and bit size ``b``, ``m^2 (d +
-    8)`` for the float64 scores and ``m (d + 8) (b // 1024)`` per row scored exactly:
-    at most the plain route's ``m^2 (d + 8) (1 + b // 1024)``, and exact work on large
-    values is paid at its rate."""
+    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences, and the
+    same charge to the work budget: per sequence of ``m >= 2`` tokens,
+    :func:`~proofcheck.kernel.evaluate.score_units` at twice its values' bit size (the
+    budget is the certificate's, whichever route checks it)."""
     n, d = X.nrows(), X.ncols()
     e = X.entries()
     F = gram_floats(e, n, d)
     if F is None or max((hi - lo for lo, hi in spans), default=0) ** 2 > GRAM_FLOATS:
         return None
-    charge(sum((hi - lo) ** 2 for lo, hi in spans if hi - lo > 1) * (d + 8),
-           "an SA layer (scores)")
+    A = Factored(lam)
+    for lo, hi in spans:
+        if hi - lo > 1:
+            charge(score_units(A, hi - lo, d), "an SA layer (scores)",
+                   2 * max(x.height_bits() for x in e[lo * d:hi * d]))
     h, M = _token_bounds(F, spans)
     many = ~np.isnan(h)
     if not many.any():
@@ -200,12 +203,9 @@ def _exact_gaps(e, d, lam, spans, cand):
     """The smallest exact margin over the tokens ``cand`` and its first place, or the
     first tie (as :func:`lam_identity_gaps`)."""
     seq = np.searchsorted(np.asarray([lo for lo, _ in spans]), cand, side="right") - 1
-    best, lam, size = None, fmpq(lam.numerator, lam.denominator), {}
+    best, lam = None, fmpq(lam.numerator, lam.denominator)
     for i, j in zip(cand.tolist(), seq.tolist()):
         lo, hi = spans[j]
-        if j not in size:
-            size[j] = max(map(bits, e[lo * d:hi * d]))
-        charge((hi - lo) * (d + 8) * (size[j] // 1024), "an SA layer (scores)")
         row = _exact_row(e, d, lam, lo, hi, i)
         top = max(row)
         k = row.index(top)
