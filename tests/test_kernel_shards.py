@@ -1,5 +1,5 @@
 """The kernel's re-check in shards of consecutive pairs (proofcheck.kernel.shards,
-proofcheck.distributed.kernel_shards): on refuted certificates (weights mutated so that
+proofcheck.frontend.runs.distributed.kernel_shards): on refuted certificates (weights mutated so that
 several pairs fail) every split gives the verdict, route and witness of one process; a
 shard that did not complete, raised or failed a witness check is ERROR, never a pass; a
 shard over the value bound or the shards together over the certificate's budget are
@@ -17,13 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import proofcheck.kernel.fast  # noqa: F401  (the fast route, as verify loads it)
-from proofcheck.io.certificate_writer import certificate_bytes, seal
-from proofcheck.io.examples import sample
+from proofcheck.frontend.io.certificate_writer import certificate_bytes, seal
+from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.errors import ResourceLimit, WitnessCheckFailed
 from proofcheck.kernel.shards import PairsJob, ShardFailed, bounds, combine, run_shard
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
-from proofcheck.runs.theorem import run_theorem
+from proofcheck.frontend.runs.theorem import run_theorem
 
 PAIRS = 24
 #: the pairs whose snap (one phase-I block per target, in pair order) is mutated
@@ -174,7 +174,7 @@ def test_bounds_tile_the_pairs(lengths, n):
 def test_dask_shards_equal_one_process_and_a_lost_worker_is_error(certs):
     pytest.importorskip("dask.distributed")
     import dask
-    from proofcheck.distributed import kernel_shards
+    from proofcheck.frontend.runs.distributed import kernel_shards
     _, bad = certs
     one = verify_certificate(bad, route="fast")
     stats = {}
@@ -186,7 +186,7 @@ def test_dask_shards_equal_one_process_and_a_lost_worker_is_error(certs):
     real = ks.run_shard
     try:
         ks.run_shard = lambda *a: os._exit(3)
-        import proofcheck.distributed as pd
+        import proofcheck.frontend.runs.distributed as pd
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
             out = verify_certificate(bad, route="fast", shards=pd.kernel_shards(workers=2))
     finally:
@@ -198,7 +198,7 @@ def test_dask_shards_equal_one_process_and_a_lost_worker_is_error(certs):
 # ------------------------------------------------------------ the run's forked re-check
 
 def test_a_forked_recheck_gives_the_in_process_verdict(monkeypatch):
-    import proofcheck.runs.recheck as rr
+    import proofcheck.frontend.runs.recheck as rr
     monkeypatch.setattr(rr, "FORK_BYTES", 0)
     run = run_theorem("1.6", sample(limit=6)[0])
     assert run.verdict is Verdict.VERIFIED and run.recheck.waited is not None
@@ -210,7 +210,7 @@ def test_a_forked_recheck_gives_the_in_process_verdict(monkeypatch):
                                         (lambda: os.kill(os.getpid(), signal.SIGKILL),
                                          "signal 9")])
 def test_a_forked_recheck_that_dies_is_error(monkeypatch, death, why):
-    import proofcheck.runs.recheck as rr
+    import proofcheck.frontend.runs.recheck as rr
     monkeypatch.setattr(rr, "FORK_BYTES", 0)
     data = certificate_bytes(run_theorem("1.6", sample(limit=3)[0]).certificate)
     monkeypatch.setattr(rr, "recheck", lambda *a, **k: death())

@@ -1,11 +1,11 @@
 """The kernel's evaluation of a theorem certificate's pairs, whole or in shards of consecutive
-pairs (SPEC §1: an FF layer acts token by token and attention stays inside a sequence, so the
+pairs (docs/spec.md §1: an FF layer acts token by token and attention stays inside a sequence, so the
 trajectory of each sequence is a function of that sequence and the network alone).
 
 :func:`run_shard` is the shard runner: the evaluation of pairs ``j0 <= j < j1`` on the route(s)
 the kernel chose for the whole certificate, under a work budget of its own; :func:`combine`
 merges the shards' answers into what one process over every pair gives.  Whoever runs the shards
-(a local pool, Dask: :mod:`proofcheck.distributed`) calls these two and nothing else of the
+(a local pool, Dask: :mod:`proofcheck.frontend.runs.distributed`) calls these two and nothing else of the
 kernel's decision; every check that is not per pair (reader, digest, dataset SHA-256 and
 admissibility, constants, low rank, ``||theta*||^2``) runs once, in the process that calls
 :func:`proofcheck.kernel.verify.verify_certificate`.

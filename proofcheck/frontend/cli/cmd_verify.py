@@ -10,7 +10,7 @@ that an output error (closed pipe, full disk) keeps it (see ``proofcheck.fronten
 from __future__ import annotations
 
 
-from proofcheck.cli.common import integer_arg
+from proofcheck.frontend.cli.common import integer_arg
 
 
 def register(sub) -> None:
@@ -101,9 +101,9 @@ def _shards(args):
     if args.workers is None and args.scheduler is None:
         return None
     from proofcheck.kernel.errors import BadInput
-    from proofcheck.runs.theorem import TheoremOptions, validate_dask
+    from proofcheck.frontend.runs.theorem import TheoremOptions, validate_dask
     validate_dask(TheoremOptions(workers=args.workers, scheduler=args.scheduler))
-    from proofcheck.distributed import kernel_shards
+    from proofcheck.frontend.runs.distributed import kernel_shards
     try:
         return kernel_shards(workers=args.workers, scheduler=args.scheduler)
     except ValueError as e:

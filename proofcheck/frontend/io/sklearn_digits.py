@@ -1,5 +1,5 @@
 """scikit-learn's bundled handwritten digits (the ``data`` extra): the one module
-that reads them.  :func:`proofcheck.io.examples.digits` turns the images
+that reads them.  :func:`proofcheck.frontend.io.examples.digits` turns the images
 into patch sequences."""
 from __future__ import annotations
 

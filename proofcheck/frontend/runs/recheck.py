@@ -53,15 +53,15 @@ class Recheck:
 def recheck(cert: dict | bytes, shards=None, quiet: bool = False) -> Recheck:
     """Re-check ``cert`` with the kernel, on its default route (the fast tier is loaded, so
     large certificates take the fast route, as ``verify`` does): the bytes of a certificate
-    file (:func:`~proofcheck.io.certificate_writer.certificate_bytes`, read back by the
+    file (:func:`~proofcheck.frontend.io.certificate_writer.certificate_bytes`, read back by the
     kernel's own reader, as ``verify FILE`` reads them) or a sealed certificate dict.
-    ``shards``: the pairs evaluated in shards (:func:`proofcheck.distributed.kernel_shards`).
+    ``shards``: the pairs evaluated in shards (:func:`proofcheck.frontend.runs.distributed.kernel_shards`).
     Progress on stderr while it runs (a line at least every few seconds,
-    :func:`proofcheck.progress.phase`; none with ``quiet``)."""
+    :func:`proofcheck.frontend.progress.phase`; none with ``quiet``)."""
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route, as `verify` does)
     from proofcheck.kernel.documents import loads_bytes
     from proofcheck.kernel.verify import verify_certificate
-    from proofcheck.progress import phase
+    from proofcheck.frontend.progress import phase
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         with phase("kernel re-check", quiet=quiet):
@@ -121,7 +121,7 @@ class Pending:
         stderr while it runs); a process that ends without one is ERROR."""
         if self.pid is None:
             return recheck(self.data, self.shards)
-        from proofcheck.progress import phase
+        from proofcheck.frontend.progress import phase
         t0 = time.perf_counter()
         with phase("kernel re-check"):
             with os.fdopen(self.fd, "rb") as f:

@@ -197,7 +197,7 @@ def run_theorem(theorem: str, dataset, info: dict | None = None,
     module docstring.  Call :func:`validate` first for options from a user.
 
     The certificate is serialized once, to the bytes its file holds, and the kernel reads
-    those bytes back (:func:`proofcheck.runs.recheck.recheck`).  Theorem 1.6 seals it as
+    those bytes back (:func:`proofcheck.frontend.runs.recheck.recheck`).  Theorem 1.6 seals it as
     soon as the network and its constants exist, stating the verdict of the constant checks
     (the verdict its content holds unless the evaluation fails), and the kernel's re-check
     starts then: in a forked process, beside the construction's own exact check (two
@@ -224,7 +224,7 @@ def run_theorem(theorem: str, dataset, info: dict | None = None,
 def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
     """Theorem 1.6: the certificate sealed and its re-check started once the network and
     its constants exist (:func:`run_theorem`)."""
-    from proofcheck.runs.recheck import start
+    from proofcheck.frontend.runs.recheck import start
     started: dict = {}
 
     def built(c, checks, consts):
@@ -249,17 +249,17 @@ def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
 
 def _kernel_shards(opts: TheoremOptions):
     """The kernel's re-check sharded over Dask as the run's ``--workers``/``--scheduler``
-    say (:func:`proofcheck.distributed.kernel_shards`), or ``None``."""
+    say (:func:`proofcheck.frontend.runs.distributed.kernel_shards`), or ``None``."""
     if opts.workers is None and opts.scheduler is None:
         return None
-    from proofcheck.distributed import kernel_shards
+    from proofcheck.frontend.runs.distributed import kernel_shards
     return kernel_shards(workers=opts.workers, scheduler=opts.scheduler)
 
 
 def _sealed(theorem: str, dataset, net, constants, opts: TheoremOptions, verdict,
             check=None) -> tuple[dict, bytes]:
     """The run's sealed certificate stating ``verdict`` and the bytes of its file."""
-    from proofcheck.io.certificate_writer import certificate_bytes
+    from proofcheck.frontend.io.certificate_writer import certificate_bytes
     cert = _certificate(theorem, dataset, net, constants, opts, verdict, check)
     return cert, certificate_bytes(cert)
 
@@ -282,7 +282,7 @@ def _restate(run: "TheoremRun") -> None:
     want = _stated(run)
     if want.value == run.certificate["verdict"]:
         return
-    from proofcheck.runs.recheck import start
+    from proofcheck.frontend.runs.recheck import start
     run.certificate, run.certificate_bytes = _sealed(
         run.statement, run.dataset, run.check.construction.net, run.check.constants,
         run.options, want, run.check)
@@ -328,8 +328,8 @@ def _causal_refutation(check, dataset, opts: TheoremOptions, reading) -> str:
 
 
 def _check_16(dataset, opts: TheoremOptions, hooks: Hooks, on_built=None):
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     if opts.attention == "causal":
         from proofcheck.constructions.causal.constructions import get as causal_get
         from proofcheck.constructions.causal.under_mask import verify_causal
@@ -372,8 +372,8 @@ def _certificate(theorem: str, dataset, net, constants, opts: TheoremOptions, ve
     ``verdict``.  A 1.8 certificate (``check``: the run's ``SoftmaxCheck``) states
     tau_cert, else the given ``--tau``, else the tau of the failing certificate (positive:
     the search's first temperature when even the tau -> 0 limit fails)."""
-    from lemmas.afz.theorems.constructions import certified_constants
-    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.constructions.afz.theorems.constructions import certified_constants
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
     v, consts = verdict, certified_constants(constants)
     name = constants.get("construction", opts.construction)
     if theorem == "1.6":

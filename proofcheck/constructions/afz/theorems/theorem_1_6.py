@@ -202,7 +202,7 @@ def verify(dataset, backend: str = "flint", progress=None, r=Fraction(32),
     ``checker(net, inputs, targets, claims, backend=..., progress=...)`` replaces the
     kernel's :func:`~proofcheck.constructions.claim_check.check_network` (the pipeline layer
     passes the Dask-sharded check here).  ``options``: construction options
-    (:class:`lemmas.afz.options.ConstructionOptions`; None: the default).
+    (:class:`proofcheck.constructions.afz.options.ConstructionOptions`; None: the default).
     ``on_built(construction, checks, constants)`` (optional) is called once the network and
     its constant checks exist, before the exact check (the pipeline layer seals the
     certificate there and starts the kernel's re-check of it).
