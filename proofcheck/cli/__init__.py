@@ -29,7 +29,7 @@ from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 
 COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report", "cmd_experiment",
-            "cmd_export", "cmd_audit", "cmd_generate"]
+            "cmd_export", "cmd_audit", "cmd_generate", "cmd_coq"]
 
 
 def build_parser() -> argparse.ArgumentParser:

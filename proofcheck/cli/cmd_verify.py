@@ -30,6 +30,11 @@ def register(sub) -> None:
                    "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
                    "against plain by the tests) or auto (fast above a size; default); "
                    "e.g. --route plain")
+    q.add_argument("--coq", action="store_true",
+                   help="also re-check with Coq's kernel (docs/coq.md; needs coqc): the VERDICT "
+                   "line names both checkers when both passed, a disagreement is ERROR (exit 4)")
+    from proofcheck.cli.cmd_coq import coq_options
+    coq_options(q, "coq-")
     q.set_defaults(func=cmd_verify)
 
 
@@ -58,6 +63,11 @@ def cmd_verify(args) -> int:
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)
     from proofcheck.kernel.verify import verify_file
     from proofcheck.cli.common import outcome_line
+    if args.coq:  # before the kernel: Coq missing is exit 2, never a kernel-only pass
+        from proofcheck.cli.cmd_coq import preflight
+        if (why := preflight(args.file)) is not None:
+            print(f"coq: not run ({why})")
+            return 2
     dataset = None
     if args.dataset is not None:
         from proofcheck.io.datasets import load_dataset
@@ -69,6 +79,9 @@ def cmd_verify(args) -> int:
         print(_printable(ln))
     if (note := _route_note(out)) is not None:
         print(note)
+    if args.coq:
+        from proofcheck.cli.cmd_coq import verify_with_coq
+        return verify_with_coq(args, out, code)
     print(f"\n{_printable(outcome_line(out))}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "
