@@ -88,7 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", metavar="TEXT", help="run only rows whose name contains TEXT")
     ap.add_argument("--jobs", type=int, default=2, help="Coq runs at a time (default 2)")
     ap.add_argument("--readme", action="store_true", help="print the README block and exit")
-    ap.add_argument("--out", default=str(RESULTS), help="results file (default bench/results-coq.json)")
+    ap.add_argument("--out", default=str(RESULTS),
+                    help="results file (default bench/results-coq.json)")
     a = ap.parse_args(argv)
     if a.readme:
         print(render_readme(json.loads(Path(a.out).read_text())))

@@ -142,7 +142,8 @@ def test_a_decimal_spelling_of_another_value_is_refuted(coq_library, tmp_path):
     tok = cert["dataset"]["pairs"][3]["output"][0]
     tok[1] = f"{tok[1]}.5" if "/" not in str(tok[1]) else "1.5"
     out = _check(coq_library, cert, tmp_path)
-    assert (out.status, out.witness["code"], out.witness["pair"]) == ("REFUTED", "output-not-target", 3)
+    assert (out.status, out.witness["code"], out.witness["pair"]) == (
+        "REFUTED", "output-not-target", 3)
 
 
 def test_chunks_run_in_parallel_and_all_must_pass(coq_library):
@@ -154,3 +155,56 @@ def test_chunks_run_in_parallel_and_all_must_pass(coq_library):
 def test_a_run_past_its_time_bound_is_a_resource_limit(coq_library, capsys):
     assert main(["coq", "--timeout", "1", str(CERTS / "theorem-1.6-digits-sample.json")]) == 4
     assert "coq: RESOURCE-LIMIT" in capsys.readouterr().out
+
+
+def _random_network(seed: int, d: int = 3):
+    """Two blocks exercising every path of Coq's checker: partially active FF units, two
+    causal heads (a rank-one A and lambda I + rank one), then an unmasked rank-one tag with
+    rho = 1; small integers, so scores tie."""
+    import random
+    from fractions import Fraction as F
+
+    from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
+    rng = random.Random(seed)
+
+    def v():
+        return tuple(F(rng.randint(-2, 2)) for _ in range(d))
+    ff = FF(F(rng.choice([1, 2, -1])), (v(), v()), (F(rng.randint(-2, 2)), F(1, 2)), (v(), v()))
+    heads = [(Factored(F(0), (v(),), (v(),)), Factored(F(1, 2), (v(),), (v(),))),
+             (Factored(F(1), (v(),), (v(),)), Factored(F(-1), (), ()))]
+    tag = SA(F(1), Factored(F(0), (v(),), (v(),)), Factored(F(3)))
+    return Transformer(d, [Block(ff, SA.multi(F(1, 3), heads, causal=True)),
+                           Block(FF(F(1)), tag)])
+
+
+def _certificate_of(net, seed: int, shift=None) -> dict:
+    """``net``'s certificate on random inputs whose targets are the kernel's own outputs
+    (``shift``: one target coordinate moved by 1/7)."""
+    import random
+    from fractions import Fraction as F
+
+    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.kernel.dataset import Dataset, Pair
+    from proofcheck.kernel.evaluate import run as kernel_run
+    from proofcheck.kernel.verdicts import Verdict
+    rng = random.Random(seed + 100)
+    inputs = [[tuple(F(rng.randint(-3, 3)) for _ in range(net.d)) for _ in range(rng.randint(2, 5))]
+              for _ in range(3)]
+    outs = kernel_run(net, inputs)
+    targets = [list(dict.fromkeys(o)) for o in outs]
+    if shift is not None:
+        t = targets[shift]
+        t[0] = (t[0][0] + F(1, 7),) + t[0][1:]
+    ds = Dataset("random", net.d, tuple(Pair(tuple(x), tuple(y)) for x, y in zip(inputs, targets)))
+    return theorem_certificate("1.6", ds, net, Verdict.VERIFIED)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_coq_and_the_kernel_agree_on_heads_masks_and_ties(coq_library, seed, tmp_path):
+    out = _check(coq_library, _certificate_of(_random_network(seed), seed), tmp_path)
+    assert (out.status, out.witness) == ("VERIFIED", None), out.detail
+
+
+def test_a_target_the_kernel_does_not_reach_is_refuted(coq_library, tmp_path):
+    out = _check(coq_library, _certificate_of(_random_network(1), 1, shift=2), tmp_path)
+    assert (out.status, out.witness["pair"]) == ("REFUTED", 2)

@@ -28,7 +28,8 @@ def register(sub) -> None:
         "against the semantics of SPEC §1 in coq/theories (a checker proved sound there, no "
         "axioms).  Theorem 1.6: set equality per pair; a lemma: the stated instance outputs.  "
         "Nothing proofcheck computed is trusted.  Needs coqc (docs/coq.md).",
-        epilog="example: python -m proofcheck coq reports/certificates/theorem-1.6-digits-sample.json")
+        epilog="example: python -m proofcheck coq "
+        "reports/certificates/theorem-1.6-digits-sample.json")
     q.add_argument("file", metavar="CERT", help="the certificate (JSON); e.g. c.json")
     q.add_argument("--out", metavar="DIR", help="keep the generated Coq files in DIR (a new or "
                    "empty folder); e.g. --out /tmp/coq-run")

@@ -3,12 +3,14 @@
 The spellings of SPEC §3 map to literals of ``cert_scope`` (coq/theories/Semantics.v), whose
 parser keeps every digit; Coq computes their values:
 
-* a JSON integer ``-12``: its decimal digits, ``-12``;
+* a JSON integer ``-12``: its decimal digits, ``(-12)``;
 * ``"p/q"``: ``(p/q)`` with a leading ``+`` dropped (``"+3/6"`` -> ``(3/6)``); a denominator
   of zeros only is refused;
 * ``"-7"``, ``"0.125"``, ``"1.5e-3"``, ``"2E+4"``: the same characters, except a leading ``+``
   dropped, ``"0"`` written before a bare fraction (``".5"`` -> ``0.5``) and a dot without
-  fractional digits dropped (``"5."`` -> ``5``, ``"5.e3"`` -> ``5e3``).
+  fractional digits dropped (``"5."`` -> ``5``, ``"5.e3"`` -> ``5e3``);
+
+a negative literal is written in parentheses (``(-7)``), as every fraction is.
 
 Anything else (a JSON float, a boolean, white space, another character) is ``BadInput``
 (exit 2) with its JSON path: nothing is converted by arithmetic."""
@@ -22,6 +24,11 @@ _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:([eE])([+-]?[0-9]+))?",
 MAX_CHARS = 100_000
 
 
+def _signed(text: str) -> str:
+    """A negative literal in parentheses: as an argument, ``f -1`` would read as ``f - 1``."""
+    return f"({text})" if text.startswith("-") else text
+
+
 def literal(value, path: str) -> str:
     """The Coq literal of one certificate number (see the module docstring)."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
@@ -29,7 +36,7 @@ def literal(value, path: str) -> str:
         raise BadInput(f"{kind} cannot be transcribed to Coq syntactically (an exact integer "
                        "or a number string is required)", path)
     if isinstance(value, int):
-        return str(value)
+        return _signed(str(value))
     if len(value) > MAX_CHARS:
         raise BadInput(f"a number string of {len(value)} characters (limit {MAX_CHARS})", path)
     m = _FRACTION.fullmatch(value)
@@ -42,6 +49,6 @@ def literal(value, path: str) -> str:
     if m and (m.group(2) or m.group(3)):
         sign, whole, frac, e, exp = m.groups()
         text = sign.replace("+", "") + (whole or "0") + (f".{frac}" if frac else "")
-        return text + (e + exp if e else "")
+        return _signed(text + (e + exp if e else ""))
     raise BadInput(f"{value[:40]!r} is not a number spelling this route transcribes "
                    "(integer, 'p/q' or decimal)", path)

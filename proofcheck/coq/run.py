@@ -107,8 +107,8 @@ def _refuted(run: _Runner, diag: str, lo: int, hi: int, failure: str):
         code, key = (("output-not-target", "token") if d[0] == 1 else
                      ("target-not-hit", "target"))
         return "REFUTED", f"pair {lo + d[1]}", {"code": code, "pair": lo + d[1], key: d[2]}
-    return "ERROR", (f"pairs {lo}..{hi - 1}: the check failed but Coq's diagnosis names no "
-                     f"failing pair ({d}): {failure}"), None
+    return "ERROR", (f"pairs {lo}..{hi - 1}: coqc did not accept the claim and Coq's "
+                     f"diagnosis names no failing pair ({d}): {failure}"), None
 
 
 def _chunk(run: _Runner, name: str, diag: str, lo: int, hi: int):
@@ -151,7 +151,8 @@ def _lemma(run: _Runner, lem):
         (run.work / f"{name}.v").write_text(text)
     r, n = run.coqc("Instances"), lem.count
     if _closed(r, 1):
-        return "VERIFIED", f"the stated outputs of {n} instance{'s' * (n != 1)} of {lem.statement}", None
+        what = f"the stated outputs of {n} instance{'s' * (n != 1)} of {lem.statement}"
+        return "VERIFIED", what, None
     if r.returncode == 0:
         return "ERROR", f"Print Assumptions did not say '{CLOSED}'", None
     m = re.search(r"=\s*\[([a-z;\s]*)\]\s*:\s*list bool", run.coqc("InstDiag").stdout)
@@ -159,7 +160,8 @@ def _lemma(run: _Runner, lem):
     if len(bools) == n and "false" in bools:
         k = bools.index("false")
         return "REFUTED", f"instance {k}", {"code": "instance-output", "instance": k}
-    return "ERROR", f"the check failed but Coq's diagnosis names no instance: {_failure(r)}", None
+    return "ERROR", ("coqc did not accept the claim and Coq's diagnosis names no failing "
+                     f"instance: {_failure(r)}"), None
 
 
 def check(path, out=None, jobs: int = 2, timeout: float = 1800,

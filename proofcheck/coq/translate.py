@@ -93,7 +93,8 @@ def theorem(cert) -> Theorem:
                        "a Theorem 1.8 (softmax) certificate's exp bounds and their propagation "
                        "stay with the kernel (docs/coq.md)", "$.claim.statement")
     d = cert["network"]["d"]
-    for where, value in (("$.dataset.d", cert["dataset"]["d"]), ("$.claim.d", cert["claim"].get("d", d))):
+    for where, value in (("$.dataset.d", cert["dataset"]["d"]),
+                         ("$.claim.d", cert["claim"].get("d", d))):
         if value != d:
             raise BadInput(f"d = {value} here but the network states d = {d}", where)
     return Theorem(d, net_defs(cert["network"]), cert["dataset"]["pairs"],
