@@ -146,10 +146,14 @@ def test_a_decimal_spelling_of_another_value_is_refuted(coq_library, tmp_path):
         "REFUTED", "output-not-target", 3)
 
 
-def test_chunks_run_in_parallel_and_all_must_pass(coq_library):
-    out = run.check(CERTS / "theorem-1.6-digits-sample.json", chunk_pairs=20, jobs=2)
+def test_chunks_run_in_parallel_and_all_must_pass(coq_library, tmp_path):
+    out = run.check(CERTS / "theorem-1.6-generated-7.json", chunk_pairs=2, jobs=2)
     assert (out.status, out.detail.endswith("in 2 chunks")) == ("VERIFIED", True)
-    assert [f for f, _ in out.runs].count("Net.v") == 1
+    assert sorted(f for f, _ in out.runs) == ["Chunk0.v", "Chunk1.v", "Net.v"]
+    cert, witness = _mutations()["dropped block"]
+    out = _check(coq_library, cert, tmp_path, chunk_pairs=1, jobs=1)
+    assert (out.status, out.witness) == ("REFUTED", witness)
+    assert [f for f, _ in out.runs] == ["Net.v", "Chunk0.v", "Chunk1.v", "Chunk2.v", "Diag2.v"]
 
 
 def test_a_run_past_its_time_bound_is_a_resource_limit(coq_library, capsys):

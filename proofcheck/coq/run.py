@@ -1,13 +1,15 @@
 """Running Coq on a translated certificate (docs/coq.md): the library compiled once
-(:mod:`.library`), the network prepared and found well formed once (``NetCheck.v``), then each
-chunk of pairs checked by its own ``coqc`` (``jobs`` at a time), each a claim of
-``coq/theories/Semantics.v`` computed at ``Qed`` by Coq's kernel and followed by ``Print
-Assumptions``.  A chunk passes only if ``coqc`` exits 0 and prints "Closed under the global
-context" for its claim; a failed check is REFUTED only when Coq's own diagnosis names the failing
-pair (or instance), else ERROR.  Every run is bounded by ``timeout`` seconds (RESOURCE-LIMIT)."""
+(:mod:`.library`); a small certificate in one file, a large one as its network prepared and found
+well formed once (``Net.v``) and one file per chunk of pairs, ``jobs`` ``coqc`` at a time (after
+the first chunk that fails, no new one starts); each file states a claim of
+``coq/theories/Semantics.v``, computed at ``Qed`` by Coq's kernel, then ``Print Assumptions``.
+A file passes only if ``coqc`` exits 0 and prints "Closed under the global context"; a failed
+check is REFUTED only when Coq's own diagnosis names the failing pair (or instance), else ERROR.
+Every run is bounded by ``timeout`` seconds (RESOURCE-LIMIT)."""
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,7 +25,8 @@ CHUNK_WORK = 1_000_000
 SPLIT_WORK = 100_000
 #: exit codes of the outcomes (SPEC §5)
 EXIT = {"VERIFIED": 0, "REFUTED": 1, "ERROR": 4, "RESOURCE-LIMIT": 4}
-WORST = ["ERROR", "RESOURCE-LIMIT", "REFUTED", "VERIFIED"]
+#: worst first; SKIPPED: a chunk not started after another failed
+WORST = ["ERROR", "RESOURCE-LIMIT", "REFUTED", "SKIPPED", "VERIFIED"]
 
 
 @dataclass
@@ -135,9 +138,17 @@ def _theorem(run: _Runner, th, jobs: int, work: int, per_chunk):
         r = run.coqc("Net")
         if r.returncode != 0:
             return "ERROR", f"Net.v: {_failure(r)}", None
+        stop = threading.Event()
+
+        def one(k):
+            if stop.is_set():
+                return "SKIPPED", "", None
+            r = _chunk(run, f"Chunk{k}", f"Diag{k}", *parts[k])
+            if r[0] != "VERIFIED":
+                stop.set()
+            return r
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            res = list(pool.map(lambda k: _chunk(run, f"Chunk{k}", f"Diag{k}", *parts[k]),
-                                range(len(parts))))
+            res = list(pool.map(one, range(len(parts))))
     worst = min(res, key=lambda r: WORST.index(r[0]))
     if worst[0] != "VERIFIED":
         return worst
