@@ -70,7 +70,9 @@ def render_readme(res: dict) -> str:
            "edit by hand -->",
            f"Coq {m['coq']} re-checking Theorem 1.6 certificates, `python -m bench.coq` "
            f"({m['platform']}, {m['cores']} cores shared with other jobs; wall and CPU seconds of "
-           "the Coq runs, 2 at a time; the load average at start and end of each row):", "",
+           "the Coq runs, 2 at a time, niced; the load average at start and end of each row — "
+           "under load the wall time stretches, on two idle cores it is about half the CPU "
+           "time):", "",
            "| certificate (`theorem 1.6` options) | pairs | blocks | chunks | Coq outcome "
            "| Coq wall s | Coq CPU s | load average |", "|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:

@@ -133,3 +133,9 @@ def test_readme_and_ci_install_the_same_coq_packages():
     packages = library.INSTALL.split("install", 1)[1].replace("-y", "").split()
     assert f"install -y -qq {' '.join(packages)}" in ci
     assert ci.index("apt-get install") < ci.index("python -m pytest")
+
+
+def test_readme_coq_table_is_the_results_file():
+    from bench.coq import RESULTS, render_readme
+    block = render_readme(json.loads(RESULTS.read_text()))
+    assert block in (ROOT / "README.md").read_text()
