@@ -79,11 +79,13 @@ def cmd_verify(args) -> int:
         print(_printable(ln))
     if (note := _route_note(out)) is not None:
         print(note)
+    final = code
     if args.coq:
         from proofcheck.cli.cmd_coq import verify_with_coq
-        return verify_with_coq(args, out, code)
-    print(f"\n{_printable(outcome_line(out))}")
+        final = verify_with_coq(args, out, code)
+    else:
+        print(f"\n{_printable(outcome_line(out))}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "
               f"(scope: {out.scope.value}); exit {code}")
-    return code
+    return final

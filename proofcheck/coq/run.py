@@ -69,8 +69,9 @@ class _Runner:
 
 
 def _failure(r) -> str:
+    """The end of coqc's message, on one line of printable characters."""
     text = " ".join((r.stderr or r.stdout or "").split())
-    return text[-600:]
+    return "".join(ch if ch.isprintable() else "?" for ch in text[-600:])
 
 
 def _closed(r, claims: int) -> bool:
