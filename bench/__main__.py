@@ -12,7 +12,7 @@ log-log slopes.
     python -m bench --readme         # print the README tables from bench/results.json
 
 Scale rows (``--scale T ...``): digits-like generated datasets
-(:func:`proofcheck.io.generate.digits_like`, T/16 sequences of 16 tokens, 1-3
+(:func:`proofcheck.frontend.io.generate.digits_like`, T/16 sequences of 16 tokens, 1-3
 targets each), construction + exact check, wall and CPU seconds, peak RSS, R, and
 the log-log slopes of time and memory against T, and per-phase seconds of the
 construction and of the check (S, L, C, I), and the exact ``||theta*||^2``.
@@ -66,9 +66,9 @@ def measure(images: int, reference_images: int, tokens=None, targets=None) -> di
     import numpy as np
 
     from bench.dense_float import compile_network, forward
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.examples import digits
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.frontend.io.examples import digits
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
     ds, _ = digits(limit=images)
     if tokens or targets:
@@ -123,14 +123,14 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
     """One generated digits-like dataset of about ``tokens`` tokens (run in a child
     process): construct + exact check with progress per phase; optionally the
     exact check again sharded over ``dask_workers`` local Dask workers each.
-    ``top_share``: see :func:`proofcheck.io.generate.digits_like` (1: R = N - 1)."""
+    ``top_share``: see :func:`proofcheck.frontend.io.generate.digits_like` (1: R = N - 1)."""
     import resource
 
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.generate import digits_like
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.frontend.io.generate import digits_like
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
-    from proofcheck.progress import Progress
+    from proofcheck.frontend.progress import Progress
     n_seq = max(1, tokens // 16)
     t0, c0 = time.perf_counter(), time.process_time()
     ds = digits_like(n_seq, seed=seed, top_share=top_share)
@@ -185,7 +185,7 @@ def measure_scale(tokens: int, dask_workers=(), seed: int = 0, top_share: float 
            "max_bits": c.net.max_bits(), "peak_rss_mb": rss, "top_share": top_share,
            "construct_phase_s": c.seconds, "exact_check_phase_s": check_phase_s}
     if dask_workers:
-        from proofcheck.distributed import check_distributed
+        from proofcheck.frontend.runs.distributed import check_distributed
         row["dask"] = []
         # fork: the local workers inherit the problem (the default of --workers);
         # broadcast: the bytes a multi-machine cluster gets (--scheduler), on this machine

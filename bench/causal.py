@@ -31,8 +31,8 @@ CASES = Path(os.environ.get("PROOFCHECK_CASES") or
 
 def datasets(full: bool):
     """``[(name, dataset or None, error text)]``: digits, then the handed cases."""
-    from proofcheck.io.datasets import load_dataset
-    from proofcheck.io.examples import EXAMPLES, sample
+    from proofcheck.frontend.io.datasets import load_dataset
+    from proofcheck.frontend.io.examples import EXAMPLES, sample
     from proofcheck.kernel.errors import BadInput
     digits = EXAMPLES["digits"]()[0] if full else sample()[0]
     out = [(digits.name, digits, ""), (digits.name + "-fresh-first", fresh_first(digits), "")]
@@ -58,8 +58,8 @@ def fresh_first(ds):
 
 def row(name, ds, err) -> dict:
     """One results row (see the module text)."""
-    from lemmas.causal.under_mask import run_causal
-    from lemmas.causal.readings import ALL, LAST, prefix_conflicts
+    from proofcheck.constructions.causal.under_mask import run_causal
+    from proofcheck.constructions.causal.readings import ALL, LAST, prefix_conflicts
     from proofcheck.kernel.errors import BadInput
     from proofcheck.kernel.verdicts import combine, fmt_value
     r = {"dataset": name}

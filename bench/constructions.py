@@ -1,10 +1,10 @@
 """``python -m bench.constructions``: every Theorem 1.6 construction of
-:data:`lemmas.afz.theorems.constructions.CONSTRUCTIONS` on full digits, the
+:data:`proofcheck.constructions.afz.theorems.constructions.CONSTRUCTIONS` on full digits, the
 digits sample (label and inpaint tasks) and the handed VERIFIED cases, side by
 side: the verdict of the kernel's exact check, L against the construction's own
 block formula, the default's ``2M + R + 1`` and the seed's ``2M + 2N + 1``, P,
 ‖θ*‖², the largest |parameter| and the hat resolution ratio
-(:mod:`proofcheck.reporting.measures`, computed from the network alone), and the
+(:mod:`proofcheck.frontend.reporting.measures`, computed from the network alone), and the
 construct / check seconds.  A construction added to the table appears here with
 no change.  Writes ``bench/results-constructions.json``; ``--readme`` prints the
 README block rendered from it.
@@ -41,8 +41,8 @@ def datasets(cases: Path | None, full: bool = True) -> list:
     VERIFIED (exit code 0)."""
     import re
 
-    from proofcheck.io.examples import digits, sample
-    from proofcheck.io.datasets import load_dataset
+    from proofcheck.frontend.io.examples import digits, sample
+    from proofcheck.frontend.io.datasets import load_dataset
     out = []
     if full:
         try:
@@ -76,8 +76,8 @@ def row(name: str, label: str, ds) -> dict:
 
 def _timed(name: str, ds):
     """``(network check, construction, construct s, check s)``."""
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.claim_check import check_network
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     t0 = time.perf_counter()
@@ -89,11 +89,12 @@ def _timed(name: str, ds):
 
 def _row(name: str, label: str, ds, nc, c) -> dict:
     """The measured row of one run (seconds filled in by :func:`row`)."""
-    from lemmas.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.constructions import get
     from proofcheck.kernel.verdicts import combine, fmt_num
-    from proofcheck.reporting.measures import measures
+    from proofcheck.frontend.reporting.measures import measures
     spec = get(name, "1.6")
-    checks, k = spec.constant_checks(c.net, ds.d, ds.N, ds.M, c.info)
+    checks, k = spec.constant_checks(c.net, ds.d, ds.N, ds.M, c.info,
+                                     [list(p.outputs) for p in ds.pairs])
     verdict = combine([r.verdict for r in nc.results + checks])
     m = measures(c.net)
     R = k["R"]
@@ -118,7 +119,7 @@ def _log2(q) -> float:
 
 def run(cases: Path | None, full: bool = True, progress=print) -> dict:
     """Every (dataset, construction) row, constructions in table order."""
-    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
+    from proofcheck.constructions.afz.theorems.constructions import CONSTRUCTIONS
     names = [n for n, s in CONSTRUCTIONS.items() if "1.6" in s.theorems]
     rows = []
     for label, ds in datasets(cases, full):

@@ -1,4 +1,4 @@
-"""Multi-head causal SA on the two exact routes (SPEC §1 "Extensions"): one layer of
+"""Multi-head causal SA on the two exact routes (docs/spec.md §1 "Extensions"): one layer of
 H = 2 rank-one hardmax heads under the causal mask on N sequences of n tokens
 (seeded small integers, so ties occur), evaluated by the plain evaluator (one score
 row per token) and by the fast tier's prefix extremes (:mod:`proofcheck.kernel.fast.heads`),

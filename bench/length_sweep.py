@@ -1,5 +1,5 @@
 """``python -m bench.length_sweep``: independence of L and P from the input
-lengths n_j (SPEC §4 budget; the seed stresses that the transformer's size grows
+lengths n_j (docs/spec.md §4 budget; the seed stresses that the transformer's size grows
 with the output length M only).
 
 Tokens are added to every sequence of a fixed dataset — same N, same targets —
@@ -31,12 +31,12 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from lemmas.afz.theorems.length_independence import add_tokens  # noqa: F401  (re-exported)
+from proofcheck.constructions.afz.theorems.length_independence import add_tokens  # noqa: F401  (re-exported)
 
 
 def measure(ds) -> dict:
     """Build and verify the Theorem 1.6 network for ``ds``; the row of the table."""
-    from lemmas.afz.theorems.theorem_1_6 import param_formula, verify
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import param_formula, verify
     w0, c0 = time.perf_counter(), time.process_time()
     tc = verify(ds)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
@@ -52,7 +52,7 @@ def measure(ds) -> dict:
 
 
 def _approx(q) -> str:
-    from proofcheck.approx import sig_digits
+    from proofcheck.kernel.numbers import approx as sig_digits
     return sig_digits(q, 4)
 
 
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON output (default bench/results-length.json; "
                     "with --quick nothing is written unless --out is given)")
     a = ap.parse_args(argv)
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.io.examples import sample
     images = min(a.images, 5) if a.quick else a.images
     ks = a.added or ([0, 4, 16] if a.quick else [0, 16, 64, 256, 1024])
     if images < 2 or min(ks) < 0:

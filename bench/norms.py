@@ -8,7 +8,7 @@ resolution ratios, both in log2:
 * *centre*: over every FF whose ``U`` has rank one (hats, plateaus, snaps, flag
   lifts), the largest ``|kink| / (smallest gap between two kinks)`` — the precision
   a float format needs to place the layer's pieces (``|c| / delta_1`` of
-  docs/export.md for the plateau hats);
+  docs/howto/export-and-audit.md for the plateau hats);
 * *spread*: over the same layers, ``(max - min of <w, x> over the layer's input
   tokens) / (smallest kink gap)`` — the range of projections the layer must resolve
   at that precision (computed on the exact trajectory rounded to float64: a
@@ -17,7 +17,7 @@ resolution ratios, both in log2:
 Then, for the bounded construction on full digits, the float audit in float64 and
 float32 (largest deviation, first region exit, outputs equal to the targets) and the
 certified rounding to float32 (the exact check of the rounded network); and the exact
-tag-growth check (lemmas/afz/theorems/tag_growth.py) on the default network.
+tag-growth check (proofcheck/constructions/afz/theorems/tag_growth.py) on the default network.
 
     python -m bench.norms                 # writes bench/results-norms.json
     python -m bench.norms --quick         # 60 images instead of full digits
@@ -46,13 +46,13 @@ def _log2(q) -> float:
 
 def hat_ratios(net, inputs) -> dict:
     """The two resolution ratios (module docstring) and the block where each peaks.
-    *centre* is :func:`proofcheck.reporting.measures.measures`' hat resolution ratio;
+    *centre* is :func:`proofcheck.frontend.reporting.measures.measures`' hat resolution ratio;
     *spread* uses the same kinks (``kinks_along``) and the layer's input tokens."""
     import numpy as np
 
     from proofcheck.kernel.attention import HARDMAX
     from proofcheck.kernel.fast import get_backend
-    from proofcheck.reporting.measures import kinks_along, measures
+    from proofcheck.frontend.reporting.measures import kinks_along, measures
     m = measures(net)
     best = {"centre_log2": None if m.ratio is None else _log2(m.ratio),
             "centre_block": m.ratio_block, "spread_log2": None, "spread_block": None}
@@ -78,8 +78,8 @@ def hat_ratios(net, inputs) -> dict:
 def measure(name: str, ds, construction: str) -> dict:
     """Construct, check exactly (claims, interpolation, the construction's constants),
     and measure the norms of one construction on one dataset."""
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.verdicts import combine
     spec = get(construction, "1.6")
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -110,9 +110,9 @@ def measure(name: str, ds, construction: str) -> dict:
 def audit_rows(ds, construction: str = "bounded") -> dict:
     """Float audit (float64, float32) and certified rounding to float32 of one
     construction's network on ``ds``."""
-    from lemmas.afz.theorems.constructions import get
-    from proofcheck.export.audit import audit_many
-    from proofcheck.export.rounding import certify_rounded, get_format
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.frontend.export.audit import audit_many
+    from proofcheck.frontend.export.rounding import certify_rounded, get_format
     spec = get(construction, "1.6")
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
@@ -140,7 +140,7 @@ def handed_cases():
     import os
     import re
 
-    from proofcheck.io.datasets import load_dataset
+    from proofcheck.frontend.io.datasets import load_dataset
     here = Path(__file__).resolve().parents[2] / "shared" / "cases"
     root = Path(os.environ.get("PROOFCHECK_CASES", here))
     if not (root / "README.md").is_file():
@@ -156,8 +156,8 @@ def handed_cases():
 
 
 def run(quick: bool = False) -> dict:
-    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
-    from proofcheck.io.examples import digits
+    from proofcheck.constructions.afz.theorems.constructions import CONSTRUCTIONS
+    from proofcheck.frontend.io.examples import digits
     names = [n for n, s in CONSTRUCTIONS.items() if "1.6" in s.theorems]
     full, _ = digits(limit=60 if quick else None)
     rows = []
@@ -173,10 +173,10 @@ def run(quick: bool = False) -> dict:
 
 
 def tag_growth_row(ds) -> dict:
-    """The exact tag-growth check (lemmas/afz/theorems/tag_growth.py) on the default
+    """The exact tag-growth check (proofcheck/constructions/afz/theorems/tag_growth.py) on the default
     network of ``ds``: verdict, R, log2 of the growth of the largest projection."""
-    from lemmas.afz.theorems.tag_growth import check, growth
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.tag_growth import check, growth
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
     inputs = [list(p.inputs) for p in ds.pairs]
     targets = [list(p.outputs) for p in ds.pairs]
     c = construct(inputs, targets, ds.d)

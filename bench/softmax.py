@@ -24,12 +24,12 @@ def measure(images: int) -> dict:
     import numpy as np
 
     from bench.dense_float import compile_network, forward
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
-    from proofcheck.io.examples import digits
-    from lemmas.claim_check import check_network
-    from lemmas.afz.softmax_certifier import prepare
-    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
+    from proofcheck.frontend.io.examples import digits
+    from proofcheck.constructions.claim_check import check_network
+    from proofcheck.constructions.afz.softmax_certifier import prepare
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
     from proofcheck.kernel.verdicts import Verdict, fmt_num
     from proofcheck.kernel.verify import verify_certificate
     import proofcheck.kernel.fast  # noqa: F401  (registers the fast route)

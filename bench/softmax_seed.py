@@ -1,4 +1,5 @@
-"""Theorem 1.8, the seed's construction beside proofcheck's default, on digits:
+"""Theorem 1.8, proofcheck's reconstruction of the seed's mechanism (``seed``) beside
+proofcheck's default, on digits:
 ``python -m bench.softmax_seed`` runs ``theorem 1.8 --construction NAME`` work (build,
 tau-independent hardmax trajectory, the whole tau_cert search; no simulation) for
 both constructions on the shipped sample (40 images) and on all 1797 images, each
@@ -29,10 +30,11 @@ def measure(construction: str, images: int | None) -> dict:
     """One configuration: ``images`` digits (None: the shipped sample)."""
     import resource
 
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
-    from proofcheck.io.examples import digits, sample
-    from lemmas.afz.softmax_certifier import prepare
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
+    from proofcheck.frontend.io.examples import digits, sample
+    from proofcheck.constructions.afz.softmax_certifier import prepare
+    from proofcheck.kernel.numbers import format_q
     from proofcheck.kernel.verdicts import fmt_num
     ds, _ = sample() if images is None else digits(limit=images)
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -52,7 +54,7 @@ def measure(construction: str, images: int | None) -> dict:
     return {"construction": construction, "dataset": ds.name, "images": ds.N, "T": ds.n_tokens,
             "N": ds.N, "M": ds.M, "d": ds.d, "R": c.info["R"], "K": c.info.get("K", 0),
             "L": c.net.L, "L_budget": 2 * ds.M + 3 * ds.N, "P": c.net.n_params(),
-            "theta_sq_norm": f"{sq.numerator}/{sq.denominator}",
+            "theta_sq_norm": format_q(sq),
             "theta_sq_norm_display": fmt_num(sq), "verdict": s.cert.verdict.value,
             "constant_checks": sorted({r.verdict.value for r in checks}),
             "tau_cert": None if s.tau is None else str(s.tau),
@@ -84,7 +86,8 @@ def run(quick: bool) -> list[dict]:
 def render_readme(res: dict) -> str:
     """The README block (between ``<!-- softmax-seed:begin -->`` and ``end``)."""
     out = ["<!-- softmax-seed:begin -->",
-           f"Theorem 1.8 on digits, the seed's construction beside proofcheck's default, one "
+           f"Theorem 1.8 on digits, proofcheck's reconstruction of the seed's mechanism (seed) beside "
+           f"proofcheck's default, one "
            f"run of `python -m bench.softmax_seed` ({res['machine']['platform']}, Python "
            f"{res['machine']['python']}; CPU seconds, tau_cert searched, no simulation):", "",
            "| dataset | construction | N | M | L | 2M + 3N | P | ‖θ*‖² | tau_cert | certificates "

@@ -1,4 +1,4 @@
-"""Cost of the model's input validation (docs/mutation.md, "Validation cost").
+"""Cost of the model types' argument validation.
 
     python -m bench.validation [N_SEQ]     # default 500 sequences (~8 000 tokens)
 
@@ -16,8 +16,8 @@ from fractions import Fraction as F
 
 def main(argv=None) -> int:
     import proofcheck.kernel.model as m
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.generate import digits_like
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.frontend.io.generate import digits_like
     n_seq = int((argv or sys.argv[1:] or [500])[0])
     ds = digits_like(n_seq, seed=0)
     inputs = [list(p.inputs) for p in ds.pairs]

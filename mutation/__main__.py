@@ -1,14 +1,19 @@
 """``python -m mutation``: the value-mutation measurement of the construction
-modules (docs/mutation.md).
+modules (docs/measurements/mutation.md).
 
-    python -m mutation init [MODULE ...]        # session mutants/session.sqlite
+    python -m mutation init [MODULE ...] [--operators value|value-b|pkg.mod:NAME]
     python -m mutation exec [-j 1] [--cpu 120] [--sample K --seed S]
     python -m mutation export [--merge]         # session -> mutation/results.json
     python -m mutation readme                   # the README table from the results file
+    python -m mutation groups                   # REFUTED / wrong per construction group
     python -m mutation summary                  # per-module counts, survivors, crashes
     python -m mutation show ID                  # one mutant's diff and outcome
     python -m mutation reset KIND ...           # judge the mutants of these outcomes again
     python -m mutation variants [--cpu 600]     # evidence behind every valid variant
+
+``--session FILE`` and ``--results FILE`` keep a measurement apart from the committed
+one (mutants/session.sqlite, mutation/results.json): a re-measurement with another
+operator set and seed writes its own files.
 """
 from __future__ import annotations
 
@@ -58,8 +63,8 @@ def _reset(db_path: Path, kinds) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m mutation", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "summary", "show", "reset",
-                                     "variants"])
+    p.add_argument("cmd", choices=["init", "exec", "export", "readme", "groups", "summary",
+                                     "show", "reset", "variants"])
     p.add_argument("args", nargs="*")
     p.add_argument("--session", type=Path, default=SESSION)
     p.add_argument("-j", "--jobs", type=int, default=1)
@@ -69,37 +74,56 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int)
     p.add_argument("--merge", action="store_true",
                    help="export: keep the results file's rows of modules not in this session")
+    p.add_argument("--operators", default="value",
+                   help="init: the operator set (value, value-b, or package.module:NAME, a "
+                   "list of cosmic-ray operator names)")
+    p.add_argument("--results", type=Path, default=None,
+                   help="the results file (default mutation/results.json)")
     a = p.parse_args(argv)
     sys.setrecursionlimit(10000)
     if a.cmd == "init":
-        print(f"{__import__('mutation.run').run.init(a.session, a.args or None)} mutants in {a.session}")
+        from mutation.run import init
+        print(f"{init(a.session, a.args or None, a.operators)} mutants in {a.session}")
         return 0
     if a.cmd == "exec":
-        from mutation.run import execute
+        from mutation.run import execute, write_session_meta
         if a.sample:
             print(f"sample: {_sample(a.session, a.sample, a.seed)} mutants")
+            write_session_meta(a.session, {"sample": a.sample, "seed": a.seed})
         execute(a.session, jobs=a.jobs, cpu=a.cpu, limit=a.limit)
         return 0
     if a.cmd == "variants":
         from mutation.variants import run
-        run(a.session, cpu=max(a.cpu, 600))
+        run(a.session, cpu=max(a.cpu, 600), results=a.results)
         return 0
     if a.cmd == "reset":
         print(f"{_reset(a.session, set(a.args))} mutants pending again")
         return 0
     from mutation import results as R
+    results = a.results or R.RESULTS
     if a.cmd == "export":
         import cosmic_ray
-        meta = {"date": date.today().isoformat(),
-                "cosmic_ray": getattr(cosmic_ray, "__version__", "8.7.0")}
+
+        from mutation.run import session_meta
+        sm = session_meta(a.session)
+        meta = {"date": date.today().isoformat(), "harness": 2,
+                "cosmic_ray": getattr(cosmic_ray, "__version__", "8.7.0"),
+                "operators": sm.get("operators", "value")}
+        if "seed" in sm:
+            meta["sample_seed"] = sm["seed"]
         if a.args:
             meta["sample"] = " ".join(a.args)
-        d = R.export(a.session, meta=meta, merge=a.merge)
-        print(f"{len(d['mutants'])} mutants in {R.RESULTS}")
+        d = R.export(a.session, out=results, meta=meta, merge=a.merge)
+        print(f"{len(d['mutants'])} mutants in {results}")
         return 0
-    data = json.loads(R.RESULTS.read_text())
+    data = json.loads(results.read_text())
     if a.cmd == "readme":
         print(R.render_readme(data))
+    elif a.cmd == "groups":
+        if data.get("meta", {}).get("harness", 1) < 2:
+            print("(a results file of the first harness: an exit 4 was counted as a crash, and "
+                  "the seed 1.8 and causal constructions were not measured)")
+        print(R.render_groups(data))
     elif a.cmd == "summary":
         for m, c in R.table(data):
             k, n = R.score(c)

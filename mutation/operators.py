@@ -194,8 +194,71 @@ class AddUnaryMinus(Operator):
         return (Example("y = a + b", "y = -a + b"),)
 
 
+class NumberNegate(Operator):
+    """An integer literal ``k != 0`` becomes ``-k``."""
+
+    def mutation_positions(self, node):
+        if _int_literal(node):
+            yield node.start_pos, node.end_pos
+
+    def mutate(self, node, index):
+        return pt.Number(node.prefix + f"({-_int_literal(node)})", node.start_pos)
+
+    @classmethod
+    def examples(cls):
+        return (Example("x = 3", "x = (-3)"),)
+
+
+class NumberTriple(Operator):
+    """An integer literal ``k != 0`` becomes ``3k``."""
+
+    def mutation_positions(self, node):
+        if _int_literal(node):
+            yield node.start_pos, node.end_pos
+
+    def mutate(self, node, index):
+        return pt.Number(node.prefix + str(3 * _int_literal(node)), node.start_pos)
+
+    @classmethod
+    def examples(cls):
+        return (Example("x = 3", "x = 9"),)
+
+
+class NumberHalve(Operator):
+    """An integer literal ``|k| >= 2`` becomes ``k // 2``."""
+
+    def mutation_positions(self, node):
+        v = _int_literal(node)
+        if v is not None and abs(v) >= 2:
+            yield node.start_pos, node.end_pos
+
+    def mutate(self, node, index):
+        return pt.Number(node.prefix + str(_int_literal(node) // 2), node.start_pos)
+
+    @classmethod
+    def examples(cls):
+        return (Example("x = 6", "x = 3"),)
+
+
+class DropAbs(Operator):
+    """``abs(x)`` becomes ``(x)``."""
+
+    def mutation_positions(self, node):
+        if _called_name(node, "abs"):
+            yield node.start_pos, node.end_pos
+
+    def mutate(self, node, index):
+        node.value = ""
+        return node
+
+    @classmethod
+    def examples(cls):
+        return (Example("y = abs(a - b)", "y = (a - b)"),)
+
+
 _OPERATORS = {op.__name__: op for op in (NumberDouble, NumberZero, ReplaceMaxMin, ReplaceMinMax,
-                                         IndexShift, SwapArguments, AddUnaryMinus)}
+                                         IndexShift, SwapArguments, AddUnaryMinus, NumberNegate,
+                                         NumberTriple, NumberHalve, DropAbs)}
 
 
 class ValueOperators:
@@ -208,7 +271,39 @@ class ValueOperators:
         return _OPERATORS[name]
 
 
-VALUE_OPERATORS = CORE + [f"value/{n}" for n in _OPERATORS]
+VALUE_OPERATORS = CORE + [f"value/{n}" for n in (
+    "NumberDouble", "NumberZero", "Replace_max_min", "Replace_min_max", "IndexShift",
+    "SwapArguments", "AddUnaryMinus")]
+
+#: a second value operator set, disjoint from :data:`VALUE_OPERATORS`: other arithmetic
+#: and comparison swaps, boolean connectives, other literal changes, a dropped ``abs``
+VALUE_B_OPERATORS = [
+    "core/ReplaceBinaryOperator_Add_Mul", "core/ReplaceBinaryOperator_Mul_Add",
+    "core/ReplaceBinaryOperator_Sub_Mul",
+    "core/ReplaceComparisonOperator_Lt_NotEq", "core/ReplaceComparisonOperator_Gt_NotEq",
+    "core/ReplaceComparisonOperator_LtE_Eq", "core/ReplaceComparisonOperator_GtE_Eq",
+    "core/ReplaceAndWithOr", "core/ReplaceOrWithAnd",
+    "value/NumberNegate", "value/NumberTriple", "value/NumberHalve", "value/DropAbs",
+]
+
+#: the named operator sets (``python -m mutation init --operators NAME``)
+OPERATOR_SETS = {"value": VALUE_OPERATORS, "value-b": VALUE_B_OPERATORS}
+
+
+def operator_set(spec: str) -> list[str]:
+    """The cosmic-ray operator names of ``spec``: a name of :data:`OPERATOR_SETS`, or
+    ``package.module:NAME`` — a list of operator names in an importable module (a set
+    the project does not see; importing it may register its own cosmic-ray provider).
+    Raises ``ValueError`` naming the known sets, ``ImportError``/``AttributeError``
+    for a module or name that does not exist."""
+    if spec in OPERATOR_SETS:
+        return list(OPERATOR_SETS[spec])
+    if ":" not in spec:
+        raise ValueError(f"unknown operator set {spec!r}; named sets: "
+                         + ", ".join(OPERATOR_SETS) + ", or package.module:NAME")
+    import importlib
+    mod, name = spec.split(":", 1)
+    return list(getattr(importlib.import_module(mod), name))
 
 
 def register() -> None:

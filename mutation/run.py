@@ -11,9 +11,12 @@ that refutes it decides; a mutant nothing refutes is then fingerprinted):
   (the witness names the input and the exception: the constructive claim fails
   there); counted as a kill;
 * ``rejects``: the routine's own ``ParameterError`` naming the parameter;
-* ``crash``: a Python type-level exception (TypeError, AttributeError,
-  NameError: the mutant is not a well-typed program), or exit 4;
+* ``crash``: REFUTED because the construction raised a Python type-level exception
+  (TypeError, AttributeError, NameError: the mutant is not a well-typed program);
   reported, not counted either way;
+* ``exit-4``: no command refuted and one ended with exit 4 (internal error or
+  resource limit) on the mutant's wrong network: a MISS — it counts in the
+  denominators and not as a kill (a wrong network must end REFUTED);
 * ``timeout``: the child exceeded its CPU or wall budget;
 * ``equivalent``: every command passed and the fingerprint
   (:func:`mutation.apply.fingerprint`) equals the unmutated one: the built
@@ -39,6 +42,8 @@ from pathlib import Path
 from mutation import scope
 
 KILLS = ("refuted", "raised", "rejects")
+#: outcomes that are misses of a wrong construction (counted, not killed)
+MISSES = ("exit-4",)
 WALL_FACTOR = 10  # wall seconds per CPU second of budget before a child is killed (shared CPUs)
 # type-level exceptions: the mutant is not a well-typed program (an
 # UnboundLocalError, a loop that never ran, is a value's consequence: raised)
@@ -48,9 +53,11 @@ RAISED = re.compile(r"construction raised on an? (?:admissible|valid) input \(?(
 
 # --------------------------------------------------------------------------- generation
 
-def work_items(modules=None):
-    """cosmic-ray ``WorkItem``\\s of the value operators inside the construction
-    functions of ``modules`` (default: all of :data:`mutation.scope.MODULES`)."""
+def work_items(modules=None, operators=None):
+    """cosmic-ray ``WorkItem``\\s of the value operators (``operators``: cosmic-ray
+    operator names, default :data:`mutation.operators.VALUE_OPERATORS`) inside the
+    construction functions of ``modules`` (default: all of
+    :data:`mutation.scope.MODULES`)."""
     import cosmic_ray.plugins
     from cosmic_ray.ast import ast_nodes, get_ast_from_path
     from cosmic_ray.work_item import MutationSpec, WorkItem
@@ -61,7 +68,7 @@ def work_items(modules=None):
         path = scope.MODULES[m][0]
         spans = scope.functions(m)
         tree = get_ast_from_path(scope.ROOT / path)
-        for name in VALUE_OPERATORS:
+        for name in operators or VALUE_OPERATORS:
             op = cosmic_ray.plugins.get_operator(name)()
             occ = 0
             for node in ast_nodes(tree):
@@ -75,21 +82,48 @@ def work_items(modules=None):
                     occ += 1
 
 
-def init(db_path: Path, modules=None) -> int:
-    """Create the session ``db_path`` (cosmic-ray's work database)."""
+def init(db_path: Path, modules=None, operators: str = "value") -> int:
+    """Create the session ``db_path`` (cosmic-ray's work database) with the mutants of
+    the operator set ``operators`` (:func:`mutation.operators.operator_set`), recorded
+    beside it (:func:`session_meta`)."""
     from cosmic_ray.work_db import WorkDB, use_db
+
+    from mutation.operators import operator_set
+    names = operator_set(operators)
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    write_session_meta(db_path, {"operators": operators})
     with use_db(str(db_path), WorkDB.Mode.create) as db:
         db.clear()
-        db.add_work_items(work_items(modules))
+        db.add_work_items(work_items(modules, names))
         return db.num_work_items
+
+
+def _meta_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".meta.json")
+
+
+def session_meta(db_path: Path) -> dict:
+    """What the session was made with (operator set, sample seed), ``{}`` if unknown;
+    an external operator set's module is imported (it may register its provider)."""
+    f = _meta_path(db_path)
+    meta = json.loads(f.read_text()) if f.exists() else {}
+    if ":" in meta.get("operators", ""):
+        from mutation.operators import operator_set
+        operator_set(meta["operators"])
+    return meta
+
+
+def write_session_meta(db_path: Path, update: dict) -> None:
+    f = _meta_path(db_path)
+    meta = json.loads(f.read_text()) if f.exists() else {}
+    f.write_text(json.dumps({**meta, **update}, indent=1, sort_keys=True) + "\n")
 
 
 # --------------------------------------------------------------------------- judging
 
 def run_command(argv) -> tuple[int, str, str]:
     """``python -m proofcheck ARGV`` in this process: (exit code, stdout, stderr)."""
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -123,11 +157,13 @@ def judge_output(code: int, out: str, err: str) -> tuple[str, str] | None:
         return "inconclusive", out[-300:]
     lines = [x for x in err.strip().splitlines() if x.strip()]
     exc = [x for x in lines if re.match(r"^[\w.]*(Error|Exception|Exit)\b", x)]
-    return ("crash" if code == 4 else f"exit-{code}"), (exc or lines or [""])[-1][:300]
+    verdict = [x for x in out.splitlines() if x.startswith("VERDICT")]
+    return f"exit-{code}", (exc or lines or verdict or [""])[-1][:300]
 
 
 def judge(module: str) -> dict:
-    """Run the module's commands until one refutes; fingerprint a survivor."""
+    """Run the module's commands until one refutes; a mutant no command refutes is an
+    ``exit-4`` miss when some command ended with exit 4, else fingerprinted."""
     from mutation.apply import fingerprint
     seen = []
     for argv in scope.commands(module):
@@ -139,6 +175,9 @@ def judge(module: str) -> dict:
         if kind in KILLS or kind == "crash":
             return entry
         seen.append(entry)
+    miss = next((e for e in seen if e["kind"] in MISSES), None)
+    if miss is not None:
+        return {**miss, "seen": seen}
     fp = fingerprint()
     base = os.environ.get("MUTATION_BASE_FINGERPRINT")
     kind = ("inconclusive" if any(e["kind"] == "inconclusive" for e in seen) else
@@ -171,15 +210,33 @@ def _child(item, out_file: Path, cpu: int, mem: int) -> None:
     out_file.write_text(json.dumps(res))
 
 
+def passes(argv) -> bool:
+    """The command ends VERIFIED (exit 0) on the code as it is."""
+    return judge_output(*run_command(argv)) is None
+
+
 def warm_up(modules) -> str:
-    """Import everything and run every command once unmutated (each must pass);
-    returns the unmutated fingerprint."""
+    """Import everything, decide every module's kill datasets and run every command
+    once unmutated (each must pass); returns the unmutated fingerprint."""
     from mutation.apply import fingerprint
+    decided = set()
+
+    def kill_passes(argv) -> bool:
+        if tuple(argv) not in decided:
+            if not passes(argv):
+                return False
+            decided.add(tuple(argv))
+        return True
     for m in modules:
-        for argv in scope.commands(m):
+        for argv in scope.commands(m, kill_passes):
+            if tuple(argv) in decided:      # a kill dataset's run, or another module's
+                continue
             res = judge_output(*run_command(argv))
             if res is not None:
                 raise SystemExit(f"unmutated code fails {' '.join(argv)}: {res}")
+            decided.add(tuple(argv))
+        if not scope.commands(m):
+            raise SystemExit(f"no kill dataset for {m}: the unmutated code VERIFIES none")
     return fingerprint()
 
 
@@ -190,6 +247,7 @@ def execute(db_path: Path, jobs: int = 1, cpu: int = 120, mem: int = 4 << 30,
     space; a child still running after WALL_FACTOR x ``cpu`` wall seconds is killed (timeout).
     Results go to the session as they come (a stopped run resumes)."""
     from cosmic_ray.work_db import WorkDB, use_db
+    session_meta(db_path)          # an external operator set registers its provider
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         pending = list(db.pending_work_items)[:limit]
         modules = sorted({it.mutations[0].definition_name.split(":")[0] for it in pending})
@@ -247,7 +305,7 @@ def _store(db, item, res) -> None:
                                         str(spec.module_path), str(spec.module_path), n=0))
     outcome = (TestOutcome.KILLED if res["kind"] in KILLS else
                TestOutcome.INCOMPETENT if res["kind"] in ("crash", "timeout", "not-applied")
-               else TestOutcome.SURVIVED)
+               else TestOutcome.SURVIVED)   # an exit-4 miss survives
     db.set_result(item.job_id, WorkResult(output=json.dumps(res), diff=diff,
                                           test_outcome=outcome,
                                           worker_outcome=WorkerOutcome.NORMAL))

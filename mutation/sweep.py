@@ -10,8 +10,8 @@ from fractions import Fraction as F
 
 
 def _datasets():
-    from lemmas.afz.edges import edge_datasets, single_target
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.constructions.afz.edges import edge_datasets, single_target
+    from proofcheck.frontend.io.generate import random_dataset
     out = [random_dataset(s, d=d, N=n, max_n=5, style=st)
            for s, (d, n, st) in enumerate([(2, 5, "mixed"), (3, 5, "nested"), (4, 6, "overlap"),
                                            (5, 4, "union"), (2, 7, "nested"), (3, 6, "mixed")])]
@@ -27,10 +27,10 @@ def _points(d, k, seed):
 
 def sweep():
     """``(label, function, args, kwargs)`` rows."""
-    from lemmas.afz import scalars
-    from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
-    from lemmas.afz.phases import collapse
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz import scalars
+    from proofcheck.constructions.afz.layers import clustering, corner, hat, snap, sphere, translation
+    from proofcheck.constructions.afz.phases import collapse
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
     rows = []
     for x in (3, F(1, 2), "7/3", None, 1.5, True, (1,)):
         rows.append((f"scalar {x!r}", scalars.scalar, (x,), {}))
@@ -64,21 +64,32 @@ def sweep():
              ("choose_k bound", collapse.choose_k,
               ([(F(0), F(1)), (F(1, 2), F(1, 2))], {F(2)}, 2), {}),
              ("collapse claim", collapse.collapse_claim, ((1, 2), [(0, 3), (3, 5)], [[0, 1], [3]]), {})]
-    from lemmas.afz.theorems import bounded, peel
+    from proofcheck.constructions.afz.layers import converge
+    from proofcheck.constructions.afz.theorems import bounded, peel, theorem_1_8_seed
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
+    from proofcheck.constructions.causal import prefix_construction as causal
+    for d in (2, 3):
+        rows += [(f"converge {d}", converge.converge_ff, (d - 1, d, F(-3), F(-1), F(2), F(7, 2)), {}),
+                 (f"converge bad {d}", converge.converge_ff, (0, d, F(1), F(1), F(2), F(3)), {})]
     for ds in _datasets():
         inputs = [list(p.inputs) for p in ds.pairs]
         targets = [list(p.outputs) for p in ds.pairs]
         rows.append((f"construct {ds.name}", _built, (inputs, targets, ds.d, construct), {}))
         rows.append((f"peel {ds.name}", _built, (inputs, targets, ds.d, peel.construct), {}))
         rows.append((f"bounded {ds.name}", _built, (inputs, targets, ds.d, bounded.construct), {}))
+        rows.append((f"seed 1.8 {ds.name}", _built,   # as theorem 1.8 builds it
+                     (inputs, targets, ds.d, theorem_1_8_seed.construct), SCALES))
+        for reading in (causal.LAST, causal.ALL):
+            rows.append((f"causal {reading} {ds.name}", _built,
+                         (inputs, targets, ds.d, causal.construct), {"reading": reading}))
     return rows
 
 
-def _built(inputs, targets, d, construct):
+def _built(inputs, targets, d, construct, **kw):
     """What the theorem construction returns: network, claims, phases, chosen
     values; not ``info["report"]``, the choices rendered as display strings for
     the run report (a mutant changing only that text builds the same network,
     claims and values: equivalent as a construction)."""
-    c = construct(inputs, targets, d)
+    c = construct(inputs, targets, d, **kw)
     info = {k: v for k, v in c.info.items() if k != "report"}
     return {"net": c.net, "claims": c.claims, "phases": c.phases, "info": info}

@@ -47,8 +47,8 @@ def wide_datasets() -> list[Path]:
     with all and with one target per pair, and the seeded datasets of
     :data:`WIDE_SEEDED` with all and with one target per pair, written once to
     ``mutants/datasets/wide/``."""
-    from lemmas.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.constructions.afz.edges import edge_datasets, held_leader_datasets, peel_spread, single_target
+    from proofcheck.frontend.io.generate import random_dataset
     where = scope.cases_dir()
     out = [where / c for c in VERIFIED_CASES if (where / c).is_file()] if where else []
     seeded = [random_dataset(s, d=d, N=n, style=st) for s, d, n, st in WIDE_SEEDED]
@@ -57,18 +57,31 @@ def wide_datasets() -> list[Path]:
     return out + scope.write_datasets(sets, scope.ROOT / "mutants" / "datasets" / "wide")
 
 
-def wide_commands(module: str) -> list[list[str]]:
+_WIDE: dict[str, list[list[str]]] = {}
+
+
+def wide_commands(module: str, passes=None) -> list[list[str]]:
     """The argument lists of the module's checks on the wider sweep: a
     dataset-free command at every seed of :data:`LEMMA_SEEDS`, a command with
-    ``{case}`` or ``{handed}`` on every file of :func:`wide_datasets`."""
+    ``{case}``, ``{handed}`` or ``{kill}`` on every file of :func:`wide_datasets` (for
+    ``{kill}`` only the files whose command ``passes``: the unmutated code VERIFIES it;
+    decided once, before any mutant, and cached)."""
+    if module in _WIDE:
+        return _WIDE[module]
     files = [str(f) for f in wide_datasets()]
     out = []
     for argv in scope.CHECKS[module]:
-        key = next((k for k in ("{case}", "{handed}") if k in argv), None)
+        key = next((k for k in scope.KEYS if k in argv), None)
         if key is None:
             out += [list(argv) + ["--seed", str(s)] for s in LEMMA_SEEDS]
-        else:
-            out += [[f if a == key else a for a in argv] for f in files]
+            continue
+        exp = [[f if a == key else a for a in argv] for f in files]
+        if key == "{kill}":
+            if passes is None:
+                raise RuntimeError("the wide kill datasets are decided by the unmutated code")
+            exp = [a for a in exp if passes(a)]
+        out += exp
+    _WIDE[module] = out
     return out
 
 
@@ -122,7 +135,8 @@ def _child(spec, module, base, out_file: Path, cpu: int, mem: int) -> None:
     out_file.write_text(json.dumps(res))
 
 
-def run(db_path: Path, cpu: int = 600, mem: int = 4 << 30, progress=print) -> dict:
+def run(db_path: Path, cpu: int = 600, mem: int = 4 << 30, progress=print,
+        results: Path | None = None) -> dict:
     """Gather the evidence of every valid variant of the results file (their
     specs from the session ``db_path``), one child at a time; store it under
     ``variants`` in the results file (with the mutant's diff, so a later export
@@ -131,14 +145,16 @@ def run(db_path: Path, cpu: int = 600, mem: int = 4 << 30, progress=print) -> di
 
     from mutation import results as R
     from mutation.run import judge_output, run_command
-    data = json.loads(R.RESULTS.read_text())
+    results = results or R.RESULTS
+    data = json.loads(results.read_text())
     want = {i for i, r in data["mutants"].items()
             if r["kind"] == "survived" and R.is_valid(data["reasons"].get(i))}
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         specs = {R.mutant_id(it.mutations[0]): it.mutations[0] for it, _ in db.completed_work_items}
     base = row_digests()
+    from mutation.run import passes
     for m in sorted({data["mutants"][i]["module"] for i in want}):
-        for argv in wide_commands(m):  # the unmutated code passes every wide command
+        for argv in wide_commands(m, passes):  # the unmutated code passes every wide command
             res = judge_output(*run_command(argv))
             if res is not None:
                 raise SystemExit(f"unmutated code fails {' '.join(argv)}: {res}")
@@ -166,5 +182,5 @@ def run(db_path: Path, cpu: int = 600, mem: int = 4 << 30, progress=print) -> di
                  f"({ev.get('verified')}/{ev.get('commands')} VERIFIED, "
                  f"{ev.get('rows_differ')} rows differ, {ev.get('cpu')} s)")
     data["variants"] = dict(sorted(out.items()))
-    R.RESULTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    results.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return out

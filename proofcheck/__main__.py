@@ -1,5 +1,5 @@
 import sys
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 
 sys.exit(main())

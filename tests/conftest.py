@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.io.generate import random_dataset
-from proofcheck.io.datasets import load_dataset
+from proofcheck.frontend.io.generate import random_dataset
+from proofcheck.frontend.io.datasets import load_dataset
 from proofcheck.kernel.dataset import Dataset, Pair
 
 

@@ -1,4 +1,4 @@
-"""Reference for tests: phase S (lemmas/afz/phases/separation.py) as it was before the
+"""Reference for tests: phase S (proofcheck/constructions/afz/phases/separation.py) as it was before the
 incremental bookkeeping (commit 4617711), kept verbatim in its decisions: every
 round re-derives the injectivity of each candidate ``lam`` from all T shifted
 projections, bisects every class for the nearest projection and updates every
@@ -11,15 +11,15 @@ from collections import Counter
 from fractions import Fraction
 from math import gcd
 
-from lemmas.afz.layers.clustering import tag_sa
-from lemmas.afz.layers.hat import plateau_ff
-from lemmas.afz.phases.separation import (  # same decisions as before
+from proofcheck.constructions.afz.layers.clustering import tag_sa
+from proofcheck.constructions.afz.layers.hat import plateau_ff
+from proofcheck.constructions.afz.phases.separation import (  # same decisions as before
     Separation,
     _Rows,
     choose_u,
 )
-from lemmas.afz.layers.translation import translation_ff
-from lemmas.claims import SequenceShift, Shift, Translate
+from proofcheck.constructions.afz.layers.translation import translation_ff
+from proofcheck.constructions.claims import SequenceShift, Shift, Translate
 from proofcheck.kernel.model import Block, dot
 
 ID = "separation-reference"
@@ -34,7 +34,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
     Projections are scaled to integers (common denominator ``D``), so each round
     costs O(points) integer operations.  ``rows`` of the result are the exact
     token coordinates after block R+1 (the checker re-derives them by evaluation).
-    ``float_format``: float-safe probe hats (:func:`lemmas.afz.options.float_safe_hat`).
+    ``float_format``: float-safe probe hats (:func:`proofcheck.constructions.afz.options.float_safe_hat`).
     ``progress()`` (optional) is called after each probe round.
     """
     ids: dict = {}
@@ -156,7 +156,7 @@ def separate(inputs, d: int, float_format=None, progress=None) -> Separation:
         shift = tuple(H * x for x in u)
         c, d1 = Fraction(tp, D), d2 / 2
         if float_format is not None:
-            from lemmas.afz.options import float_safe_hat
+            from proofcheck.constructions.afz.options import float_safe_hat
             c, d1, d2 = float_safe_hat(c, d2, float_format)
         ff = plateau_ff(u, c, d1, d2, shift, label="probe (3.2p)")
         with_p = [j for j in C["seqs"] if p in seq_sets[j]]

@@ -1,4 +1,4 @@
-"""The trusted base is a folder (issue "Check what is built", item 7): every module
+"""The trusted base is a folder: every module
 ``verify`` needs is in ``proofcheck/kernel`` and the kernel imports nothing from the
 constructions, I/O, reporting or the command line — checked with import-linter
 (contracts in ``.importlinter``), with grimp's import graph, and at run time."""
@@ -22,10 +22,9 @@ NOT_NEEDED_BY_VERIFY = {
     "proofcheck.kernel": "package",
 }
 
-#: what the kernel must never import (SPEC: the trusted base imports no construction,
+#: what the kernel must never import (docs/spec.md: the trusted base imports no construction,
 #: I/O, reporting or command-line code)
-FORBIDDEN = ("lemmas", "proofcheck.io", "proofcheck.reporting", "proofcheck.cli",
-             "proofcheck.registry", "proofcheck.symbolic", "proofcheck.simulate")
+FORBIDDEN = ("proofcheck.constructions", "proofcheck.frontend")
 
 
 def test_import_contracts_are_kept(monkeypatch):
@@ -36,27 +35,42 @@ def test_import_contracts_are_kept(monkeypatch):
     assert lint_imports(config_filename=str(ROOT / ".importlinter"), no_cache=True) == 0
 
 
-def _layers() -> list[str]:
+def _layers(contract: str = "layers") -> list[str]:
     text = (ROOT / ".importlinter").read_text()
-    block = text.split("[importlinter:contract:layers]", 1)[1].split("\nlayers =\n", 1)[1]
+    block = text.split(f"[importlinter:contract:{contract}]", 1)[1].split("\nlayers =\n", 1)[1]
     return [line.strip() for line in block.split("\n\n", 1)[0].splitlines() if line.strip()]
 
 
-def test_every_package_is_in_a_layer():
-    """Each package and top-level module of proofcheck (and lemmas, bench) has its
-    place in the layers contract, so none escapes it."""
-    named = {m.strip() for layer in _layers() for m in layer.split("|")}
-    found = {"lemmas", "bench"} | {
-        f"proofcheck.{p.stem if p.is_file() else p.name}" for p in (ROOT / "proofcheck").iterdir()
-        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+def _members(folder: Path, prefix: str) -> set[str]:
+    """The modules and packages directly inside ``folder``, as ``prefix`` + name."""
+    return {f"{prefix}{p.stem if p.is_file() else p.name}" for p in folder.iterdir()
+            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+
+
+@pytest.mark.parametrize("contract, folder, prefix", [
+    ("layers", "proofcheck", "proofcheck."),
+    ("frontend-layers", "proofcheck/frontend", ""),
+    ("construction-layers", "proofcheck/constructions", "")])
+def test_every_package_is_in_a_layer(contract, folder, prefix):
+    """Each package and module of proofcheck, of its front end and of its constructions
+    has its place in the layers contract of its folder, so none escapes it."""
+    named = {m.strip() for layer in _layers(contract) for m in layer.split("|")}
+    found = _members(ROOT / folder, prefix) | ({"bench"} if folder == "proofcheck" else set())
     assert found - named == set()
+
+
+def test_the_three_siblings_are_the_layers():
+    """The package is three sibling folders imported strictly downward (and the entry
+    points above them): front end, constructions with their provers, kernel."""
+    assert _layers()[-3:] == ["proofcheck.frontend", "proofcheck.constructions",
+                              "proofcheck.kernel"]
 
 
 def test_layers_contract_is_not_vacuous(tmp_path, monkeypatch):
     """The same layers with the kernel on top is broken (everything imports it)."""
     layers = _layers()
     cfg = tmp_path / "upside-down.ini"
-    cfg.write_text("[importlinter]\nroot_packages =\n    proofcheck\n    lemmas\n    bench\n\n"
+    cfg.write_text("[importlinter]\nroot_packages =\n    proofcheck\n    bench\n\n"
                    "[importlinter:contract:x]\nname = x\ntype = layers\nlayers =\n"
                    + "".join(f"    {layer}\n" for layer in [layers[-1]] + layers[:-1]))
     monkeypatch.chdir(ROOT)
@@ -65,9 +79,13 @@ def test_layers_contract_is_not_vacuous(tmp_path, monkeypatch):
 
 
 def _package(module: str) -> str:
-    """The package a private name belongs to: the first two components
-    (``proofcheck.reporting``, ``lemmas.afz``, ``bench.softmax``)."""
-    return ".".join(module.split(".")[:2])
+    """The package a private name belongs to: the kernel as a whole, else the first three
+    components (``proofcheck.frontend.reporting``, ``proofcheck.constructions.afz``), or two
+    outside the package (``bench.softmax``)."""
+    parts = module.split(".")
+    if parts[:2] == ["proofcheck", "kernel"]:
+        return "proofcheck.kernel"
+    return ".".join(parts[:3] if parts[0] == "proofcheck" else parts[:2])
 
 
 def _private_uses(path: Path, module: str):
@@ -76,7 +94,7 @@ def _private_uses(path: Path, module: str):
     an imported module ``m``, inside functions too."""
     import ast
     tree = ast.parse(path.read_text())
-    roots = ("proofcheck", "lemmas", "bench")
+    roots = ("proofcheck", "bench")
     private = lambda n: n.startswith("_") and not n.startswith("__")  # noqa: E731
     aliases = {}
     for node in ast.walk(tree):
@@ -95,7 +113,7 @@ def _private_uses(path: Path, module: str):
 
 def test_no_package_uses_another_packages_private_names():
     bad = []
-    for root in ("proofcheck", "lemmas", "bench"):
+    for root in ("proofcheck", "bench"):
         for path in sorted((ROOT / root).rglob("*.py")):
             rel = path.relative_to(ROOT).with_suffix("")
             module = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
@@ -106,9 +124,9 @@ def test_no_package_uses_another_packages_private_names():
 
 def test_private_name_rule_can_fail(tmp_path):
     f = tmp_path / "x.py"
-    f.write_text("def f():\n    from proofcheck.reporting.plots import _hidden\n"
+    f.write_text("def f():\n    from proofcheck.frontend.reporting.plots import _hidden\n"
                  "import proofcheck.kernel.model as m\nm._private\n")
-    assert [n for _, n, _ in _private_uses(f, "proofcheck.export.x")] == ["_hidden", "_private"]
+    assert [n for _, n, _ in _private_uses(f, "proofcheck.frontend.export.x")] == ["_hidden", "_private"]
 
 
 def test_import_linter_would_catch_a_violation(tmp_path, monkeypatch):
@@ -131,7 +149,7 @@ def test_contract_lists_every_forbidden_package():
 
 @pytest.fixture(scope="module")
 def graph():
-    return grimp.build_graph("proofcheck", "lemmas")
+    return grimp.build_graph("proofcheck")
 
 
 def _verify_roots(graph) -> set[str]:
@@ -182,25 +200,27 @@ def test_the_plain_kernel_never_imports_the_fast_tier(graph):
 def test_verify_loads_no_construction_code_at_run_time(tmp_path):
     from conftest import NAMED
 
-    from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
     from proofcheck.kernel.verdicts import Verdict
     ds = NAMED["square-builtin"]
     tc = verify16(ds)
     f = tmp_path / "c.json"
     f.write_text(json.dumps(theorem_certificate("1.6", ds, tc.construction.net,
                                                 Verdict.VERIFIED, constants=tc.constants)))
-    code = ("import json, sys\nfrom proofcheck.cli import main\n"
+    code = ("import json, sys\nfrom proofcheck.frontend.cli import main\n"
             f"rc = main(['verify', {str(f)!r}])\n"
             "print(json.dumps([rc, sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('proofcheck', 'lemmas'))]))")
+            "if m.split('.')[0] == 'proofcheck')]))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        timeout=300)
     rc, loaded = json.loads(r.stdout.strip().splitlines()[-1])
     assert rc == 0, r.stderr
     assert "proofcheck.kernel.verify" in loaded
-    bad = [m for m in loaded if m.startswith(FORBIDDEN) and not m.startswith("proofcheck.cli")]
+    cli = ("proofcheck.frontend.cli",)
+    bad = [m for m in loaded if m.startswith(FORBIDDEN) and not m.startswith(cli)
+           and m != "proofcheck.frontend"]
     assert bad == []
-    # outside the kernel only the package root and the command-line front end
-    assert all(m == "proofcheck" or m.startswith(("proofcheck.kernel", "proofcheck.cli"))
-               for m in loaded), loaded
+    # outside the kernel only the package roots and the command-line front end
+    assert all(m in ("proofcheck", "proofcheck.frontend") or
+               m.startswith(("proofcheck.kernel",) + cli) for m in loaded), loaded

@@ -104,8 +104,8 @@ def tag_chains(draw):
     FF = plateau hat at some token's projection (direction u or another), SA = tag
     (A = u u^T, V = lam I, rho = 1) or, sometimes, a layer that forces the
     general path (rho != 1) or a tie."""
-    from lemmas.afz.layers.clustering import tag_sa
-    from lemmas.afz.layers.hat import plateau_ff
+    from proofcheck.constructions.afz.layers.clustering import tag_sa
+    from proofcheck.constructions.afz.layers.hat import plateau_ff
     d = draw(st.integers(2, 3))
     pos = st.fractions(min_value=Fraction(1, 2), max_value=5, max_denominator=3)
     pool = draw(st.lists(st.tuples(*[pos] * d), min_size=2, max_size=8, unique=True))
@@ -140,7 +140,7 @@ def tag_chains(draw):
 def test_offset_tags_chain_agrees_with_reference(case):
     """The flint backend (offset tags, FF on base + offset, folding) gives the
     Fraction reference's outputs on every chain."""
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     d, seqs, blocks = case
     net = Transformer(d, blocks)
@@ -153,10 +153,10 @@ def test_offset_tags_chain_agrees_with_reference(case):
 def test_offset_path_is_taken_and_a_wrong_tag_claim_is_refuted():
     """A tag on positive tokens is kept as offsets (O(N)); a claim with a wrong
     factor or a wrong attended row is REFUTED with the exact witness."""
-    from lemmas.afz.layers.clustering import tag_sa
+    from proofcheck.constructions.afz.layers.clustering import tag_sa
     from proofcheck.kernel.fast.flint import FlintBackend
-    from lemmas.claim_check import check_network
-    from lemmas.claims import Fixed, SequenceShift
+    from proofcheck.constructions.claim_check import check_network
+    from proofcheck.constructions.claims import Fixed, SequenceShift
     from proofcheck.kernel.model import FF, Transformer
     F = Fraction
     seqs = [[(F(1), F(2)), (F(3), F(1))], [(F(2), F(2)), (F(1), F(1))]]
@@ -229,9 +229,9 @@ def test_mutated_collapse_is_refuted_with_the_reference_witness():
     sequence / token / coordinate with the same values."""
     from dataclasses import replace
 
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.generate import random_dataset
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.frontend.io.generate import random_dataset
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     ds = random_dataset(5, d=3, N=5, style="mixed")
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -302,9 +302,9 @@ def test_lazy_offsets_rebase_when_a_tag_changes_direction():
     them: the second tag's tops differ from the first's, so the lazy offsets must
     rebase those sequences (a regression found by the chain test above); outputs
     equal the reference and the state stays on the offset path."""
-    from lemmas.afz.layers.clustering import tag_sa
+    from proofcheck.constructions.afz.layers.clustering import tag_sa
     from proofcheck.kernel.fast.flint import FlintBackend, _Offsets
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.model import Transformer
     F = Fraction
     seqs = [[(F(1), F(3)), (F(2), F(1))], [(F(3), F(1)), (F(1), F(2)), (F(2), F(2))]]
@@ -392,8 +392,8 @@ def test_int_rank_one_ff_is_exact_like_the_reference(cs, bs, w):
     U = tuple(tuple(c * x for x in w) for c in cs)
     W = tuple((k + 1, -k) for k in range(width))
     from proofcheck.kernel.fast.flint import _rank_one
-    from lemmas.claim_check import check_network
-    from proofcheck.layers import identity_sa
+    from proofcheck.constructions.claim_check import check_network
+    from proofcheck.constructions.layers import identity_sa
     from proofcheck.kernel.model import Transformer
     ff = FF(1, U, tuple(bs[:width]), W)
     r1 = _rank_one(ff.U)

@@ -65,10 +65,10 @@ def test_readme_tables_equal_bench_results():
     (`python -m bench --readme`), between the markers <!-- bench:begin --> and
     <!-- bench:end -->: a table edited by hand or left stale fails here."""
     from bench.__main__ import render_readme
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "measurements" / "benchmark.md").read_text()
     m = re.search(r"<!-- bench:begin -->.*?<!-- bench:end -->\n", readme, re.S)
-    assert m is not None, ("README.md has no <!-- bench:begin --> ... <!-- bench:end --> block: "
-                           "paste the output of `python -m bench --readme`")
+    assert m is not None, ("docs/measurements/benchmark.md has no <!-- bench:begin --> ... "
+                           "<!-- bench:end --> block: paste the output of `python -m bench --readme`")
     expected = render_readme(json.loads((ROOT / "bench" / "results.json").read_text()))
     assert m.group(0) == expected
 
@@ -121,3 +121,24 @@ def test_bench_rows_only_merges_the_digits_rows(tmp_path):
         assert len(r["runs"]) == REPEATS
         assert r["construct_s"] == statistics.median(x["construct_s"] for x in r["runs"])
         assert r["exact_check_s"] == statistics.median(x["exact_check_s"] for x in r["runs"])
+
+
+def test_bench_plain_quick_smoke(tmp_path):
+    """`python -m bench.plain --quick`: verify --route plain of a 40-image certificate in a child
+    process, its wall and CPU seconds, peak RSS and work units recorded."""
+    pytest.importorskip("sklearn")
+    from bench.plain import make_certificate, measure
+    cert = tmp_path / "c.json"
+    make_certificate(cert, 40)
+    row = measure(cert)
+    assert row["exit_code"] == 0 and row["verdict"].startswith("VERDICT: VERIFIED")
+    assert row["cpu_s"] > 0 and row["peak_rss_mb"] > 0
+    assert 0 < row["units_used"] <= row["units_budget"]
+
+
+def test_readme_plain_route_numbers_are_the_results_file():
+    r = json.loads((ROOT / "bench" / "results-plain.json").read_text())["rows"][0]
+    text = " ".join((ROOT / "docs" / "measurements" / "benchmark.md").read_text().split())
+    assert r["exit_code"] == 0 and r["verdict"].startswith("VERDICT: VERIFIED")
+    assert (f"is VERIFIED in {r['wall_s']} s wall, {r['cpu_s']} s CPU, {r['peak_rss_mb']} MB "
+            f"peak RSS, using {r['units_used']:,} of its {r['units_budget']:,} work units") in text

@@ -9,12 +9,12 @@ from fractions import Fraction
 from pathlib import Path
 
 from bench.constructions import BEGIN, END, main, render_readme
-from lemmas.afz.layers.hat import plateau_ff
-from lemmas.afz.layers.peel import peel_ff
-from lemmas.afz.theorems.constructions import CONSTRUCTIONS
-from proofcheck.layers import identity_sa
+from proofcheck.constructions.afz.layers.hat import plateau_ff
+from proofcheck.constructions.afz.layers.peel import peel_ff
+from proofcheck.constructions.afz.theorems.constructions import CONSTRUCTIONS
+from proofcheck.constructions.layers import identity_sa
 from proofcheck.kernel.model import FF, Block, Transformer
-from proofcheck.reporting.measures import kinks_along, layer_ratio, measures
+from proofcheck.frontend.reporting.measures import kinks_along, layer_ratio, measures
 
 ROOT = Path(__file__).resolve().parents[1]
 F = Fraction
@@ -36,7 +36,7 @@ def test_quick_run_has_a_row_per_construction_and_dataset(tmp_path):
 
 
 def test_readme_block_equals_the_results_file():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "measurements" / "constructions.md").read_text()
     m = re.search(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n", readme, re.S)
     assert m, "README has no constructions block"
     res = json.loads((ROOT / "bench" / "results-constructions.json").read_text())

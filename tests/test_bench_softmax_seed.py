@@ -22,7 +22,7 @@ def test_measure_one_configuration():
 def test_readme_block_is_the_rendering_of_the_results_file():
     from bench.softmax_seed import RESULTS, render_readme
     block = render_readme(json.loads(RESULTS.read_text()))
-    assert block in (ROOT / "README.md").read_text()
+    assert block in (ROOT / "docs" / "measurements" / "softmax-seed.md").read_text()
     rows = [r for r in json.loads(RESULTS.read_text())["rows"]]
     assert {r["construction"] for r in rows} == {"seed", "default"}
     assert all("error" not in r for r in rows)

@@ -17,16 +17,16 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.phases.bounded_separation import plan_layout, separate_bounded
-from lemmas.afz.phases.flag_collapse import assign_kappas
-from lemmas.afz.theorems.bounded import construct, constant_checks, lexicographic_u
-from lemmas.afz.options import ConstructionOptions
-from proofcheck.io.examples import sample
+from proofcheck.constructions.afz.phases.bounded_separation import plan_layout, separate_bounded
+from proofcheck.constructions.afz.phases.flag_collapse import assign_kappas
+from proofcheck.constructions.afz.theorems.bounded import construct, constant_checks, lexicographic_u
+from proofcheck.constructions.afz.options import ConstructionOptions
+from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import spans_of
 from proofcheck.kernel.fast import get_backend
-from lemmas.claim_check import check_network
-from lemmas.claims import Affine, SequenceTranslate
+from proofcheck.constructions.claim_check import check_network
+from proofcheck.constructions.claims import Affine, SequenceTranslate
 from mutate import with_parameter
 from proofcheck.kernel.model import SA, Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict, combine
@@ -81,7 +81,7 @@ def test_digits_sample_magnitudes_and_constants(digits40):
     assert consts["max_bits"] <= 14 and consts["largest_phase_S_scalar"] <= consts["B_S"]
     assert c.info["path"] == "flag" and c.info["snaps"] == 0
     assert consts["L"] == consts["L_construction"] == c.info["R"] + 1 + c.info["lifts"]
-    from lemmas.afz.theorems.theorem_1_6 import construct as default
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct as default
     dflt = default(inputs, targets, ds.d)
     assert dflt.net.max_bits() > 2 * consts["max_bits"]
 
@@ -245,8 +245,8 @@ def test_audit_is_exact_in_float32_and_rounding_verifies(digits40):
     small integer, so float32 and float64 evaluation are exact (zero deviation, no
     region exit, outputs equal the targets) and the network rounded to float32 is
     the same network: VERIFIED."""
-    from proofcheck.export.audit import audit_many
-    from proofcheck.export.rounding import certify_rounded, get_format
+    from proofcheck.frontend.export.audit import audit_many
+    from proofcheck.frontend.export.rounding import certify_rounded, get_format
     ds, inputs, targets, c = digits40
     for r in audit_many(c.net, inputs, targets, ["float64", "float32"]):
         assert r.max_dev == 0 and r.exits_total == 0 and r.first_exit is None
@@ -258,7 +258,7 @@ def test_audit_is_exact_in_float32_and_rounding_verifies(digits40):
 def test_rank_one_audit_sets_agree_with_the_dense_filter(digits40):
     """The audit's exact argmax sets for rank-one A (ties included) equal the sets
     of the dense exact computation, and a float set that differs is an exit."""
-    from proofcheck.export.audit import _ExactRows, _rank_one_sets, _sa_exits
+    from proofcheck.frontend.export.audit import _ExactRows, _rank_one_sets, _sa_exits
     ds, inputs, targets, c = digits40
     be = get_backend("flint")
     state = be.load(inputs)
@@ -308,7 +308,7 @@ def test_float_safe_option(digits40):
     i2, t2 = _data(ds2)
     with pytest.raises(ValueError, match="not a float32 value"):
         construct(i2, t2, ds2.d, options=ConstructionOptions("float32"))
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     assert main(["audit", "1.6", "--limit", "6", "--construction", "bounded", "--float-safe",
                  "float32", "--rounding", "float32", "--dtype", "float32"]) == 0
     assert main(["audit", "1.6", "--limit", "6", "--construction", "nope"]) == 2
@@ -316,11 +316,12 @@ def test_float_safe_option(digits40):
 
 # ------------------------------------------------------------------ tag-growth
 def test_tag_growth_holds_on_the_default_network_and_can_fail():
-    """The seed's phase S: the largest projection more than doubles every round
+    """The default construction's phase S (proofcheck's reconstruction): the largest
+    projection more than doubles every round
     (exactly, on the default network); with one tag's lam set to 0 it does not, and
     the witness names that block."""
-    from lemmas.afz.theorems.tag_growth import check
-    from lemmas.afz.theorems.theorem_1_6 import construct as default
+    from proofcheck.constructions.afz.theorems.tag_growth import check
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct as default
     ds = NAMED["common-top"]
     inputs, targets = _data(ds)
     c = default(inputs, targets, ds.d)
@@ -337,7 +338,7 @@ def test_cli_report_and_certificate(tmp_path):
     choices, its round words) and a certificate that ``verify`` re-checks: VERIFIED."""
     import json
 
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     cert = tmp_path / "c.json"
     assert main(["theorem", "1.6", "--limit", "6", "--construction", "bounded", "--out",
                  str(tmp_path / "rep"), "--certificate", str(cert)]) == 0
@@ -350,7 +351,7 @@ def test_cli_report_and_certificate(tmp_path):
 
 # ------------------------------------- the flagged token as the first leader
 def _held_leader(y0):
-    from lemmas.afz.edges import held_leader
+    from proofcheck.constructions.afz.edges import held_leader
     return held_leader(y0)
 
 
@@ -362,14 +363,14 @@ def test_flagged_first_leader_keeps_its_flag(y0, kappa):
     every claim VERIFIES; the old step (reset by the first lift) is REFUTED at that
     block with the witness of the defect (the leader's flag 0 instead of kappa)."""
     from mutation.apply import patched
-    from lemmas.afz.theorems.theorem_1_6 import verify
-    from lemmas.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import get
     ds = _held_leader(y0)
     inputs, targets = _data(ds)
     c = construct(inputs, targets, 3)
     assert c.info["path"] == "flag" and c.info["kappas"][0] == kappa
     assert all(r.verdict == Verdict.VERIFIED for r in verify(ds, construction=get("bounded", "1.6")).results)
-    with patched("lemmas/afz/phases/flag_collapse.py", "held = _held_flag(sep, lifted, lead)",
+    with patched("proofcheck/constructions/afz/phases/flag_collapse.py", "held = _held_flag(sep, lifted, lead)",
                  "held = None"):
         bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
                if r.verdict != Verdict.VERIFIED]
@@ -386,10 +387,10 @@ def test_bounded_verifies_on_random_one_target_datasets(seed, d, style, N):
     """Property: on seeded admissible datasets (d = 2..4, overlapping styles, one
     target per pair, so the flag phases L and C run) every claim of the bounded
     construction VERIFIES."""
-    from lemmas.afz.edges import single_target
-    from lemmas.afz.theorems.theorem_1_6 import verify
-    from lemmas.afz.theorems.constructions import get
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.constructions.afz.edges import single_target
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.frontend.io.generate import random_dataset
     ds = single_target(random_dataset(seed, d=d, N=N, max_n=4, style=style))
     bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
            if r.verdict != Verdict.VERIFIED]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import CASES, case_table
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 
 # what the message must name, per error case (the README's wording may differ)
 FRAGMENTS = {

@@ -9,19 +9,18 @@ from fractions import Fraction
 import pytest
 from conftest import CASES, case_table
 
-from lemmas.causal import with_mask
-from lemmas.afz.theorems.theorem_1_6 import verify
-from lemmas.causal import first_token as ft
-from lemmas.causal.prefix_construction import construct, param_formula
-from lemmas.causal.readings import ALL, LAST, prefix_conflicts, prefix_map, read_positions
-from lemmas.causal.under_mask import run_causal
-from lemmas.claim_check import check_network
+from proofcheck.constructions.causal import with_mask
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+from proofcheck.constructions.causal import first_token as ft
+from proofcheck.constructions.causal.prefix_construction import NoCausalInterpolant, construct, param_formula
+from proofcheck.constructions.causal.readings import ALL, LAST, prefix_conflicts, prefix_map, read_positions
+from proofcheck.constructions.causal.under_mask import run_causal
+from proofcheck.constructions.claim_check import check_network
 from mutate import with_parameter
-from proofcheck.cli import main
-from proofcheck.io.datasets import load_dataset
-from proofcheck.io.examples import sample
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.datasets import load_dataset
+from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair
-from proofcheck.kernel.errors import Inadmissible
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
 
@@ -136,7 +135,7 @@ def test_causal_last_verifies_on_the_handed_cases(case, capsys):
 def test_causal_last_refuses_a_prefix_conflict(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
     assert prefix_conflicts(ds, LAST)
-    with pytest.raises(Inadmissible, match="no prefix map"):
+    with pytest.raises(NoCausalInterpolant, match="no prefix map"):
         construct(*_io(ds), ds.d)
     assert main(["theorem", "1.6", "--attention", "causal", "--construction", "causal-last",
                  "--dataset", str(CASES / case), "--no-report"]) == 2
@@ -189,11 +188,11 @@ def test_permuted_duplicate_is_admissible_under_the_mask_only(capsys):
 
 
 def test_docs_table_is_the_results_file():
-    """docs/causal.md's L and P columns come from bench/results-causal.json."""
+    """docs/constructions/causal-last.md's L and P columns come from bench/results-causal.json."""
     import json
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    doc = (root / "docs" / "causal.md").read_text()
+    doc = (root / "docs" / "constructions" / "causal-last.md").read_text()
     rows = json.loads((root / "bench" / "results-causal.json").read_text())["rows"]
     assert len([r for r in rows if r.get("causal_last", {}).get("verdict") == "VERIFIED"]) >= 6
     for r in rows:
@@ -219,9 +218,9 @@ def test_no_prefix_map_without_a_pairwise_conflict():
     assert prefix_conflicts(ds, ALL) == []
     sol = prefix_map(*_io(ds), ALL)
     assert sol.status == "impossible" and sol.where == (0, (Fraction(-5), Fraction(5)))
-    with pytest.raises(Inadmissible, match="no prefix map"):
+    with pytest.raises(NoCausalInterpolant, match="no prefix map"):
         construct(*_io(ds), 2, reading=ALL)
-    from lemmas.causal.under_mask import conflict_check
+    from proofcheck.constructions.causal.under_mask import conflict_check
     assert conflict_check(ds, ALL).verdict == Verdict.VERIFIED
 
 
@@ -229,7 +228,7 @@ def test_no_prefix_map_without_a_pairwise_conflict():
 def test_causal_all_verifies_when_a_prefix_map_exists(seed):
     """Generated data with fresh first tokens (each sequence gets its own first token):
     a prefix map exists in both readings and both constructions verify."""
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.frontend.io.generate import random_dataset
     base = random_dataset(seed, d=2, N=4, style="mixed")
     pairs = tuple(Pair(((Fraction(100 + j), Fraction(-100 - j)),) + p.inputs, p.outputs)
                   for j, p in enumerate(base.pairs))
@@ -242,7 +241,7 @@ def test_causal_all_verifies_when_a_prefix_map_exists(seed):
 def test_an_unknown_construction_lists_the_causal_ones_too(capsys):
     """`list` shows causal-last / causal-all under 1.6: the exit-2 error names them too,
     with the option they need; 1.8 has none."""
-    from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
+    from proofcheck.constructions.causal.constructions import CAUSAL_CONSTRUCTIONS
     assert main(["theorem", "1.6", "--construction", "nope", "--no-report"]) == 2
     err = capsys.readouterr().err
     assert all(name in err for name in ("default", "peel", "bounded", *CAUSAL_CONSTRUCTIONS))
@@ -254,9 +253,9 @@ def test_an_unknown_construction_lists_the_causal_ones_too(capsys):
 def test_causal_runs_without_certificate_state_their_scope():
     """No certificate under the mask: the VERDICT line carries the kernel's Scope
     wording; causal-first-token's header is 'mixed' with its checks' scopes."""
-    from proofcheck.runs.lemma import header_lines, run_lemma, scope_summary, verdict_text
-    from proofcheck.registry import find
-    from proofcheck.runs.theorem import TheoremOptions, run_theorem
+    from proofcheck.frontend.runs.lemma import header_lines, run_lemma, scope_summary, verdict_text
+    from proofcheck.frontend.registry import find
+    from proofcheck.frontend.runs.theorem import TheoremOptions, run_theorem
     run = run_lemma(find("causal-first-token"))
     assert run.recheck is None and run.verdict == Verdict.VERIFIED
     summary = dict(scope_summary(run))

@@ -1,5 +1,5 @@
 """Property: on random small datasets read as tuples, the causal constructions are
-VERIFIED exactly when a prefix map exists, and refused (Inadmissible, naming why)
+VERIFIED exactly when a prefix map exists, and refused (NoCausalInterpolant, naming why)
 when none does — the necessary condition of causal-first-token; the masked network's
 claims and outputs agree on both exact backends."""
 from __future__ import annotations
@@ -9,12 +9,11 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemmas.causal.under_mask import run_causal
-from lemmas.causal.prefix_construction import construct
-from lemmas.causal.readings import ALL, LAST, prefix_map
-from lemmas.claim_check import check_network
+from proofcheck.constructions.causal.under_mask import run_causal
+from proofcheck.constructions.causal.prefix_construction import NoCausalInterpolant, construct
+from proofcheck.constructions.causal.readings import ALL, LAST, prefix_map
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
-from proofcheck.kernel.errors import Inadmissible
 from proofcheck.kernel.verdicts import Verdict, combine
 
 TOKEN = st.tuples(st.integers(-1, 1), st.integers(-1, 1)).map(
@@ -45,7 +44,7 @@ def test_causal_constructions_verify_iff_a_prefix_map_exists(ds, reading):
     if sol.status == "impossible":
         try:
             construct(*io, 2, reading=reading)
-        except Inadmissible as exc:
+        except NoCausalInterpolant as exc:
             assert "no prefix map" in exc.message
         else:
             raise AssertionError("built a network where no prefix map exists")

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.layers import hat
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from lemmas.afz.theorems.theorem_1_8 import verify as verify18
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import (
+from proofcheck.constructions.afz.layers import hat
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.constructions.afz.theorems.theorem_1_8 import verify as verify18
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import (
     lemma_certificate,
     seal,
     theorem_certificate,
@@ -89,7 +89,7 @@ def test_tampered_dataset_is_detected(cert16):
 
     def target_and_hash(c):  # a consistent forgery: new dataset, new hash
         target(c)
-        from proofcheck.io.datasets import dataset_from_json
+        from proofcheck.frontend.io.datasets import dataset_from_json
         c["claim"]["dataset"]["sha256"] = digest(dataset_from_json(c["dataset"]))
     v, lines = verify_certificate(_edit(cert16, target_and_hash))
     assert v == Verdict.REFUTED and any("not a target" in ln or "not hit" in ln for ln in lines)
@@ -98,7 +98,7 @@ def test_tampered_dataset_is_detected(cert16):
 def test_tampered_tau_is_not_accepted(cert18):
     """A larger stated tau whose bounds no longer follow: the re-check cannot establish the
     stated VERIFIED-CERTIFIED and has no witness against it: INCONCLUSIVE (exit 3), never a
-    pass and never a refutation without a witness (SPEC section 5)."""
+    pass and never a refutation without a witness (docs/spec.md §5)."""
     out = verify_certificate(_edit(cert18, lambda c: c["semantics"].update(tau="1000000")))
     assert out.verdict == Verdict.INCONCLUSIVE and out.exit_code() == 3
 
@@ -329,9 +329,10 @@ def test_inflated_P_with_formula_stated_is_refuted(cert_square):
 
 @pytest.mark.parametrize("key, value, fragment", [
     ("P_formula", 190, "claimed P_formula = 190"),
-    ("R", 0, "claimed R = 0, but L - 2M - 1 = 1"),
+    ("R", 0, "claimed R = 0, but L - (2M + 1) = 1"),
     ("R", "1/2", "not an integer"),
-    ("param_constant", 40, "claimed P_bound = 228, but 40 d M = 240"),
+    ("param_constant", 40, "claimed param_constant = 40, but construction default's proved "
+                           "constant = 38"),
     ("P_bound", 229, "claimed P_bound = 229"),
     ("L", "11/1", "claimed L = 11"),
     ("theta_sq_norm", "1", "claimed theta_sq_norm = 1"),
@@ -343,31 +344,36 @@ def test_wrong_stated_constant_is_refuted(cert_square, key, value, fragment):
     assert any(fragment in ln for ln in lines), lines
 
 
-def test_parameter_bound_uses_the_stated_constructions_constant(cert_square):
-    """P <= C d M with the certificate's own C (param_constant): the check line names C;
-    a C below P / (d M) refutes with it; without one the default construction's 38."""
+def test_parameter_bound_uses_the_kernels_constant_not_the_certificates(cert_square):
+    """Issue 29 item 3: P <= C d M with the constant the kernel holds for the named
+    construction (default: 38).  A certificate stating another C (the least that covers
+    P, or 100,000), re-sealed, is REFUTED with code param-constant and never "constants
+    re-derived"; with no construction named a stated C is arithmetic on this dataset only
+    (the VERDICT line makes no O(d M) claim); C = 0 is bad input."""
+    from proofcheck.frontend.cli.common import outcome_line
     P, d, M = (int(cert_square["claim"]["constants"][k]) for k in ("P", "d", "M"))
 
-    def state(C):
+    def state(C, named=True):
         def f(c):
             c["claim"]["constants"].update(param_constant=C, P_bound=C * d * M)
-            for k in ("R", "P_formula"):  # the bound alone decides
-                c["claim"]["constants"].pop(k, None)
+            if not named:
+                c["claim"].pop("construction")
+                for k in ("R", "P_formula", "L_construction"):
+                    c["claim"]["constants"].pop(k, None)
         return f
-    C = -(-P // (d * M))  # the least constant that covers P
-    v, lines = verify_certificate(_edit(cert_square, state(C)))
-    assert v == Verdict.VERIFIED
-    assert any(f"<= C d M = {C * d * M} with C = {C} (the construction's stated constant)" in ln
-               for ln in lines), lines
-    v, lines = verify_certificate(_edit(cert_square, state(C - 1)))
-    assert v == Verdict.REFUTED
-    assert any(f"exceeds the explicit bound C d M = {(C - 1) * d * M} (C = {C - 1}, the "
-               "construction's stated constant" in ln for ln in lines), lines
-    v, lines = verify_certificate(_edit(cert_square, lambda c: [
-        c["claim"]["constants"].pop(k, None) for k in ("param_constant", "P_bound")]))
-    assert v == Verdict.VERIFIED
-    assert any("with C = 38 (none stated: the default construction's constant)" in ln
-               for ln in lines), lines
+    out = verify_certificate(cert_square)
+    assert out.verdict == Verdict.VERIFIED and "P <= 38 d M" in out.detail
+    for C in (-(-P // (d * M)), 100_000):
+        out = verify_certificate(_edit(cert_square, state(C)))
+        assert out.verdict == Verdict.REFUTED and out.failure.code == "param-constant"
+        assert "constants re-derived" not in outcome_line(out)
+        assert "construction default does not witness Theorem 1.6" in out.detail
+    out = verify_certificate(_edit(cert_square, state(100_000, named=False)))
+    assert out.verdict == Verdict.VERIFIED
+    assert "no O(d M) claim" in out.detail and "P <= 38 d M" not in out.detail
+    assert any("C = 100000 (stated; no construction the kernel knows" in ln for ln in out.lines)
+    out = verify_certificate(_edit(cert_square, state(-(-P // (d * M)) - 1, named=False)))
+    assert out.verdict == Verdict.REFUTED and out.failure.code == "param-bound"
     with pytest.raises(BadInput):
         verify_certificate(_edit(cert_square, state(0)))
 
@@ -422,7 +428,7 @@ def test_semantics_must_fit_the_statement(cert16, cert18):
     assert e.value.path in ("$.semantics.attention", "$.bounds")
     with pytest.raises(BadInput) as e:  # hardmax has no temperature
         verify_certificate(_edit(cert16, lambda c: c["semantics"].update(tau="1")))
-    assert e.value.path == "$.semantics" and "'tau'" in e.value.message
+    assert e.value.path == "$.semantics.tau" and "'tau'" in e.value.message
 
 
 def test_bounds_are_compared_as_numbers(cert18_square):

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from proofcheck.registry import load
-from proofcheck.cli import main
+from proofcheck.frontend.registry import load
+from proofcheck.frontend.cli import main
 
 
 def run(argv, capsys):
@@ -23,8 +23,8 @@ def test_list_prints_catalogue(capsys):
     assert rc == 0
     for s in load():
         assert s.id in out
-    from proofcheck.registry import FLAGS
-    assert set(FLAGS) == {"seed-numbered", "seed-step", "caption-numbered", "project"}
+    from proofcheck.frontend.registry import FLAGS
+    assert set(FLAGS) == {"seed-numbered", "seed-step", "spec-numbered", "project"}
     assert {s.flag for s in load()} <= set(FLAGS)
     for flag, meaning in FLAGS.items():  # the legend says what each flag means
         assert f"{flag}  " in out and meaning in out
@@ -100,7 +100,7 @@ def test_console_script_installed():
 def test_every_option_and_positional_has_help_and_subcommands_a_description():
     import argparse
 
-    from proofcheck.cli import build_parser
+    from proofcheck.frontend.cli import build_parser
     p = build_parser()
     subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
     assert subs.choices
@@ -139,7 +139,7 @@ def test_whole_number_options_read_numbers_strictly(capsys):
 
 def test_dataset_group_says_what_runs_by_default():
     """lemma runs its built-in instance, theorem/export the shipped digits sample."""
-    from proofcheck.cli import build_parser
+    from proofcheck.frontend.cli import build_parser
     sub = next(a for a in build_parser()._actions if a.dest == "cmd").choices
     titles = {name: [g.title for g in sub[name]._action_groups if g.title.startswith("dataset")]
               for name in ("lemma", "theorem", "export")}
@@ -176,7 +176,7 @@ def test_every_option_taking_a_value_shows_an_example():
     """The README: every option that takes a value shows one in its help ('e.g.')."""
     import argparse
 
-    from proofcheck.cli import build_parser
+    from proofcheck.frontend.cli import build_parser
     subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     missing = [(name, a.dest) for name, q in subs.choices.items() for a in q._actions
                if not isinstance(a, argparse._HelpAction) and a.nargs != 0

@@ -1,4 +1,4 @@
-"""The stated conclusions of the constructions (lemmas/afz/theorems/conclusions.py,
+"""The stated conclusions of the constructions (proofcheck/constructions/afz/theorems/conclusions.py,
 the phase-I half-width rule, the phase-S probe margin, the sphere parameter): each
 holds on the handed and edge datasets and fails, with its witness code, when one
 parameter of the construction is mutated (a named mutant, applied in memory)."""
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from lemmas.afz.edges import edge_datasets, single_target
-from lemmas.afz.theorems import phase_statements as S
-from lemmas.afz.theorems import conclusions as C
-from lemmas.afz.theorems.constructions import get
+from proofcheck.constructions.afz.edges import edge_datasets, single_target
+from proofcheck.constructions.afz.theorems import phase_statements as S
+from proofcheck.constructions.afz.theorems import conclusions as C
+from proofcheck.constructions.afz.theorems.constructions import get
 from mutation.apply import patched
-from proofcheck.io.generate import random_dataset
+from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.verdicts import Verdict
 
 _EDGES = edge_datasets()
@@ -49,9 +49,9 @@ def test_conclusions_hold_on_the_edge_datasets_and_their_one_target_copies(name)
 
 
 # (module, old, new, construction, check, datasets, witness code)
-PEEL, BOUNDED = "lemmas/afz/theorems/peel.py", "lemmas/afz/theorems/bounded.py"
-TOP = "lemmas/afz/phases/top_collapse.py"
-FLAG = "lemmas/afz/phases/flag_collapse.py"
+PEEL, BOUNDED = "proofcheck/constructions/afz/theorems/peel.py", "proofcheck/constructions/afz/theorems/bounded.py"
+TOP = "proofcheck/constructions/afz/phases/top_collapse.py"
+FLAG = "proofcheck/constructions/afz/phases/flag_collapse.py"
 ONE = [single_target(ds) for ds in _EDGES]
 MUTANTS = [
     ("mu bound too large", TOP, "(2 * len(u) * Fraction(beta) ** 2)",
@@ -91,7 +91,7 @@ MUTANTS = [
      "bounded", C.bounded_radix_check, _EDGES, "radix"),
     ("flag weight misplaced", BOUNDED, "u[lay.F] = mult", "u[(lay.F - 1)] = mult",
      "bounded", C.bounded_radix_check, _EDGES, "radix"),
-    ("fold offsets from the neighbouring coordinate", "lemmas/afz/phases/bounded_separation.py",
+    ("fold offsets from the neighbouring coordinate", "proofcheck/constructions/afz/phases/bounded_separation.py",
      "cur = [[p[k] - lo[k] for k", "cur = [[p[k] - lo[(k - 1)] for k",
      "bounded", C.bounded_layout_check, _EDGES, "layout"),
 ]
@@ -112,7 +112,7 @@ def test_d2_radix_of_the_stacked_signature_is_checked():
     if where is None:
         pytest.skip("handed cases not on this machine")
     cases = [where / f for f in ("overlap-2d.json", "nested-chain.json")]
-    from proofcheck.io.datasets import load_dataset
+    from proofcheck.frontend.io.datasets import load_dataset
     sets = [load_dataset(c) for c in cases]
     assert not _many("bounded", sets, C.bounded_radix_check)
     with patched(BOUNDED, "mult = (lay.z[lay.content[0]]) * (smax + 1)",
@@ -129,14 +129,14 @@ def _built(ds):
 def test_interpolation_half_width_rule_is_checked_on_the_layers():
     sets = _PHASE
     assert all(S.snap_delta_check(_built(ds), ds).verdict == Verdict.VERIFIED for ds in sets)
-    with patched("lemmas/afz/phases/interpolation.py", "if near else Fraction(1)) / 4)",
+    with patched("proofcheck/constructions/afz/phases/interpolation.py", "if near else Fraction(1)) / 4)",
                  "if near else Fraction(1)) / 8)"):
         r = S.snap_delta_check(_built(sets[0]), sets[0])
     assert r.verdict == Verdict.REFUTED and r.witness.code == "snap-delta"
     assert r.witness.block == _built(sets[0]).phases["I"][0]
 
 
-_SEP = "lemmas/afz/phases/separation.py"
+_SEP = "proofcheck/constructions/afz/phases/separation.py"
 
 
 def _rule_codes(sets):
@@ -157,13 +157,13 @@ def test_phase_s_rules_are_checked_on_the_layers(old, new, code):
 
 
 def test_sphere_points_are_images_of_the_stated_parameter():
-    from lemmas.afz.layers import sphere
+    from proofcheck.constructions.afz.layers import sphere
     assert sphere.many_points_check().verdict == Verdict.VERIFIED
-    with patched("lemmas/afz/layers/sphere.py", "eps = Fraction(1, 2 * d)",
+    with patched("proofcheck/constructions/afz/layers/sphere.py", "eps = Fraction(1, 2 * d)",
                  "eps = Fraction(2, 2 * d)"):
         r = sphere.many_points_check()
     assert r.verdict == Verdict.REFUTED and r.witness.code == "sphere-parameter"
-    with patched("lemmas/afz/layers/sphere.py", "* Fraction(3, 4) + Fraction(1, 8)",
+    with patched("proofcheck/constructions/afz/layers/sphere.py", "* Fraction(3, 4) + Fraction(1, 8)",
                  "* Fraction(3, 4) + Fraction(1, 9)"):
         r = sphere.many_points_check()
     assert r.verdict == Verdict.REFUTED and r.witness.code == "sphere-parameter"
@@ -172,8 +172,8 @@ def test_sphere_points_are_images_of_the_stated_parameter():
 def test_bounded_construction_on_uneven_coordinate_minima():
     """Regression: here the token the last separation round left with flag 1 is the
     first lifted leader; the leader lifts keep that flag and top it up instead of
-    resetting it (docs/bounded.md), so every claim holds."""
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    resetting it (docs/constructions/bounded.md), so every claim holds."""
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     ds = random_dataset(2002, d=3, N=4, max_n=4, style="overlap")
     bad = [r for r in verify(ds, construction=get("bounded", "1.6")).results
            if r.verdict != Verdict.VERIFIED]
@@ -184,11 +184,11 @@ def test_fold_scale_one_short_is_caught_on_its_edge_dataset():
     """The bounded layout's fold scale one short (the fallback bound below the
     coordinate's range): on edge-fold-scale the fold is no longer injective and the
     construction fails on an admissible input (reported as REFUTED by the pipeline)."""
-    from lemmas.afz.edges import fold_scale
-    from lemmas.afz.theorems.theorem_1_6 import ConstructionFailed, verify
+    from proofcheck.constructions.afz.edges import fold_scale
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import ConstructionFailed, verify
     spec, ds = get("bounded", "1.6"), fold_scale()
     assert all(r.verdict == Verdict.VERIFIED for r in verify(ds, construction=spec).results)
-    with patched("lemmas/afz/phases/bounded_separation.py",
+    with patched("proofcheck/constructions/afz/phases/bounded_separation.py",
                  "span[i] = max(q[i] for q in cur) + 1", "span[i] = max(q[i] for q in cur) + 0"):
         with pytest.raises(ConstructionFailed):
             verify(ds, construction=spec)

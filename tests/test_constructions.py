@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorems.constructions import CONSTRUCTIONS, get
-from lemmas.afz.theorems.theorem_1_6 import verify
-from lemmas.causal.constructions import CAUSAL_CONSTRUCTIONS
-from proofcheck.cli import main
+from proofcheck.constructions.afz.theorems.constructions import CONSTRUCTIONS, get
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+from proofcheck.constructions.causal.constructions import CAUSAL_CONSTRUCTIONS
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict, combine
 
 HARDMAX = sorted(n for n, s in CONSTRUCTIONS.items() if "1.6" in s.theorems)

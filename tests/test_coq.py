@@ -1,4 +1,4 @@
-"""Coq re-checks certificates (docs/coq.md): every committed Theorem 1.6 certificate, every
+"""Coq re-checks certificates (docs/architecture/coq.md): every committed Theorem 1.6 certificate, every
 handed VERIFIED case and every committed lemma certificate is VERIFIED by Coq's kernel with no
 axiom; one changed weight, one changed target, one dropped block and one changed instance output
 are REFUTED with Coq's witness; equal numbers spelled differently stay VERIFIED.  Skipped with
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import CASES, case_table
 
-from proofcheck.cli import main
-from proofcheck.coq import library, run
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.coq import library, run
 from proofcheck.kernel.serialize import sha256
 
 pytestmark = pytest.mark.skipif(shutil.which("coqc") is None,
@@ -187,7 +187,7 @@ def _certificate_of(net, seed: int, shift=None) -> dict:
     import random
     from fractions import Fraction as F
 
-    from proofcheck.io.certificate_writer import theorem_certificate
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
     from proofcheck.kernel.dataset import Dataset, Pair
     from proofcheck.kernel.evaluate import run as kernel_run
     from proofcheck.kernel.verdicts import Verdict

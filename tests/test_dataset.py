@@ -1,4 +1,4 @@
-"""Tests for proofcheck.dataset (SPEC §1 admissibility, §3 data formats)."""
+"""Tests for proofcheck.dataset (docs/spec.md §1 admissibility, §3 data formats)."""
 import copy
 import json
 from fractions import Fraction
@@ -8,7 +8,7 @@ import pytest
 from conftest import CASES
 from hypothesis import given, settings
 
-from proofcheck.io.generate import admissible_datasets
+from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.kernel.dataset import (
     Dataset,
     Pair,
@@ -17,8 +17,8 @@ from proofcheck.kernel.dataset import (
     dataset_to_json,
     digest,
 )
-from proofcheck.io.datasets import dataset_from_json, load_dataset
-from proofcheck.reporting.run_report import dataset_max_bits
+from proofcheck.frontend.io.datasets import dataset_from_json, load_dataset
+from proofcheck.frontend.reporting.run_report import dataset_max_bits
 from proofcheck.kernel.errors import BadInput, Inadmissible
 
 needs_cases = pytest.mark.skipif(
@@ -102,7 +102,7 @@ def _p(inp, out):
 
 
 def test_properties_and_source_key():
-    """``source`` (provenance text) is the one key beside SPEC §3's; the others are
+    """``source`` (provenance text) is the one key beside docs/spec.md §3's; the others are
     refused (tests/test_input_edges.py)."""
     ds = dataset_from_json(_obj([_p([[0, 0], [1, 0]], [[1, 1]]),
                                  _p([["1/2", 3]], [[0, 0]])], source="x.json"))

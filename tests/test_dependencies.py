@@ -1,4 +1,4 @@
-"""Every third-party import of ``proofcheck/`` and ``lemmas/`` is declared where its
+"""Every third-party import of ``proofcheck/`` and ``proofcheck/constructions/`` is declared where its
 module runs: deptry (DEP001 undeclared, DEP003 only a transitive dependency) on each
 group of modules against the core dependencies plus that group's extra only
 (``[tool.proofcheck.extra-modules]`` in pyproject.toml; every other module against the
@@ -37,10 +37,9 @@ def extra_of(rel: str) -> str:
 def groups() -> dict[str, list[str]]:
     """extra -> the module paths (relative to the project root) assigned to it."""
     out: dict[str, list[str]] = {}
-    for top in ("proofcheck", "lemmas"):
-        for f in sorted((ROOT / top).rglob("*.py")):
-            rel = f.relative_to(ROOT).as_posix()
-            out.setdefault(extra_of(rel), []).append(rel)
+    for f in sorted((ROOT / "proofcheck").rglob("*.py")):
+        rel = f.relative_to(ROOT).as_posix()
+        out.setdefault(extra_of(rel), []).append(rel)
     return out
 
 
@@ -57,8 +56,7 @@ def deptry_issues(tmp: Path, files: dict[str, str], deps: list[str]) -> list[dic
         + json.dumps(deps) + "\n")
     out = tmp / "deptry.json"
     r = subprocess.run([sys.executable, "-m", "deptry", str(proj), "--no-ansi",
-                        "--json-output", str(out), "--known-first-party", "proofcheck",
-                        "--known-first-party", "lemmas"],
+                        "--json-output", str(out), "--known-first-party", "proofcheck"],
                        capture_output=True, text=True, timeout=120, cwd=proj)
     assert out.exists(), r.stdout + r.stderr  # deptry ran (exit 1 only means findings)
     return [i for i in json.loads(out.read_text()) if i["error"]["code"] in FAILING]
@@ -91,27 +89,27 @@ def test_extra_modules_table_names_real_extras_and_paths():
         assert extra in EXTRAS, extra
         for p in prefixes:
             assert (ROOT / p).exists(), p
-    assert extra_of("proofcheck/export/torch_module.py") == "torch"
-    assert extra_of("proofcheck/export/onnx_graph.py") == "export"
-    assert extra_of("proofcheck/reporting/plots.py") == "core"
+    assert extra_of("proofcheck/frontend/export/torch_module.py") == "torch"
+    assert extra_of("proofcheck/frontend/export/onnx_graph.py") == "export"
+    assert extra_of("proofcheck/frontend/reporting/plots.py") == "core"
 
 
 def test_a_removed_declaration_is_found(tmp_path):
     """The check can fail: the report's networkx import without its declaration is
     DEP003 (installed, but only as some other package's dependency, or not at all:
-    DEP001), located at proofcheck/reporting/plots.py."""
+    DEP001), located at proofcheck/frontend/reporting/plots.py."""
     deps = [d for d in CORE if not d.startswith("networkx")]
     assert len(deps) == len(CORE) - 1
-    issues = deptry_issues(tmp_path, sources(["proofcheck/reporting/plots.py"]), deps)
+    issues = deptry_issues(tmp_path, sources(["proofcheck/frontend/reporting/plots.py"]), deps)
     assert {(i["module"], where(i)) for i in issues} == {("networkx",
-                                                          "proofcheck/reporting/plots.py")}
+                                                          "proofcheck/frontend/reporting/plots.py")}
     assert {i["error"]["code"] for i in issues} <= set(FAILING)
 
 
 def test_a_core_module_may_not_use_an_extra(tmp_path):
     """An export module counted as core: onnx (the export extra) is undeclared there,
     even when imported inside a function; an unknown package is DEP001."""
-    files = sources(["proofcheck/export/onnx_graph.py"])
+    files = sources(["proofcheck/frontend/export/onnx_graph.py"])
     files["proofcheck/extra_import.py"] = "def f():\n    import no_such_package_xyz\n"
     issues = deptry_issues(tmp_path, files, CORE)
     found = {(i["module"], i["error"]["code"]) for i in issues}

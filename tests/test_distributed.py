@@ -1,4 +1,4 @@
-"""The exact check sharded by sequence (proofcheck.distributed): shards merged
+"""The exact check sharded by sequence (proofcheck.frontend.runs.distributed): shards merged
 without Dask give the serial verdict and witness (mutated networks included);
 a shard that does not complete makes the run ERROR; on a real local Dask
 cluster a worker killed mid-run has its shards recomputed (same verdict as the
@@ -18,9 +18,9 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from proofcheck.distributed import check_shard, merge, restrict_claims, shard_bounds
-from lemmas.claim_check import check_network
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.frontend.runs.distributed import check_shard, merge, restrict_claims, shard_bounds
+from proofcheck.constructions.claim_check import check_network
 from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
@@ -96,8 +96,8 @@ def test_dask_worker_killed_mid_run():
     pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
     from dask.distributed import LocalCluster
 
-    from proofcheck.distributed import check_distributed
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.runs.distributed import check_distributed
+    from proofcheck.frontend.io.examples import sample
     ds, _ = sample(limit=40)
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -144,7 +144,7 @@ def test_dask_worker_killed_mid_run():
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 10 ** 6), st.integers(1, 6))
 def test_sharded_equals_serial_on_random_datasets(seed, shards):
-    from proofcheck.io.generate import random_dataset
+    from proofcheck.frontend.io.generate import random_dataset
     ds = random_dataset(seed, d=2, N=6, style="mixed")
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -157,21 +157,21 @@ def test_sharded_equals_serial_on_random_datasets(seed, shards):
 def test_single_process_path_imports_no_dask_and_bad_workers_is_usage_error():
     import subprocess
     import sys
-    code = ("import sys; from proofcheck.cli import main; "
+    code = ("import sys; from proofcheck.frontend.cli import main; "
             "rc = main(['theorem', '1.6', '--limit', '5', '--no-report']); "
             "print('DASK' if any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules) "
             "else 'NODASK', rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert out.stdout.strip().splitlines()[-1] == "NODASK 0", out.stderr[-2000:]
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     assert main(["theorem", "1.6", "--limit", "5", "--no-report", "--workers", "0"]) == 2
 
 
 def test_problem_codec_round_trip_and_rejects_unreduced_fractions():
     """The bytes sent to the workers decode to an equal network, claims and data
     (Fractions rebuilt from (p, q) pairs); a pair not in lowest terms is refused."""
-    from proofcheck.distributed import _fraction, dumps_problem, loads_problem
+    from proofcheck.frontend.runs.distributed import _fraction, dumps_problem, loads_problem
     ds = NAMED["common-top"]
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -208,7 +208,7 @@ def test_run_shard_equals_serial_and_names_the_serial_witness():
     """The worker entry point (decode the broadcast bytes, restrict the claims on
     the worker) on every shard of 3, merged: the serial verdict and witness, for
     the construction and for a mutated network."""
-    from proofcheck.distributed import _LOADED, dumps_problem, run_shard
+    from proofcheck.frontend.runs.distributed import _LOADED, dumps_problem, run_shard
     inputs, targets, c, mutated = _needs_rounds_and_a_mutant()
     try:
         for k, net in enumerate((c.net, mutated)):
@@ -234,7 +234,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
     pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
     import multiprocessing
 
-    from proofcheck.distributed import _INHERITED, check_distributed
+    from proofcheck.frontend.runs.distributed import _INHERITED, check_distributed
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("the platform cannot fork")
     inputs, targets, c, mutated = _needs_rounds_and_a_mutant()
@@ -266,7 +266,7 @@ def test_fork_transport_equals_serial_survives_a_killed_worker_and_fails_closed(
                     break
                 time.sleep(0.2)
 
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.io.examples import sample
     ds, _ = sample(limit=40)
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -288,7 +288,7 @@ def test_fork_transport_options_and_a_worker_without_the_problem():
     """A worker that did not inherit the run's problem raises (the shard cannot
     complete: the merge makes it ERROR); fork with a running scheduler and an
     unknown transport are refused before any work."""
-    from proofcheck.distributed import check_distributed, run_shard
+    from proofcheck.frontend.runs.distributed import check_distributed, run_shard
     with pytest.raises(RuntimeError, match="not forked"):
         run_shard(None, "no-such-run", 0, 1, 0, 1)
     assert merge([RuntimeError("not forked")], 1, 1, True).verdict == Verdict.ERROR
@@ -303,9 +303,9 @@ _OFFLOAD_RUN = """
 import distributed.comm.utils as cu, distributed.utils as du
 cu.OFFLOAD_THRESHOLD = 1  # every message through Dask's offload thread pool
 du._offload_executor.submit(lambda: None).result()  # the client's pool has its thread
-from lemmas.afz.theorems.theorem_1_6 import construct
-from proofcheck.distributed import check_distributed
-from proofcheck.io.examples import sample
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.frontend.runs.distributed import check_distributed
+from proofcheck.frontend.io.examples import sample
 ds, _ = sample(limit=10)
 inputs = [list(p.inputs) for p in ds.pairs]
 targets = [list(p.outputs) for p in ds.pairs]
@@ -339,8 +339,8 @@ def test_bad_runs_are_errors_not_verified():
     names a row that does not exist (dropped when restricted to a shard) and an
     unreachable scheduler are ERROR, as in the serial check; without targets only
     the claims are reported (no interpolation line)."""
-    from proofcheck.distributed import check_distributed, run_shard, dumps_problem
-    from lemmas.claims import Moves
+    from proofcheck.frontend.runs.distributed import check_distributed, run_shard, dumps_problem
+    from proofcheck.constructions.claims import Moves
     ds = NAMED["needs-rounds"]
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -385,7 +385,7 @@ def test_runs_from_threads_take_turns_and_leave_no_global_state():
     pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
     import dask
 
-    from proofcheck.distributed import _INHERITED, check_distributed
+    from proofcheck.frontend.runs.distributed import _INHERITED, check_distributed
     ds = NAMED["needs-rounds"]
     inputs, targets = _data(ds)
     c = construct(inputs, targets, ds.d)
@@ -412,7 +412,7 @@ def test_runs_from_threads_take_turns_and_leave_no_global_state():
 
 
 def test_cli_dist_options_usage_errors():
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     base = ["theorem", "1.6", "--limit", "5", "--no-report"]
     pytest.importorskip("dask.distributed", reason="dask is the optional extra [dist]")
     assert main(base + ["--scheduler", "notanaddress"]) == 2

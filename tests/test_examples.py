@@ -1,12 +1,12 @@
-"""Tests for proofcheck.examples (SPEC §3, real data)."""
+"""Tests for proofcheck.examples (docs/spec.md §3, real data)."""
 import json
 from fractions import Fraction
 from importlib import resources
 
 import pytest
 
-from proofcheck.io.examples import EXAMPLES, digits, sample
-from proofcheck.io.datasets import dataset_from_json
+from proofcheck.frontend.io.examples import EXAMPLES, digits, sample
+from proofcheck.frontend.io.datasets import dataset_from_json
 from proofcheck.kernel.dataset import check_admissible
 from proofcheck.kernel.errors import BadInput
 
@@ -82,7 +82,7 @@ def test_digits_inpaint():
 
 
 def test_duplicates_are_dropped():
-    from proofcheck.io.examples import _build
+    from proofcheck.frontend.io.examples import _build
     img = [[(r * 8 + c) % 17 for c in range(8)] for r in range(8)]
     other = [row[:] for row in img]
     other[3][3] = 16 - other[3][3]  # differs only inside the inpainting mask

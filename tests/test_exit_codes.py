@@ -1,4 +1,4 @@
-"""Exit codes never fail open (issue "Check what is built", item 6; SPEC §5): an
+"""Exit codes never fail open (issue "Check what is built", item 6; docs/spec.md §5): an
 output error after a verdict (closed pipe, full disk) keeps the verdict's non-zero
 exit code, or is exit 4 — never 0.  Run as real subprocesses."""
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import seal, theorem_certificate
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.verdicts import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,3 +100,69 @@ def test_in_process_output_error(files, monkeypatch, capsys):
     assert main(["verify", str(files / "verified.json")]) == 4
     monkeypatch.undo()
     assert "output could not be written" in capsys.readouterr().err
+
+
+#: a command run with one step slowed: the step prints "slow step" and sleeps, so that
+#: the test can send SIGINT while it runs (argv[1]: what to slow; the rest: the command)
+SLOWED = """import sys, time
+def slow(real):
+    def call(*a, **k):
+        print("slow step", flush=True)
+        time.sleep(120)
+        return real(*a, **k)
+    return call
+what = sys.argv[1]
+if what == "run":  # the theorem's construction and checks
+    import proofcheck.frontend.runs.theorem as m
+    m.run_theorem = slow(m.run_theorem)
+elif what == "write":  # inside atomic_write: the temporary file written, not yet renamed
+    import proofcheck.frontend.io.files as m
+    m.os.chmod = slow(m.os.chmod)
+elif what == "report":  # the report's statement runs
+    import proofcheck.frontend.runs.site as m
+    m._statements = slow(m._statements)
+from proofcheck.frontend.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _interrupted(tmp_path, what: str, *args) -> subprocess.CompletedProcess:
+    import signal
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-c", SLOWED, what, *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        for line in p.stdout:
+            if line.strip() == "slow step":
+                break
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+@pytest.mark.parametrize("what", ["run", "write"])
+def test_ctrl_c_exits_130_with_nothing_half_written(tmp_path, what):
+    """SIGINT while ``theorem 1.6`` runs (in its checks; inside the first file write):
+    exit 130 (not 4, the internal-error code), no traceback, no VERDICT line, and no
+    file in the output folder — neither a report nor a certificate nor a temporary."""
+    out = tmp_path / "out"
+    r = _interrupted(tmp_path, what, "theorem", "1.6", "--limit", "3", "--out", str(out),
+                     "--certificate", str(out / "c.json"))
+    assert r.returncode == 130, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and "VERDICT" not in r.stdout
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert left == []
+
+
+def test_ctrl_c_during_report_leaves_the_folder_as_it_was(tmp_path):
+    out = tmp_path / "reports"
+    (out / "statements").mkdir(parents=True)
+    (out / "statements" / "a.md").write_text("old page\n")
+    r = _interrupted(tmp_path, "report", "report", "--out", str(out))
+    assert r.returncode == 130, r.stdout + r.stderr
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [
+        "reports", "reports/statements", "reports/statements/a.md"]
+    assert (out / "statements" / "a.md").read_text() == "old page\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -18,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
-from proofcheck.export.arch import arrays, describe, tensor_values
-from proofcheck.export.audit import _ff_exits, _sa_exits, audit
-from proofcheck.runs.build import build, metadata
-from proofcheck.export.numpy_eval import NumpyNet, pad
-from proofcheck.export.rounding import (
+from proofcheck.constructions.afz.options import ConstructionOptions, float_safe_hat, float_safe_snap, pow2_floor
+from proofcheck.frontend.export.arch import arrays, describe, tensor_values
+from proofcheck.frontend.export.audit import _ff_exits, _sa_exits, audit
+from proofcheck.frontend.runs.build import build, metadata
+from proofcheck.frontend.export.numpy_eval import NumpyNet, pad
+from proofcheck.frontend.export.rounding import (
     FORMATS,
     FormatOverflow,
     certify_rounded,
@@ -31,7 +32,7 @@ from proofcheck.export.rounding import (
     round_network,
     round_q,
 )
-from proofcheck.io.examples import sample
+from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair, digest
 from proofcheck.kernel.model import FF, Transformer
 from mutate import with_parameter
@@ -129,7 +130,7 @@ def test_round_bfloat16_matches_torch():
 
 # ------------------------------------------------------------- options
 def test_default_options_leave_the_network_unchanged():
-    from lemmas.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
     ins = [list(p.inputs) for p in SQUARE.pairs]
     outs = [list(p.outputs) for p in SQUARE.pairs]
     a = construct(ins, outs, 2)
@@ -186,7 +187,7 @@ def test_certified_rounding_can_fail_one_ulp(digits6_safe):
 
 def test_certified_rounding_overflow_witness():
     net = Transformer(2, [])
-    from proofcheck.layers import identity_sa
+    from proofcheck.constructions.layers import identity_sa
     from proofcheck.kernel.model import Block
     net.blocks.append(Block(FF(Fraction(1), U=(_F(0, 0),), b=(Fraction(1),),
                                W=(_F(10 ** 40, 0),)), identity_sa()))
@@ -209,7 +210,7 @@ def test_arrays_are_nearest_rounding(digits6):
 
 def test_torch_round_trip(tmp_path, digits6):
     torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
-    from proofcheck.export.torch_module import SOURCE_NAME, module_source, write_torch
+    from proofcheck.frontend.export.torch_module import SOURCE_NAME, module_source, write_torch
     src = module_source()
     mods = {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
@@ -255,7 +256,7 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
     import onnx
 
-    from proofcheck.export.onnx_graph import OPSET, run_onnx, write_onnx
+    from proofcheck.frontend.export.onnx_graph import OPSET, run_onnx, write_onnx
     meta = metadata(digits6, "float64")
     p = write_onnx(tmp_path / "net.onnx", arrays(digits6.net), describe(digits6.net, metadata=meta))
     m = onnx.load(str(p))
@@ -269,9 +270,47 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     assert err < 1e-6 and hit
 
 
+def _extra_padding(X, mask, k: int, value: float):
+    """``X``/``mask`` with ``k`` more padded positions per sequence, every padded
+    position (old and new) holding ``value``."""
+    B, n, d = X.shape
+    Xp = np.zeros((B, n + k, d), dtype=X.dtype)
+    Xp[:, :n] = X
+    mp = np.zeros((B, n + k), dtype=bool)
+    mp[:, :n] = mask
+    Xp[~mp] = value
+    return Xp, mp
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e300])
+def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
+    """The bug report's case (pytorch#101967 class): the digits sample (40 sequences
+    of 16 tokens, d = 6: 3,840 real output coordinates) padded by 3 positions that
+    hold NaN, inf or 1e300.  A padded key has weight 0, and its value must not enter
+    the weighted sum (0 * NaN = NaN): every real output equals, bit for bit, the
+    output of the unpadded batch.  Also softmax (SQUARE at tau = 1/64, ragged
+    sequences: padding already inside the batch)."""
+    pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
+    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
+    ds, _ = sample()
+    cases = [(build("1.6", ds, check=False), "hardmax", None),
+             (build("1.8", SQUARE, tau=Fraction(1, 64), check=False), "softmax", Fraction(1, 64))]
+    for k, (b, attention, tau) in enumerate(cases):
+        desc = describe(b.net, attention, tau, metadata(b, "float64"))
+        path = write_onnx(tmp_path / f"net{k}.onnx", arrays(b.net), desc)
+        X, mask = _padded(b)
+        Y = run_onnx(path, X, mask)
+        Xp, mp = _extra_padding(X, mask, 3, value)
+        Yp = run_onnx(path, Xp, mp)
+        assert np.isfinite(Y[mask]).all()
+        assert np.array_equal(Yp[mp], Y[mask]), (attention, value)
+        if k == 0:
+            assert Y[mask].size == 3840
+
+
 def test_safetensors_round_trip(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     arr = arrays(digits6.net)
     desc = describe(digits6.net, metadata=metadata(digits6, "float64"))
     p = write_safetensors(tmp_path / "net.safetensors", arr, desc)
@@ -287,7 +326,7 @@ def test_safetensors_round_trip(tmp_path, digits6):
 
 def test_softmax_export_torch_matches_onnx(tmp_path):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
-    from proofcheck.export.onnx_graph import run_onnx, write_onnx
+    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
     b = build("1.8", SQUARE, tau=Fraction(1, 64), check=True)
     assert b.verdict is Verdict.VERIFIED_CERTIFIED
     desc = describe(b.net, "softmax", b.tau, metadata(b, "float64"))
@@ -354,7 +393,7 @@ def test_audit_bfloat16(digits6):
 
 # ------------------------------------------------------------------ CLI
 def test_cli_export_and_audit(tmp_path, capsys):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     assert main(["export", "1.6", "--limit", "4", "--format", "safetensors", "--out",
                  str(tmp_path / "n.safetensors"), "--certificate", str(tmp_path / "c.json")]) == 0
@@ -368,11 +407,33 @@ def test_cli_export_and_audit(tmp_path, capsys):
                  "float32", "--json", str(tmp_path / "a.json")]) == 0
     out = capsys.readouterr().out
     assert "VERDICT (rounded network, float32 weights): VERIFIED" in out
-    assert json.loads((tmp_path / "a.json").read_text())[0]["dtype"] == "float64"
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["float_runs"][0]["dtype"] == "float32" and doc["float_runs"][0]["kind"] == "run"
+    assert doc["rounding_certificate"]["dtype"] == "float32"
+
+
+def test_cli_audit_prints_a_table_and_words_never_a_python_repr(tmp_path, capsys):
+    """``audit`` printed the first failing pair as a Python dict and the rounded
+    network's witnesses as ``Witness(...)`` reprs: now words with the witness code; with
+    ``--json`` and no file, standard output is the JSON of the audit alone."""
+    from proofcheck.frontend.cli import main
+    capsys.readouterr()
+    assert main(["audit", "1.6", "--rounding", "float32"]) == 1  # the digits sample: 40 pairs
+    out = capsys.readouterr().out
+    assert "{'" not in out and "Witness(" not in out and "Fraction(" not in out
+    assert re.search(r"first failure: sequence \d+, token \d+, \S+ from the nearest target", out)
+    assert re.search(r"  witness: .* \[output-not-target\]$", out, re.M)
+    assert main(["audit", "1.6", "--limit", "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)  # nothing but the JSON on stdout
+    got = doc["float_runs"]  # the same document --json FILE writes
+    assert doc["format"] == "proofcheck-audit/2" and doc["rounding_certificate"] is None
+    assert [r["dtype"] for r in got] == ["float64"] and got[0]["final"]["pairs"] == 4
+    assert {"block", "sublayer", "max_dev", "where", "region_exits"} <= set(got[0]["layers"][0])
+    assert main(["audit", "1.6", "--limit", "4", "--json", "--rounding", "float32"]) == 2
 
 
 def test_cli_missing_extra_exit_2(monkeypatch, tmp_path, capsys):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     monkeypatch.setitem(sys.modules, "onnx", None)
     assert main(["export", "1.6", "--limit", "2", "--format", "onnx", "--out",
                  str(tmp_path / "x.onnx")]) == 2
@@ -427,7 +488,7 @@ def test_fast_audit_agrees_with_slow_reference(dtype, digits6):
 
 
 def test_audit_many_shares_one_exact_trajectory(digits6):
-    both = __import__("proofcheck.export.audit", fromlist=["audit_many"]).audit_many(
+    both = __import__("proofcheck.frontend.export.audit", fromlist=["audit_many"]).audit_many(
         digits6.net, digits6.inputs, digits6.targets, ["float64", "float32"])
     for r in both:
         one = audit(digits6.net, digits6.inputs, digits6.targets, r.dtype)
@@ -486,7 +547,7 @@ def test_flint_to_float64_is_the_nearest_float_of_every_token(digits6):
 
 
 def test_rounded_arrays_counts_like_round_network(digits6):
-    from proofcheck.export.arch import rounded_arrays
+    from proofcheck.frontend.export.arch import rounded_arrays
     for name in ("float64", "float32", "bfloat16"):
         arr, stats = rounded_arrays(digits6.net, name)
         _, ref = round_network(digits6.net, FORMATS[name])
@@ -497,7 +558,7 @@ def test_rounded_arrays_counts_like_round_network(digits6):
 
 def test_assign_state_is_strict():
     torch = pytest.importorskip("torch", reason="torch not installed (extra 'torch')")
-    from proofcheck.export import standalone_torch as stt
+    from proofcheck.frontend.export import standalone_torch as stt
     m = stt.FF(2, 1)
     stt.assign_state(m, {"eta": torch.tensor(2.0), "U": torch.ones(1, 2), "b": torch.zeros(1),
                          "W": torch.ones(2, 1)})
@@ -517,7 +578,7 @@ def test_assign_state_is_strict():
 def test_export_refuses_a_tau_that_rounds_to_zero(fmt, tau, dtype, tmp_path, capsys):
     """float(1e-400) = 0.0 would make every softmax output NaN: exit 2, nothing written."""
     pytest.importorskip("onnx" if fmt == "onnx" else "safetensors")
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     out = tmp_path / f"net.{fmt}"
     rc = main(["export", "1.8", "--limit", "2", "--tau", tau, "--dtype", dtype, "--format", fmt,
                "--out", str(out), "--certificate", str(tmp_path / "c.json")])
@@ -529,7 +590,7 @@ def test_export_refuses_a_tau_that_rounds_to_zero(fmt, tau, dtype, tmp_path, cap
 
 
 def test_check_representable_names_the_value():
-    from proofcheck.export.arch import Unrepresentable, check_representable
+    from proofcheck.frontend.export.arch import Unrepresentable, check_representable
     ds, _ = sample(limit=2)
     net = build("1.6", ds, check=False).net
     check_representable(net, Fraction(1, 64), "float32")      # exact zeros are fine
@@ -547,7 +608,7 @@ def test_check_representable_names_the_value():
 
 
 def test_exported_tau_is_rounded_once_to_the_dtype():
-    from proofcheck.export.rounding import to_float
+    from proofcheck.frontend.export.rounding import to_float
     b = build("1.8", SQUARE, tau=Fraction(1, 3), check=False)
     for dtype in ("float64", "float32"):
         desc = describe(b.net, "softmax", b.tau, metadata(b, dtype))
@@ -559,7 +620,7 @@ def test_safetensors_saved_again_without_metadata(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from safetensors.numpy import load_file, save_file
 
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     from proofcheck.kernel.errors import BadInput
     arr = arrays(digits6.net)
     p = write_safetensors(tmp_path / "net.safetensors", arr,
@@ -587,7 +648,7 @@ def test_read_safetensors_refuses_what_is_not_this_export(tmp_path, digits6):
     pytest.importorskip("safetensors", reason="safetensors not installed (extra 'export')")
     from safetensors.numpy import load_file, save_file
 
-    from proofcheck.export.safetensors_writer import read_safetensors, write_safetensors
+    from proofcheck.frontend.export.safetensors_writer import read_safetensors, write_safetensors
     from proofcheck.kernel.errors import BadInput
     junk = tmp_path / "junk.safetensors"
     junk.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{not json")

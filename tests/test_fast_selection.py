@@ -13,9 +13,9 @@ from flint import fmpq, fmpq_mat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from lemmas.afz.theorems.theorem_1_8 import SCALES
-from proofcheck.io.generate import random_dataset
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
+from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.evaluate import rows, spans_of
 from proofcheck.kernel.fast.flint import FlintBackend, State, _frexp
 from proofcheck.kernel.fast.selection import (enclose, lam_identity_gaps, max_abs_columns,
@@ -295,15 +295,15 @@ def _spent(f):
 
 
 def test_exact_scores_of_large_values_are_charged_at_the_plain_rate():
-    """Three tokens within 2^-4700 of 1 (4,755-bit denominators, factor 1 + 4755 // 1024
-    = 5 on the plain route): every float64 margin is undecided, so every row is scored
-    exactly; the record's charges equal the plain route's 3^2 (1 + 8) 5 = 405 (they were
-    3^2 9 + 3 (3 9) = 162 whatever the size), and the hardmax evaluation's exact rows
-    are charged 3 (3 9) 4 = 324 (they were not charged)."""
+    """Three tokens within 2^-4700 of 1 (4,755-bit denominators): every float64 margin is
+    undecided, so every row is scored exactly; the record's charges equal the plain
+    route's (scores of 3^2 (4 + d) units at twice the values' size: 45 x 11 = 495; they
+    were 162 whatever the size), and the hardmax evaluation's exact rows are charged
+    3 (3 9) 4 = 324 (they were not charged)."""
     den = 3 ** 3000
     X = fmpq_mat(3, 1, [fmpq(den + k * k + 1, den) for k in range(3)])
     plain = _spent(lambda: sequence_stats(Factored(F(1)), X))
-    assert plain == _spent(lambda: lam_identity_gaps(F(1), X, [(0, 3)])) == 405
+    assert plain == _spent(lambda: lam_identity_gaps(F(1), X, [(0, 3)])) == 495
     assert _spent(lambda: FlintBackend()._gram_attended(State(X, [(0, 3)], 1))) == 324
 
 

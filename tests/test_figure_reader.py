@@ -1,4 +1,4 @@
-"""The PDF figure reader (proofcheck.io.figure_reader) on synthetic matplotlib
+"""The PDF figure reader (proofcheck.frontend.io.figure_reader) on synthetic matplotlib
 figures made like the authors' figure 1a (log-log axes, a red dashed hlines, Type 42
 fonts): the value read back contains the value drawn, and missing parts are errors."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pypdf", reason="the figure reader needs pypdf (extra 'data')")
 
-from proofcheck.io.figure_reader import exponent_interval, main, read_line, value_interval  # noqa: E402
+from proofcheck.frontend.io.figure_reader import exponent_interval, main, read_line, value_interval  # noqa: E402
 
 
 def _figure(path, value, color="red", fonttype=42, logy=True):
@@ -77,7 +77,7 @@ def test_exponent_interval_corners():
                     reason="set PROOFCHECK_AUTHORS_FIGURE to the authors' figs/figure1a.pdf to "
                            "re-measure the recorded reading")
 def test_authors_figure_matches_the_recorded_reading():
-    from lemmas.afz.theorems.tikhonov import FIGURE_1A, figure_exponent
+    from proofcheck.constructions.afz.theorems.tikhonov import FIGURE_1A, figure_exponent
     r = read_line(os.environ["PROOFCHECK_AUTHORS_FIGURE"])
     assert (r.ticks[0], r.ticks[-1]) == (FIGURE_1A["tick_low"], FIGURE_1A["tick_high"])
     assert r.line_y == FIGURE_1A["line_y"] and r.half_unit == FIGURE_1A["half_unit"]

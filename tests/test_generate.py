@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, settings
 
-from proofcheck.io.generate import STYLES, admissible_datasets, random_dataset
+from proofcheck.frontend.io.generate import STYLES, admissible_datasets, random_dataset
 from proofcheck.kernel.dataset import check_admissible
 
 
@@ -71,7 +71,7 @@ def test_strategy_admissible(ds):
 # ---- digits_like: large datasets shaped like the digits example -------------
 
 def test_digits_like_admissible_deterministic_and_sharing():
-    from proofcheck.io.generate import digits_like
+    from proofcheck.frontend.io.generate import digits_like
     ds = digits_like(300, seed=3)
     check_admissible(ds)
     assert ds == digits_like(300, seed=3) and ds != digits_like(300, seed=4)
@@ -89,9 +89,9 @@ def test_digits_like_admissible_deterministic_and_sharing():
 def test_digits_like_top_share_drives_R(share, lo, hi):
     """top_share 1: every sequence shares its top, R = N - 1 (R close to N);
     top_share 0: distinct strokes, R small."""
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from proofcheck.io.generate import digits_like
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.frontend.io.generate import digits_like
+    from proofcheck.constructions.claim_check import check_network
     from proofcheck.kernel.verdicts import Verdict
     ds = digits_like(40, seed=1, tokens=6, targets=(1, 2), top_share=share)
     inputs = [list(p.inputs) for p in ds.pairs]
@@ -106,15 +106,15 @@ def test_digits_like_top_share_drives_R(share, lo, hi):
                                 dict(n_seq=5, targets=(0, 1)), dict(n_seq=5, targets=(3, 2)),
                                 dict(n_seq=5, top_share=1.5), dict(n_seq=5, common=0)])
 def test_digits_like_rejects_bad_parameters(kw):
-    from proofcheck.io.generate import digits_like
+    from proofcheck.frontend.io.generate import digits_like
     with pytest.raises(ValueError):
         digits_like(**kw)
 
 
 def test_generate_cli_writes_a_loadable_dataset(tmp_path):
-    from proofcheck.cli import main
-    from proofcheck.io.generate import digits_like
-    from proofcheck.io.datasets import load_dataset
+    from proofcheck.frontend.cli import main
+    from proofcheck.frontend.io.generate import digits_like
+    from proofcheck.frontend.io.datasets import load_dataset
     out = tmp_path / "big.json"
     assert main(["generate", "--sequences", "50", "--tokens", "8", "--targets", "1-2",
                  "--out", str(out)]) == 0

@@ -1,4 +1,4 @@
-"""Multi-head and causally masked SA (SPEC §1 "Extensions"): the model, the plain
+"""Multi-head and causally masked SA (docs/spec.md §1 "Extensions"): the model, the plain
 evaluator and the fast backend against a literal Fraction reading of the formulas,
 and fast = plain on random multi-head masked networks with ties (hardmax)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.causal import with_mask
+from proofcheck.constructions.causal import with_mask
 from proofcheck.kernel.evaluate import PlainBackend, run
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, Transformer
@@ -31,7 +31,7 @@ def ref_matrix(f: Factored, x):
 
 
 def ref_sa(sa: SA, seq):
-    """SPEC §1 read literally in Fractions: per head, ties averaged over the allowed keys."""
+    """docs/spec.md §1 read literally in Fractions: per head, ties averaged over the allowed keys."""
     n, d = len(seq), len(seq[0])
     out = [[sa.rho * x for x in seq[i]] for i in range(n)]
     for A, V in sa.heads:

@@ -1,4 +1,4 @@
-"""Softmax certificates of multi-head and masked networks (SPEC §1 "Extensions", §4
+"""Softmax certificates of multi-head and masked networks (docs/spec.md §1 "Extensions", §4
 "Softmax"): per-head gaps in the certifier and the kernel, a multi-head certificate
 verifies, forged head entries and a flipped mask are refuted with the witness
 (block, sub-layer, head, sequence, token)."""
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from test_heads import networks
 
-from lemmas.afz.softmax_certifier import certify
-from lemmas.afz.theorems.constructions import get
-from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
-from proofcheck.io.certificate_writer import seal, theorem_certificate
+from proofcheck.constructions.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.theorems.constructions import get
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
+from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.evaluate import run

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from proofcheck.cli import main
-from proofcheck.io.datasets import load_dataset
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.datasets import load_dataset
 from proofcheck.kernel.errors import BadInput
 
 DATASET = {"format": "proofcheck-dataset/1", "name": "edge", "d": 2,
@@ -120,14 +120,14 @@ def test_unknown_dataset_keys_are_refused_at_their_path(tmp_path, capsys, edit, 
 
 
 def test_source_is_the_one_extra_key_and_the_shipped_datasets_load():
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.io.examples import sample
     assert sample()[0].N > 1  # the shipped sample carries "source"
 
 
 def test_the_schema_refuses_unknown_keys_too():
     import jsonschema
 
-    from proofcheck.kernel.documents import schema
+    from proofcheck.frontend.io.schemas import schema
     v = jsonschema.Draft202012Validator(schema("dataset"))
     assert v.is_valid({**DATASET, "source": "s"})
     assert not v.is_valid({**DATASET, "pair": []})
@@ -207,7 +207,7 @@ def test_counts_agree_with_their_nouns(tmp_path, capsys):
 
 
 def test_report_says_created_for_a_new_folder(tmp_path, monkeypatch, capsys):
-    from proofcheck.runs import site
+    from proofcheck.frontend.runs import site
     monkeypatch.setattr(site, "_build", lambda build, quick, seconds: 0)
     out = tmp_path / "new"
     assert site.regenerate(out, quick=True) == 0
@@ -221,3 +221,63 @@ def test_the_examples_stay_free_of_build_output():
     root = Path(__file__).resolve().parents[1] / "examples"
     left = [p for p in root.rglob("*") if p.name == "build" or p.name.endswith(".egg-info")]
     assert left == []
+
+
+# ---------------------------------------------------------------- --dataset - (stdin)
+
+def _stdin_run(tmp_path, data: bytes, *args):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-m", "proofcheck", *args, "--dataset", "-"],
+                          input=data, capture_output=True, env=env, cwd=tmp_path, timeout=300)
+
+
+def test_dataset_from_stdin_runs_like_the_file(tmp_path):
+    """``--dataset -`` reads the JSON dataset piped in: the theorem verifies it, with the
+    same dataset SHA-256 in its report as the file gives."""
+    r = _stdin_run(tmp_path, json.dumps(DATASET).encode(), "theorem", "1.6", "--out", "r")
+    assert r.returncode == 0, (r.stdout + r.stderr).decode()
+    piped = json.loads((tmp_path / "r" / "theorem-1.6-edge.json").read_text())
+    assert main(["theorem", "1.6", "--dataset", str(_write(tmp_path / "edge.json")),
+                 "--out", str(tmp_path / "f")]) == 0
+    from_file = json.loads((tmp_path / "f" / "theorem-1.6-edge.json").read_text())
+    assert piped["dataset"]["sha256"] == from_file["dataset"]["sha256"]
+    assert piped["verdict"] == from_file["verdict"] == "VERIFIED"
+
+
+@pytest.mark.parametrize("data,path", [
+    (json.dumps({**DATASET, "pairs": [{"input": [["1", "x"]], "output": [["1", "1"]]}]}),
+     "$.pairs[0].input[0][1]"),
+    ('{"format": "proofcheck-dataset/1", "d": 2, "pairs": [', "<stdin>"),
+    ("", "<stdin>"),
+])
+def test_a_bad_dataset_on_stdin_is_exit_2_at_its_path(tmp_path, data, path):
+    r = _stdin_run(tmp_path, data.encode(), "lemma", "3.1")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err, err
+    assert err.rstrip().endswith(f"(at {path})"), err
+    assert r.stdout == b"" and sorted(tmp_path.iterdir()) == []
+
+
+def test_stdin_that_is_a_terminal_a_zip_or_too_large_is_refused(monkeypatch):
+    import io
+
+    import proofcheck.kernel.documents as documents
+    from proofcheck.frontend.io.datasets import load_stdin
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self):
+            return True
+    with pytest.raises(BadInput, match="terminal") as e:
+        load_stdin(Terminal(io.BytesIO(json.dumps(DATASET).encode())))
+    assert e.value.path == "<stdin>"
+    with pytest.raises(BadInput, match="zip archive"):
+        load_stdin(io.TextIOWrapper(io.BytesIO(b"PK\x03\x04rest of an npz")))
+    monkeypatch.setattr(documents, "MAX_FILE_BYTES", 64)
+    with pytest.raises(BadInput, match="larger than 64 bytes"):
+        load_stdin(io.TextIOWrapper(io.BytesIO(json.dumps(DATASET).encode())))
+    monkeypatch.undo()
+    assert load_stdin(io.TextIOWrapper(io.BytesIO(json.dumps(DATASET).encode()))).name == "edge"

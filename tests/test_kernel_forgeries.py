@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel.dataset import Dataset, Pair, dataset_to_json, digest
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
@@ -161,6 +161,8 @@ def test_honest_plugin_claim_verifies_on_its_instances():
 # -------------------------------------------------------------- item 8: output
 
 def test_escaped_instance_name_cannot_print_a_verdict_line(tmp_path):
+    """A name with control characters is malformed (exit 2 at its JSON path, the message
+    escaped): it can print neither a line of its own nor a terminal escape."""
     name = "x\n\nVERDICT: VERIFIED\x1b[8m"
     c = lemma_cert("x.spoof", "FF", SHIFT, [[(0, 0)]], [[(6, 6)]], name=name,
                    claim={"statement": "x.spoof", "source": "plugin:someone", "text": "t",
@@ -171,10 +173,9 @@ def test_escaped_instance_name_cannot_print_a_verdict_line(tmp_path):
     f.write_text(json.dumps(c))
     r = subprocess.run([sys.executable, "-m", "proofcheck", "verify", str(f)], cwd=ROOT,
                        capture_output=True, text=True)
-    assert r.returncode == 1
-    verdicts = [ln for ln in r.stdout.splitlines() if ln.startswith("VERDICT")]
-    assert len(verdicts) == 1 and verdicts[0].split(" (")[0] == "VERDICT: REFUTED"
-    assert "\x1b" not in r.stdout
+    assert r.returncode == 2 and "(at $.instances[0].name)" in r.stderr
+    assert not [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("VERDICT")]
+    assert "\x1b" not in r.stdout + r.stderr
 
 
 def _theorem_cert(ds, blocks, name=None, verdict="VERIFIED"):
@@ -256,7 +257,7 @@ def test_the_kernel_knows_every_catalogue_statement():
     """The kernel's own table (derived from nothing outside the kernel) covers every
     id and alias of the project's catalogue, so no plugin can pose as one."""
     from proofcheck.kernel.statements import ALIASES, CATALOGUE_IDS, poses_as
-    from proofcheck.registry import load
+    from proofcheck.frontend.registry import load
     cat = load(plugins=False)
     ids = {s.id for s in cat}
     assert ids <= set(CATALOGUE_IDS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.io.certificate_writer import seal
+from proofcheck.frontend.io.certificate_writer import seal
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
@@ -169,23 +169,34 @@ def test_sphere_points_pairwise_work_is_charged():
 
 def test_low_rank_check_of_wide_layers_is_charged():
     """The low-rank form of A and V was decided on dense Python-Fraction matrices without
-    a charge: 22 SA layers with 32 factors in d = 64 (1 MB) took 12.5 s.  Three such
-    layers (130 KB) now exceed the 2e7 budget."""
+    a charge: 22 SA layers with 32 factors in d = 64 (1 MB) took 12.5 s.  32 <= d - 2 terms are
+    decided from their 32 x 32 Gram product (a few thousand units): three such layers (130 KB)
+    are REFUTED with the first block's rank.  31 terms of 33,000-bit entries in d = 32 (a dense
+    decision: 15 s of exact ranks) stop at the budget, charged by their entries' bits."""
     import random
     from fractions import Fraction
     from proofcheck.kernel.dataset import Dataset, Pair
     from test_kernel_forgeries import _theorem_cert
-    rng, d = random.Random(2), 64
-    e = [tuple(Fraction(int(i == k)) for i in range(d)) for k in range(2)]
-    ds = Dataset("wide", d, tuple(Pair((t,), (t,)) for t in e))
+    rng = random.Random(2)
 
-    def fac():
-        return {"lam": "0", "left": [[str(rng.randint(-9, 9)) for _ in range(d)]
-                                     for _ in range(32)],
-                "right": [[str(rng.randint(-9, 9)) for _ in range(d)] for _ in range(32)]}
+    def data(d):
+        e = [tuple(Fraction(int(i == k)) for i in range(d)) for k in range(2)]
+        return Dataset("wide", d, tuple(Pair((t,), (t,)) for t in e))
+
+    def fac(d, r, entry):
+        return {"lam": "0", "left": [[entry() for _ in range(d)] for _ in range(r)],
+                "right": [[entry() for _ in range(d)] for _ in range(r)]}
+    small = lambda: str(rng.randint(-9, 9))  # noqa: E731
     blocks = [{"ff": {"eta": "1", "U": [], "b": [], "W": []},
-               "sa": {"rho": "1", "A": fac(), "V": fac()}} for _ in range(3)]
-    assert verify_certificate(_theorem_cert(ds, blocks)).verdict.name == "RESOURCE_LIMIT"
+               "sa": {"rho": "1", "A": fac(64, 32, small), "V": fac(64, 32, small)}}
+              for _ in range(3)]
+    out = verify_certificate(_theorem_cert(data(64), blocks, verdict="REFUTED"))
+    assert out.verdict.name == "REFUTED"
+    assert any(ln.startswith("block 1 SA: A - c I has rank >= 32 > 1") for ln in out.lines)
+    huge = lambda: f"{rng.randint(1, 9)}e-9999"  # noqa: E731
+    blocks = [{"ff": {"eta": "1", "U": [], "b": [], "W": []},
+               "sa": {"rho": "1", "A": fac(32, 31, huge), "V": fac(32, 0, huge)}}]
+    assert verify_certificate(_theorem_cert(data(32), blocks)).verdict.name == "RESOURCE_LIMIT"
 
 
 @pytest.mark.parametrize("name", ["theorem-1.6-digits-sample", "theorem-1.8-generated-7",

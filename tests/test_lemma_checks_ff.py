@@ -1,6 +1,6 @@
 """The lemma checks of 3.1, 3.2, 3.2p and 3.3 as one test: the command mutmut runs
 against the construction modules (``[tool.mutmut]`` in pyproject.toml,
-docs/mutation.md).  Each statement must be VERIFIED on several instances (built-in
+docs/measurements/mutation.md).  Each statement must be VERIFIED on several instances (built-in
 d = 2 at three seeds, datasets in d = 2, 3, 4), and the kernel must re-derive the
 conclusion from the certificate of each run.  A mutant of a construction routine
 that changes what the layer does is killed here by a REFUTED verdict."""
@@ -11,12 +11,12 @@ from fractions import Fraction as F
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.layers import hat, snap
+from proofcheck.constructions.afz.layers import hat, snap
 from proofcheck.kernel.dataset import Dataset, Pair
 
-from proofcheck.registry import find
-from proofcheck.runs.lemma import run_checks
-from proofcheck.io.certificate_writer import lemma_certificate
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.lemma import run_checks
+from proofcheck.frontend.io.certificate_writer import lemma_certificate
 from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
 
@@ -80,7 +80,7 @@ def test_constructions_reject_violated_hypotheses():
         (lambda: snap.snap_ff(-1, 2, 0, 1, (1, 1)), A),
         (lambda: snap.snap_ff(0, 2, 0, 1, (1, 1, 1)), A),
     ]
-    from lemmas.afz.scalars import scalar, scalars
+    from proofcheck.constructions.afz.scalars import scalar, scalars
     R = "scalar: x must be a rational number or a sympy expression, got "
     V = "scalars: xs must be a vector (list or tuple of scalars), got "
     bad_calls += [

@@ -8,16 +8,16 @@ import pytest
 import sympy as sp
 from conftest import NAMED
 
-from lemmas.afz.layers import clustering, corner, hat, snap, sphere, translation
-from proofcheck.registry import find, load
-from proofcheck.runs.lemma import run_checks
-from proofcheck.checks import check_layer
+from proofcheck.constructions.afz.layers import clustering, corner, hat, snap, sphere, translation
+from proofcheck.frontend.registry import find, load
+from proofcheck.frontend.runs.lemma import run_checks
+from proofcheck.constructions.results import check_layer
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.symbolic import prove_positive, prove_profile
+from proofcheck.constructions.provers.symbolic import prove_positive, prove_profile
 
-# the statements of lemmas/afz; tests/test_ts_lemmas.py covers lemmas/ts (whose runs
+# the statements of proofcheck/constructions/afz; tests/test_ts_lemmas.py covers proofcheck/constructions/ts (whose runs
 # ignore datasets) and tests/test_resnet.py the resnet statement
-IMPLEMENTED = [s.id for s in load() if s.implemented and s.module.startswith("lemmas.afz.")]
+IMPLEMENTED = [s.id for s in load() if s.implemented and s.module.startswith("proofcheck.constructions.afz.")]
 
 
 @pytest.mark.parametrize("sid", IMPLEMENTED)
@@ -141,7 +141,7 @@ def test_prove_positive_is_three_valued():
 
 
 def test_proof_steps_fail_closed():
-    from proofcheck.symbolic import ProofSteps
+    from proofcheck.constructions.provers.symbolic import ProofSteps
     p = ProofSteps()
     p.need(True, "a")
     assert p.result("x", []).verdict == Verdict.VERIFIED

@@ -1,4 +1,4 @@
-"""Independence of L and P from the input lengths n_j (SPEC §4 budget; issue 10,
+"""Independence of L and P from the input lengths n_j (docs/spec.md §4 budget; issue 10,
 deliverable 5): adding tokens to the sequences (same N, same targets) changes L
 and P only through the number R <= N - 1 of separation rounds."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.length_sweep import add_tokens, invariants, measure, sweep
-from lemmas.afz.theorems.theorem_1_6 import construct, param_formula
-from proofcheck.io.examples import sample
-from proofcheck.io.generate import random_dataset
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct, param_formula
+from proofcheck.frontend.io.examples import sample
+from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.dataset import check_admissible
 
 

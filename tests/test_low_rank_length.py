@@ -11,18 +11,18 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems import length_independence as li
-from lemmas.afz.theorems import low_rank as lr_statement
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import seal, theorem_certificate
-from lemmas.afz.low_rank_summary import ranks
+from proofcheck.constructions.afz.theorems import length_independence as li
+from proofcheck.constructions.afz.theorems import low_rank as lr_statement
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
+from proofcheck.constructions.afz.low_rank_summary import ranks
 from proofcheck.kernel import low_rank
 from proofcheck.kernel.model import Factored, Transformer
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
-from proofcheck.registry import find
-from proofcheck.runs.lemma import run_checks
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.lemma import run_checks
 
 
 def _rank2(net, block: int):
@@ -44,7 +44,7 @@ def test_built_networks_have_the_low_rank_form():
 
 def test_low_rank_checks_every_construction_of_the_table():
     """'the built networks': each construction for each theorem it serves, per instance."""
-    from lemmas.afz.theorems.constructions import CONSTRUCTIONS
+    from proofcheck.constructions.afz.theorems.constructions import CONSTRUCTIONS
     res = lr_statement.check_instance(NAMED["tie-heavy"])
     want = [(thm, name) for name, spec in CONSTRUCTIONS.items() for thm in spec.theorems]
     assert len(res) == len(want) >= 4

@@ -8,8 +8,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from lemmas.claims import Collapse
-from proofcheck.layers import vec
+from proofcheck.constructions.claims import Collapse
+from proofcheck.constructions.layers import vec
 from proofcheck.kernel.model import FF, SA, Block, Factored, ParameterError, dot
 
 Z2 = (F(0), F(0))

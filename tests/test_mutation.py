@@ -15,19 +15,19 @@ from fractions import Fraction
 import pytest
 from conftest import NAMED
 
-from lemmas.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.fast import get_backend
-from lemmas.claim_check import check_network
+from proofcheck.constructions.claim_check import check_network
 from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict
 
 
 def _trajectory_divergence(net_a, net_b, inputs):
     """First (block, sublayer, row) where the two networks' states differ, by the
-    plain evaluator, or None."""
+    plain evaluator, or None (two states: the plain evaluator changes rows in place)."""
     be = get_backend("fraction")
-    sa = sb = be.load(inputs)
+    sa, sb = be.load(inputs), be.load(inputs)
     for bi, (ba, bb) in enumerate(zip(net_a.blocks, net_b.blocks), start=1):
         for sub in ("FF", "SA"):
             la, lb = (ba.ff, bb.ff) if sub == "FF" else (ba.sa, bb.sa)

@@ -1,4 +1,4 @@
-"""The value-mutation measurement (mutation/, docs/mutation.md): the operators
+"""The value-mutation measurement (mutation/, docs/measurements/mutation.md): the operators
 do what they say, the scope names real functions, the README table is the
 rendering of the results file, and one named mutant per class of the wrong
 constructions that used to pass is now REFUTED with a witness by its command."""
@@ -12,7 +12,7 @@ import pytest
 from mutation import results as R
 from mutation import scope
 from mutation.apply import patched
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 
 
 def test_value_operators_mutate_as_their_examples_say():
@@ -49,7 +49,7 @@ def test_mutants_stay_inside_construction_functions():
 
 def test_readme_table_is_the_rendering_of_the_results_file():
     data = json.loads(R.RESULTS.read_text())
-    readme = (scope.ROOT / "README.md").read_text()
+    readme = (scope.ROOT / "docs" / "measurements" / "mutation.md").read_text()
     m = re.search(r"<!-- mutation:begin -->.*?<!-- mutation:end -->", readme, re.S)
     assert m and m.group(0) == R.render_readme(data)
 
@@ -62,54 +62,54 @@ def test_every_survivor_has_a_reason_and_nothing_timed_out():
 
 
 def test_patched_restores_the_module():
-    from lemmas.afz.layers import corner
+    from proofcheck.constructions.afz.layers import corner
     before = corner.corner_sa().rho
-    with patched("lemmas/afz/layers/corner.py", "return SA(Fraction(0)", "return SA(Fraction(2)") as ch:
+    with patched("proofcheck/constructions/afz/layers/corner.py", "return SA(Fraction(0)", "return SA(Fraction(2)") as ch:
         assert ch == ["corner_sa"] and corner.corner_sa().rho == 2
     assert corner.corner_sa().rho == before
 
 
 # one named mutant per class of wrong constructions that passed the commands before
 CLASSES = [
-    ("choose_k search bound shrunk", "lemmas/afz/phases/collapse.py",
+    ("choose_k search bound shrunk", "proofcheck/constructions/afz/phases/collapse.py",
      "M * len(forbidden)) + 1", "M * len(forbidden)) + 0", ["lemma", "collapse"]),
-    ("choose_k search skips the least c", "lemmas/afz/phases/collapse.py",
+    ("choose_k search skips the least c", "proofcheck/constructions/afz/phases/collapse.py",
      "for c in range(1, limit + 1):", "for c in range(2, limit + 1):", ["lemma", "collapse"]),
-    ("choose_k rejects a solvable leader off the e_1 axis", "lemmas/afz/phases/collapse.py",
+    ("choose_k rejects a solvable leader off the e_1 axis", "proofcheck/constructions/afz/phases/collapse.py",
      "if all(v == 0 for v in x[1:]) and", "if all(v == 0 for v in x[2:]) and",
      ["lemma", "collapse"]),
-    ("choose_k accepts colliding kappas", "lemmas/afz/phases/collapse.py",
+    ("choose_k accepts colliding kappas", "proofcheck/constructions/afz/phases/collapse.py",
      "return len(keys) == len(kappas) and", "return len(keys) >= len(kappas) - 1 and",
      ["lemma", "collapse"]),
-    ("separating_direction search bound shrunk", "lemmas/afz/layers/hat.py",
+    ("separating_direction search bound shrunk", "proofcheck/constructions/afz/layers/hat.py",
      "range(1, (d - 1) * len(others) + 2)", "range(1, (d - 1) * len(others) + 1)",
      ["lemma", "3.2"]),
-    ("separating_direction test inverted", "lemmas/afz/layers/hat.py",
+    ("separating_direction test inverted", "proofcheck/constructions/afz/layers/hat.py",
      "if all(dot(w, x) != tp for x in others):", "if all(dot(w, x) == tp for x in others):",
      ["lemma", "3.2"]),
-    ("nearest-projection window misses a side", "lemmas/afz/phases/leaders.py",
+    ("nearest-projection window misses a side", "proofcheck/constructions/afz/phases/leaders.py",
      "for k in (i - 1, i + 1) if 0 <= k < len(pi)]", "for k in (i - 1, i + 2) if 0 <= k < len(pi)]",
      ["lemma", "leaders"]),
-    ("leader half-gap fraction inverted", "lemmas/afz/phases/leaders.py",
+    ("leader half-gap fraction inverted", "proofcheck/constructions/afz/phases/leaders.py",
      "if near else Fraction(1)) / 2", "if near else Fraction(1)) * 2", ["lemma", "leaders"]),
     ("moved leader's projection recorded from the previous sequence",
-     "lemmas/afz/phases/leaders.py", "move(lo, (t[j],) * d, t[j] * su)",
+     "proofcheck/constructions/afz/phases/leaders.py", "move(lo, (t[j],) * d, t[j] * su)",
      "move(lo, (t[j],) * d, t[(j - 1)] * su)", ["lemma", "leaders"]),
-    ("region-P margin below beta", "lemmas/afz/phases/leaders.py",
+    ("region-P margin below beta", "proofcheck/constructions/afz/phases/leaders.py",
      "base = Fraction(floor(beta)) + margin", "base = Fraction(floor(beta)) - margin",
      ["lemma", "leaders"]),
-    ("projection offset sign flipped", "lemmas/afz/phases/separation.py",
+    ("projection offset sign flipped", "proofcheck/constructions/afz/phases/separation.py",
      "tp = self.P0[p] + C.h.get(p, 0) * self.step + offC",
      "tp = self.P0[p] + C.h.get(p, 0) * self.step - offC",
      ["lemma", "separation"]),
-    ("snap safety margin inverted", "lemmas/afz/phases/interpolation.py",
+    ("snap safety margin inverted", "proofcheck/constructions/afz/phases/interpolation.py",
      "if near else Fraction(1)) / 4", "if near else Fraction(1)) * 4", ["lemma", "interpolation"]),
-    ("snap off the first axis", "lemmas/afz/layers/snap.py",
+    ("snap off the first axis", "proofcheck/constructions/afz/layers/snap.py",
      "G2 = tuple(yi - k2 if i == axis else yi", "G2 = tuple(yi - k2 if i == -axis else yi",
      ["lemma", "3.3"]),
-    ("snap axis hypothesis weakened", "lemmas/afz/layers/snap.py",
+    ("snap axis hypothesis weakened", "proofcheck/constructions/afz/layers/snap.py",
      "if not 0 <= axis < d or", "if not 0 <= axis <= d or", ["lemma", "3.3"]),
-    ("phase span of I misplaced", "lemmas/afz/theorems/theorem_1_6.py",
+    ("phase span of I misplaced", "proofcheck/constructions/afz/theorems/theorem_1_6.py",
      '"I": (R + 2 + M,', '"I": (R + 0 + M,', ["lemma", "separation"]),
 ]
 

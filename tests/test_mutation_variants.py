@@ -86,30 +86,30 @@ def test_wide_commands_cover_seeds_and_every_wide_dataset():
 
 
 def test_fingerprint_leaves_out_the_report_display_text():
-    from lemmas.afz.edges import edge_datasets, single_target
-    from lemmas.afz.theorems import bounded
+    from proofcheck.constructions.afz.edges import edge_datasets, single_target
+    from proofcheck.constructions.afz.theorems import bounded
     from mutation.sweep import _built
     ds = single_target(edge_datasets()[0])
     args = ([list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs], ds.d,
             bounded.construct)
     before = serialise(_built(*args))
     assert "report" not in _built(*args)["info"]
-    with patched("lemmas/afz/theorems/bounded.py", "tuple(rest.hats[0][0]) if rest.hats",
+    with patched("proofcheck/constructions/afz/theorems/bounded.py", "tuple(rest.hats[0][0]) if rest.hats",
                  "tuple(rest.hats[0][-1]) if rest.hats") as changed:
         assert changed == ["construct"]
         assert serialise(_built(*args)) == before
 
 
 def test_stated_leader_scales_refute_another_default():
-    from lemmas.afz.edges import edge_datasets
-    from lemmas.afz.theorems import phase_statements as S
+    from proofcheck.constructions.afz.edges import edge_datasets
+    from proofcheck.constructions.afz.theorems import phase_statements as S
     from proofcheck.kernel.verdicts import Verdict
     ds = edge_datasets()[1]
     old = "r=Fraction(32), margin=Fraction(1),\n              spacing=Fraction(1), options"
     for new, code, expected, got in [
             (old.replace("32", "31"), "leader-radius", F(32), F(31)),
             (old.replace("spacing=Fraction(1)", "spacing=Fraction(2)"), "leader-t", None, None)]:
-        with patched("lemmas/afz/theorems/theorem_1_6.py", old, new) as changed:
+        with patched("proofcheck/constructions/afz/theorems/theorem_1_6.py", old, new) as changed:
             assert changed == ["construct (defaults)"]
             c, _ = S.built("leaders", ds)
             w = S.stated_leaders_check(c, ds).witness
@@ -124,7 +124,7 @@ def test_stated_leader_scales_refute_another_default():
 
 # the bounded construction's wrong mutants killed since the last measurement: one
 # named mutant per class, with the witness's structured fields
-FLAG = "lemmas/afz/phases/flag_collapse.py"
+FLAG = "proofcheck/constructions/afz/phases/flag_collapse.py"
 BOUNDED_CLASSES = [
     # a collapse claim whose leader list covers no row: the claim is malformed
     ("collapse claim covers no row", FLAG,
@@ -146,7 +146,7 @@ BOUNDED_CLASSES = [
 
 
 def _bounded_edge(name):
-    from lemmas.afz.edges import edge_datasets, held_leader_datasets, single_target
+    from proofcheck.constructions.afz.edges import edge_datasets, held_leader_datasets, single_target
     sets = held_leader_datasets() + [single_target(ds) for ds in edge_datasets()]
     return next(ds for ds in sets if ds.name in (name, name + "-single"))
 
@@ -154,8 +154,8 @@ def _bounded_edge(name):
 @pytest.mark.parametrize("label, path, old, new, name, want", BOUNDED_CLASSES,
                          ids=[c[0] for c in BOUNDED_CLASSES])
 def test_bounded_wrong_mutant_is_refuted_with_its_witness(label, path, old, new, name, want):
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     from proofcheck.kernel.verdicts import Verdict
     ds = _bounded_edge(name)
     spec = get("bounded", "1.6")
@@ -169,8 +169,8 @@ def test_bounded_wrong_mutant_is_refuted_with_its_witness(label, path, old, new,
 
 
 def test_claim_naming_a_row_outside_the_state_names_it():
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     ds = _bounded_edge("edge-held-leader-k1")
     with patched(FLAG, "    row = sep.spans[j][0] + t\n", "    row = -sep.spans[j][0] + t\n"):
         w = next(r for r in verify(ds, construction=get("bounded", "1.6")).results
@@ -191,7 +191,7 @@ def test_fast_projection_guard_divided_raises_on_the_one_target_edge(tmp_path):
     f.write_text(json.dumps(dataset_to_json(ds)))
     argv = ["theorem", "1.6", "--construction", "bounded", "--no-report", "--dataset", str(f)]
     assert judge_output(*run_command(argv)) is None
-    with patched("lemmas/afz/phases/bounded_separation.py", "abs(zk) * self.smax < 2 ** 40",
+    with patched("proofcheck/constructions/afz/phases/bounded_separation.py", "abs(zk) * self.smax < 2 ** 40",
                  "abs(zk) / self.smax < 2 ** 40"):
         kind, wit = judge_output(*run_command(argv))
     assert kind == "raised" and "ZeroDivisionError" in wit
@@ -201,13 +201,13 @@ def test_peel_fixed_region_below_the_largest_target_is_refuted_on_its_edge():
     """``ymax = min(y1)`` lowers the peel layers' fixed region: on edge-peel-spread
     the second layer's first kink falls below a target the first layer placed,
     which moves again (REFUTED at that block's FF, the target's first coordinate)."""
-    from lemmas.afz.edges import peel_spread
-    from lemmas.afz.theorems.constructions import get
-    from lemmas.afz.theorems.theorem_1_6 import verify
+    from proofcheck.constructions.afz.edges import peel_spread
+    from proofcheck.constructions.afz.theorems.constructions import get
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     from proofcheck.kernel.verdicts import Verdict
     ds, spec = peel_spread(), get("peel", "1.6")
     assert all(r.verdict == Verdict.VERIFIED for r in verify(ds, construction=spec).results)
-    with patched("lemmas/afz/phases/peeling.py", "ymax, ymin = max(y1), min(y1)",
+    with patched("proofcheck/constructions/afz/phases/peeling.py", "ymax, ymin = max(y1), min(y1)",
                  "ymax, ymin = min(y1), min(y1)"):
         w = next(r for r in verify(ds, construction=spec).results
                  if r.verdict != Verdict.VERIFIED).witness
@@ -216,7 +216,7 @@ def test_peel_fixed_region_below_the_largest_target_is_refuted_on_its_edge():
 
 
 def test_construction_edge_datasets_are_admissible():
-    from lemmas.afz.edges import held_leader_datasets, peel_spread
+    from proofcheck.constructions.afz.edges import held_leader_datasets, peel_spread
     from proofcheck.kernel.dataset import check_admissible
     sets = held_leader_datasets() + [peel_spread()]
     for ds in sets:

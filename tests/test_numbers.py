@@ -1,4 +1,4 @@
-"""Tests for proofcheck.numbers (SPEC §3, numbers)."""
+"""Tests for proofcheck.numbers (docs/spec.md §3, numbers)."""
 from fractions import Fraction
 
 import pytest

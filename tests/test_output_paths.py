@@ -12,8 +12,8 @@ import stat
 
 import pytest
 
-from proofcheck.cli import main
-from proofcheck.io.files import NotAFile, atomic_write
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.files import NotAFile, atomic_write
 
 
 
@@ -97,7 +97,7 @@ def test_export_writes_nothing_when_the_check_is_refuted(tmp_path, capsys, monke
     """A snap aimed one unit off its target: the exact check is REFUTED, exit 1, and
     neither the export nor its certificate is written."""
     pytest.importorskip("safetensors")
-    from lemmas.afz.phases import interpolation
+    from proofcheck.constructions.afz.phases import interpolation
     real = interpolation.snap_ff
 
     def off_target(axis, d, kappa, delta, y, *rest, **kw):
@@ -108,3 +108,26 @@ def test_export_writes_nothing_when_the_check_is_refuted(tmp_path, capsys, monke
                  "--certificate", str(tmp_path / "c.json")]) == 1
     assert "exact check: REFUTED" in capsys.readouterr().out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_reports_of_different_constructions_on_one_dataset_keep_their_own_files(tmp_path,
+                                                                                 capsys):
+    """``theorem 1.6`` with the default and the peel construction, into one folder:
+    two reports (the default's name unchanged, ``-peel`` after the dataset's name),
+    each recording its own construction; 1.8's seed construction likewise."""
+    import json
+    out = tmp_path / "r"
+    for construction in ("default", "peel"):
+        assert main(["theorem", "1.6", "--limit", "4", "--construction", construction,
+                     "--out", str(out)]) == 0
+    assert main(["theorem", "1.8", "--limit", "2", "--construction", "seed", "--no-simulation",
+                 "--out", str(out)]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["theorem-1.6-digits-sample-4-peel.json", "theorem-1.6-digits-sample-4-peel.md",
+                     "theorem-1.6-digits-sample-4.json", "theorem-1.6-digits-sample-4.md",
+                     "theorem-1.8-digits-sample-2-seed.json", "theorem-1.8-digits-sample-2-seed.md",
+                     "theorem-1.8-digits-sample-2-seed.png"]
+    for name, construction in (("theorem-1.6-digits-sample-4", "default"),
+                               ("theorem-1.6-digits-sample-4-peel", "peel")):
+        rep = json.loads((out / f"{name}.json").read_text())
+        assert rep["constants"]["construction"] == construction

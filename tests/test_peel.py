@@ -1,4 +1,4 @@
-"""The peel layer (lemmas/afz/layers/peel.py): exact conclusions on random
+"""The peel layer (proofcheck/constructions/afz/layers/peel.py): exact conclusions on random
 instances, the symbolic proof, and the flint backend's support path for rank-one
 FFs with unbounded pieces around an identity piece (agrees with the reference,
 also through the sorted index of a second layer in the same direction)."""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers.peel import CONFIGURATIONS, peel_ff, symbolic
+from proofcheck.constructions.afz.layers.peel import CONFIGURATIONS, peel_ff, symbolic
 from proofcheck.kernel.fast import get_backend
 from proofcheck.kernel.fast.flint import _support
 from proofcheck.kernel.model import ParameterError
@@ -97,7 +97,7 @@ def test_peel_symbolic_proof_covers_the_four_top_layer(monkeypatch):
     """The construction's usual layer has four top points and none below; a layer wrong
     only in that configuration (the fourth column doubled) is REFUTED there — a proof of
     the 2 + 2 configuration alone would pass it."""
-    import lemmas.afz.layers.peel as peel
+    import proofcheck.constructions.afz.layers.peel as peel
     real = peel.peel_ff
 
     def wrong(w, top, bottom, hi, lo, label="peel"):

@@ -1,4 +1,4 @@
-"""The ``peel`` construction (lemmas/afz/theorems/peel.py): exact block and
+"""The ``peel`` construction (proofcheck/constructions/afz/theorems/peel.py): exact block and
 parameter counts, both backends, mutated parameters REFUTED with their witness,
 and a certificate of a ``peel`` run that ``verify`` re-checks."""
 from __future__ import annotations
@@ -7,12 +7,12 @@ from fractions import Fraction
 
 from conftest import NAMED
 
-from lemmas.afz.theorems.constructions import get
-from lemmas.afz.theorems.peel import block_formula, param_formula
-from lemmas.afz.theorems.theorem_1_6 import verify
-from proofcheck.cli import main
-from proofcheck.io.examples import sample
-from lemmas.claim_check import check_network
+from proofcheck.constructions.afz.theorems.constructions import get
+from proofcheck.constructions.afz.theorems.peel import block_formula, param_formula
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.examples import sample
+from proofcheck.constructions.claim_check import check_network
 from mutate import with_parameter
 from proofcheck.kernel.verdicts import Verdict, combine
 
@@ -101,7 +101,7 @@ def _generic_6d():
 
 
 def _placement(ds):
-    from lemmas.afz.phases.peeling import direct_placement_bound
+    from proofcheck.constructions.afz.phases.peeling import direct_placement_bound
     c = verify(ds, construction=get("peel", "1.6")).construction
     pts = [(k,) + (Fraction(0),) * (ds.d - 1) for k in c.info["kappas"]]
     ys = [tuple(y) for p in ds.pairs for y in p.outputs]
@@ -131,8 +131,8 @@ def test_direct_placement_bound_needs_its_premise():
 def test_float_safe_options_are_refused():
     import pytest
 
-    from lemmas.afz.options import ConstructionOptions
-    from lemmas.afz.theorems.peel import construct
+    from proofcheck.constructions.afz.options import ConstructionOptions
+    from proofcheck.constructions.afz.theorems.peel import construct
     from proofcheck.kernel.model import ParameterError
     inputs, targets = _io(NAMED["square-builtin"])
     with pytest.raises(ParameterError) as e:

@@ -1,4 +1,4 @@
-"""The phase statements' own conclusions (lemmas/afz/theorems/phase_statements.py): they
+"""The phase statements' own conclusions (proofcheck/constructions/afz/theorems/phase_statements.py): they
 hold on random admissible datasets (hypothesis, d = 2..5, small coordinates for
 ties), on the edge datasets, and each fails with a witness on a wrong state."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from lemmas.afz.edges import edge_datasets
-from lemmas.afz.theorems import phase_statements as S
-from proofcheck.io.generate import admissible_datasets
+from proofcheck.constructions.afz.edges import edge_datasets
+from proofcheck.constructions.afz.theorems import phase_statements as S
+from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.kernel.dataset import check_admissible
 from proofcheck.kernel.verdicts import Verdict
 
@@ -56,7 +56,7 @@ def test_separation_conclusion_refutes_a_shared_token_and_a_tie():
 
 
 def _outputs(c, ds, last, drop_last_sa):
-    from lemmas.claim_check import check_network
+    from proofcheck.constructions.claim_check import check_network
     net, claims = S._prefix(c, last, drop_last_sa)
     return check_network(net, [list(p.inputs) for p in ds.pairs], None, claims).outputs
 
@@ -96,7 +96,7 @@ def test_snap_plateau_check_refutes_a_support_holding_another_value():
     assert S.snap_plateaus_check(c, ds).verdict == Verdict.VERIFIED
     kap = c.info["kappas"]
     other = next(v for v in kap[1:] if v != kap[0])
-    from lemmas.afz.layers.snap import snap_ff
+    from proofcheck.constructions.afz.layers.snap import snap_ff
     from proofcheck.kernel.model import Block
     blk = c.phases["I"][0]
     wide = abs(other - kap[0])

@@ -4,13 +4,14 @@ deviation plot draws every finite value, zeros on their own row."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 
-from proofcheck.export.audit import AuditResult, LayerRow, deviation_plot, deviation_series
-from proofcheck.registry import dependency_edges, load
-from proofcheck.reporting.plots import NODE_H, layered_layout, node_width
+from proofcheck.frontend.export.audit import AuditResult, LayerRow, deviation_plot, deviation_series
+from proofcheck.frontend.registry import dependency_edges, load
+from proofcheck.frontend.reporting.plots import NODE_H, layered_layout, node_width
 
 
 def _graph():
@@ -66,12 +67,52 @@ def _audit(devs):
 
 def test_an_isolated_nonzero_deviation_is_drawn(tmp_path):
     pts = _audit([0.0, 1e-3, 0.0]).per_block()
-    xs, ys = deviation_series(pts, -5.0)
-    assert xs == [1, 2, 3] and ys[0] == ys[2] == -5.0 and math.isclose(ys[1], -3.0)
-    xs, ys = deviation_series(_audit([0.0, np.inf, np.nan]).per_block(), -5.0)
-    assert xs == [1] and ys == [-5.0]
+    xs, ys, zeros = deviation_series(pts)
+    assert xs == [2] and math.isclose(ys[0], -3.0) and zeros == [1, 3]
+    xs, ys, zeros = deviation_series(_audit([0.0, np.inf, np.nan]).per_block())
+    assert xs == ys == [] and zeros == [1]
     p = deviation_plot(tmp_path / "d.png", [_audit([0.0, 1e-3, 0.0])], "three blocks")
     assert p.stat().st_size > 0
+
+
+def _tick_labels(axis) -> list[str]:
+    return [t.get_text() for t in axis.get_ticklabels()]
+
+
+def test_no_zero_on_the_log_axis_of_the_audit_plot():
+    """The deviation axis is logarithmic: its ticks are powers 10^k, never a "0" (the
+    old "0 (exact)" tick); exact zeros are drawn in a strip of their own, inf/NaN in
+    another."""
+    from proofcheck.frontend.export.audit import deviation_figure
+    fig = deviation_figure([_audit([0.0, 1e-3, 1e2, 0.0, np.inf])], "t")
+    fig.canvas.draw()
+    top, ax, low = fig.axes
+    labels = _tick_labels(ax.yaxis)
+    assert labels and all(re.fullmatch(r"\$10\^\{-?\d+\}\$", t) for t in labels), labels
+    assert _tick_labels(low.yaxis) == ["exactly 0"] and _tick_labels(top.yaxis) == ["inf/NaN"]
+    assert [list(line.get_xdata()) for line in low.get_lines() if line.get_marker() == "o"] \
+        == [[1, 4]]
+
+
+def test_softmax_trials_that_did_not_certify_are_inconclusive():
+    """A certificate tried at a tau where the bound could not decide is INCONCLUSIVE:
+    its row says so ("fails" was wrong), and a REFUTED trial gets a row of its own."""
+    from fractions import Fraction
+
+    from proofcheck.kernel.verdicts import Verdict
+    from proofcheck.frontend.reporting.plots import _trial_rows, pyplot
+    plt = pyplot()
+    fig, ax = plt.subplots()
+    _trial_rows(ax, [(Fraction(1, 8), Verdict.VERIFIED_CERTIFIED),
+                     (Fraction(1, 2), Verdict.INCONCLUSIVE)])
+    fig.canvas.draw()
+    assert _tick_labels(ax.yaxis) == ["certified", "inconclusive"]
+    assert ax.get_legend_handles_labels()[1] == ["certificate tried: certified",
+                                                 "certificate tried: inconclusive"]
+    fig, ax = plt.subplots()
+    _trial_rows(ax, [(Fraction(1, 2), Verdict.REFUTED)])
+    assert _tick_labels(ax.yaxis) == ["certified", "inconclusive", "refuted"]
+    plt.close("all")
 
 
 @pytest.mark.parametrize("devs", [[0.0, 0.0], [np.inf], [1.0, np.nan]])

@@ -74,7 +74,7 @@ def test_plugin_runs_certifies_and_verifies(site, tmp_path, sid):
 
 
 def test_plugin_certificate_with_a_wrong_layer_is_refuted(site, tmp_path):
-    from proofcheck.io.certificate_writer import seal
+    from proofcheck.frontend.io.certificate_writer import seal
     r = run(site, "lemma", "x.clamp", "--certificate", str(tmp_path / "c.json"))
     assert r.returncode == 0
     cert = json.loads((tmp_path / "c.json").read_text())

@@ -88,8 +88,8 @@ def test_report_leaves_out_a_plugin_that_exits_and_a_file_name_clash(tmp_path, m
     are left out with a note; the good one keeps its page and certificate."""
     import sys as _sys
 
-    import proofcheck.registry as registry
-    import proofcheck.runs.site as site
+    import proofcheck.frontend.registry as registry
+    import proofcheck.frontend.runs.site as site
     stmts = [_fake_statement("x-a", _clamp_run), _fake_statement("x.exits", lambda *a: _sys.exit(0)),
              _fake_statement("X A", _clamp_run, source="other-plugin")]
     monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
@@ -113,8 +113,8 @@ def test_report_stops_a_plugin_that_never_returns(tmp_path, monkeypatch):
     and left out with a note, nothing of it written; the next plugin still runs."""
     import time
 
-    import proofcheck.registry as registry
-    import proofcheck.runs.site as site
+    import proofcheck.frontend.registry as registry
+    import proofcheck.frontend.runs.site as site
     stmts = [_fake_statement("x.hangs", _never_returns), _fake_statement("x-a", _clamp_run)]
     monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
     t0 = time.monotonic()
@@ -142,11 +142,11 @@ def test_a_refuted_run_writes_no_certificate_stating_a_pass(tmp_path, monkeypatc
     """``lemma --certificate`` of a run REFUTED beside passing instances: exit 1 and no
     file (a certificate would state VERIFIED); ``report`` shows the statement REFUTED
     with no certificate.  A passing run still writes one."""
-    import proofcheck.registry as registry
-    import proofcheck.runs.site as site
-    from proofcheck.cli import main
+    import proofcheck.frontend.registry as registry
+    import proofcheck.frontend.runs.site as site
+    from proofcheck.frontend.cli import main
     from proofcheck.kernel.verdicts import Verdict
-    from proofcheck.runs.lemma import certificate_refusal, run_lemma
+    from proofcheck.frontend.runs.lemma import certificate_refusal, run_lemma
     stmts = [_fake_statement("x.mixed", _mixed_run), _fake_statement("x-a", _clamp_run)]
     monkeypatch.setattr(registry, "load", lambda plugins=True: stmts)
     run = run_lemma(stmts[0], None, 0)
@@ -165,9 +165,9 @@ def test_a_refuted_run_writes_no_certificate_stating_a_pass(tmp_path, monkeypatc
 
 
 def test_report_lists_the_plugins_discovery_skipped(tmp_path, monkeypatch):
-    import proofcheck.registry as registry
-    import proofcheck.registry.plugins as plugins
-    import proofcheck.runs.site as site
+    import proofcheck.frontend.registry as registry
+    import proofcheck.frontend.registry.plugins as plugins
+    import proofcheck.frontend.runs.site as site
     monkeypatch.setattr(registry, "load", lambda plugins=True: [])
     monkeypatch.setattr(plugins, "_SKIPPED", ["plugin statement '3.1' from imp clashes"] * 2)
     lines, _ = site._plugins(tmp_path)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from lemmas.afz.layers import clustering, hat
+from proofcheck.constructions.afz.layers import clustering, hat
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.symbolic_sa import guarded
+from proofcheck.constructions.provers.sa_proofs import guarded
 
 ZOO = "The argument 'zoo' is not comparable"
 
@@ -53,7 +53,7 @@ def test_ff_profile_proof_with_a_failing_sign_query_is_inconclusive(monkeypatch)
 
 @pytest.mark.parametrize("method", ["positive", "negative"])
 def test_sign_steps_catch_the_library(monkeypatch, method):
-    from proofcheck.symbolic_sa import Proof
+    from proofcheck.constructions.provers.sa_proofs import Proof
     x = sympy.Symbol("x", positive=True)
     monkeypatch.setattr(sympy, "factor", _raise)
     P = Proof()

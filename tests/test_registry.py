@@ -1,4 +1,4 @@
-"""The statement registry (proofcheck/registry/): one declaration per statement, in
+"""The statement registry (proofcheck/frontend/registry/): one declaration per statement, in
 agreement with the kernel's own table of trusted checks; every declared check,
 instance and dependency exists; per-statement admissibility; names; the README
 table is the generated one."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.errors import BadInput, Inadmissible
-from proofcheck.registry import (
+from proofcheck.frontend.registry import (
     Admissibility,
     Statement,
     find,
@@ -21,8 +21,8 @@ from proofcheck.registry import (
     markdown_table,
     normalise,
 )
-from proofcheck.registry.builtin import STATEMENTS
-from proofcheck.runs.instances import defaults
+from proofcheck.frontend.registry.builtin import STATEMENTS
+from proofcheck.frontend.runs.instances import defaults
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = {"FF lemma": "FF", "SA lemma": "SA"}
@@ -121,7 +121,7 @@ def _write(tmp_path, d, pairs):
 
 
 def test_a_relocation_admits_a_one_dimensional_set_with_repeated_tokens(tmp_path):
-    from proofcheck.io.datasets import load_dataset
+    from proofcheck.frontend.io.datasets import load_dataset
     f = _write(tmp_path, 1, [{"input": [["0"], ["1"], ["1"], ["3"]], "output": [["7"]]}])
     assert main(["lemma", "3.2", "--dataset", f]) == 0
     assert main(["theorem", "1.6", "--dataset", f, "--no-report"]) == 2
@@ -153,9 +153,9 @@ def test_a_statement_without_dataset_refuses_one(tmp_path):
 def test_lemma_collapse_runs_every_declared_check():
     """``lemma collapse`` runs the collapse module's proof and searches and the
     phase-C check on the theorem's construction."""
-    from lemmas.afz.phases import collapse
-    from lemmas.afz.theorems import phase_statements as statements
-    from proofcheck.runs.lemma import run_checks
+    from proofcheck.constructions.afz.phases import collapse
+    from proofcheck.constructions.afz.theorems import phase_statements as statements
+    from proofcheck.frontend.runs.lemma import run_checks
     st = find("collapse")
     ds = defaults(st, 0)["dataset"]
     got = [r.name for r in run_checks(st, None, 0)]

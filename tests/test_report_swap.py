@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import proofcheck.runs.site as site
-from proofcheck.io.files import exchange
+import proofcheck.frontend.runs.site as site
+from proofcheck.frontend.io.files import exchange
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +75,7 @@ def test_swap_falls_back_to_two_renames(tmp_path, monkeypatch):
 
 
 KILLED = """import sys, time
-import proofcheck.runs.site as site
+import proofcheck.frontend.runs.site as site
 real = site._recheck_certificates
 def slow(out):
     print("building", flush=True)
@@ -108,7 +108,7 @@ def test_report_killed_midway_leaves_the_folder_unchanged(tmp_path):
 
 
 TERMINATED = """import sys, time
-import proofcheck.runs.site as site
+import proofcheck.frontend.runs.site as site
 def slow(out, cat):
     print("building", flush=True)
     time.sleep(120)
@@ -159,3 +159,104 @@ def test_a_second_report_in_the_same_folder_is_refused(tmp_path):
             site.regenerate(out, quick=True)
     assert e.value.path == str(out)
     assert list(tmp_path.iterdir()) == []  # refused before anything was written
+
+
+def _unmovable(monkeypatch, out: Path, code: int):
+    """Renames (``os.rename``, ``os.replace``, the exchange) as on a mount point ``out``:
+    a rename of ``out`` itself fails with ``code`` (EBUSY, or EXDEV), and so, with
+    EXDEV, any rename between a path inside ``out`` and one outside it (two file
+    systems).  Returns the list of refused calls."""
+    import errno as E
+    refused = []
+
+    def inside(p) -> bool:
+        p = Path(p).absolute()
+        return p == out or out in p.parents
+
+    def check(a, b):
+        if Path(a).absolute() == out or Path(b).absolute() == out or (
+                code == E.EXDEV and inside(a) != inside(b)):
+            refused.append((str(a), str(b)))
+            raise OSError(code, os.strerror(code), str(b))
+
+    def wrap(real):
+        def call(a, b, *args, **kw):
+            check(a, b)
+            return real(a, b, *args, **kw)
+        return call
+    monkeypatch.setattr(os, "rename", wrap(os.rename))
+    monkeypatch.setattr(os, "replace", wrap(os.replace))
+    monkeypatch.setattr(site, "exchange", wrap(site.exchange))
+    return refused
+
+
+@pytest.mark.parametrize("code", ["EBUSY", "EXDEV"])
+def test_swap_into_a_folder_that_cannot_be_renamed(tmp_path, monkeypatch, code):
+    """The bug report: ``report --out`` on a mount point (EBUSY) or across file systems
+    (EXDEV) did all its work, then failed in the swap (exit 4).  The report's entries
+    are replaced inside the folder instead; the rest is kept; no staging folder stays."""
+    import errno as E
+    out, new = _folders(tmp_path)
+    (out / "img").mkdir()
+    (out / "img" / "old.png").write_bytes(b"an entry the new report no longer makes")
+    refused = _unmovable(monkeypatch, out.absolute(), getattr(E, code))
+    site._swap_in(new, out)
+    assert refused  # the whole-folder swap was tried and refused
+    assert _tree(out) == {"index.md": b"new index\n", "statements/a.md": b"new page\n",
+                          "theorem-1.6-x.md": b"a run report, carried over\n"}
+    assert sorted(p.name for p in out.iterdir()) == ["index.md", "statements",
+                                                     "theorem-1.6-x.md"]
+
+
+def test_swap_inside_undoes_what_it_did_when_a_step_fails(tmp_path, monkeypatch):
+    import errno as E
+    out, new = _folders(tmp_path)
+    (new / "img").mkdir()
+    (new / "img" / "a.png").write_bytes(b"png")
+    before = _tree(out)
+    _unmovable(monkeypatch, out.absolute(), E.EBUSY)
+    real = site._put_entry
+    calls = []
+
+    def fail_third(staged, target):
+        calls.append(target.name)
+        if len(calls) == 3:
+            raise OSError(E.EIO, "injected failure", str(target))
+        return real(staged, target)
+    monkeypatch.setattr(site, "_put_entry", fail_third)
+    with pytest.raises(OSError, match="injected failure"):
+        site._swap_in(new, out)
+    assert _tree(out) == before
+    assert sorted(p.name for p in out.iterdir()) == ["statements", "theorem-1.6-x.md"]
+
+
+def test_report_on_a_mount_point_finishes_with_exit_0(tmp_path, monkeypatch, capsys):
+    """``regenerate`` (its build replaced by a small one) into a folder whose renames
+    fail with EBUSY: exit 0, the new pages in place, nothing left behind."""
+    import errno as E
+    out = tmp_path / "reports"
+    (out / "statements").mkdir(parents=True)
+    (out / "statements" / "a.md").write_text("old page\n")
+    (out / "theorem-1.6-x.md").write_text("a run report, carried over\n")
+
+    def build(folder, quick, plugin_seconds):
+        (folder / "statements").mkdir()
+        (folder / "statements" / "a.md").write_text("new page\n")
+        (folder / "index.md").write_text("new index\n")
+        return 0
+    monkeypatch.setattr(site, "_build", build)
+    refused = _unmovable(monkeypatch, out.absolute(), E.EBUSY)
+    assert site.regenerate(out) == 0
+    assert refused and _tree(out) == {"index.md": b"new index\n",
+                                      "statements/a.md": b"new page\n",
+                                      "theorem-1.6-x.md": b"a run report, carried over\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+def test_a_staging_folder_left_inside_is_removed_by_the_next_report(tmp_path):
+    out, _ = _folders(tmp_path)
+    stage = out / ".tmp-reports-in-abcd1234"
+    (stage / "statements").mkdir(parents=True)
+    before = _tree(out)
+    assert site.clean_leftovers(out) == [stage] and not stage.exists()
+    assert _tree(out) == {k: v for k, v in before.items() if not k.startswith(".tmp-")}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from proofcheck.runs.site import regenerate
+from proofcheck.frontend.runs.site import regenerate
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "reports"
@@ -85,7 +85,7 @@ def test_index_content(fresh):
     index = (fresh / "index.md").read_text()
     assert "| 1.6 |" in index or "[1.6]" in index
     assert "certificates/theorem-1.6-generated-7.json" in index
-    from proofcheck.registry import FLAGS, load
+    from proofcheck.frontend.registry import FLAGS, load
     status = {s.id: ("implemented" if s.implemented else "planned") for s in load()}
     assert ("planned" in index) == ("planned" in status.values())
     for flag, meaning in FLAGS.items():  # the legend says what each flag means
@@ -125,7 +125,7 @@ def copy_of_reports(tmp_path):
 
 def test_a_failure_midway_leaves_the_folder_unchanged(copy_of_reports, monkeypatch):
     """The pictures fail after every statement page and certificate was written."""
-    import proofcheck.reporting.plots as plots
+    import proofcheck.frontend.reporting.plots as plots
     out, before = copy_of_reports
 
     def fail(*args, **kwargs):
@@ -163,7 +163,8 @@ STATEMENT = Statement("x.broken", "lemma", "a <b>broken</b> | plugin", "none", "
 
 def test_report_with_plugins_installed(tmp_path):
     """The example plugin gets its section, page and certificate (which ``verify``
-    re-checks); a plugin whose run raises is left out with a note; exit 0."""
+    re-checks); a plugin whose check raises is REFUTED with its input as witness (as a
+    built-in construction that raises), with its page and no certificate; exit 0."""
     from test_plugin import EXAMPLES, pip_install
     site = tmp_path / "site"
     (tmp_path / "src").mkdir()
@@ -183,9 +184,13 @@ def test_report_with_plugins_installed(tmp_path):
     index = (out / "index.md").read_text()
     section = index.split("## Plugin statements", 1)[1].split("\n## ", 1)[0]
     assert "| x.clamp | proofcheck-example-clamp |" in section
-    assert "`x.broken` (broken-plugin) left out: its run or certificate raised ValueError" in section
+    row = next(x for x in section.splitlines() if x.startswith("| x.broken | broken-plugin |"))
+    assert "| REFUTED | [page](plugins/x.broken.md) | none: no exact layer instance |" in row
+    page = (out / "plugins" / "x.broken.md").read_text()
+    assert "[REFUTED] x.broken: run runs on its input" in page and "ValueError" in page
     assert "x.clamp" not in index.split("## Plugin statements", 1)[0]  # not in the catalogue
-    assert sorted(p.name for p in (out / "plugins").iterdir()) == ["x.clamp.json", "x.clamp.md"]
+    assert sorted(p.name for p in (out / "plugins").iterdir()) == [
+        "x.broken.md", "x.clamp.json", "x.clamp.md"]
     assert not (out / "statements" / "x.clamp.md").exists()
     cert = json.loads((out / "plugins" / "x.clamp.json").read_text())
     assert cert["claim"]["statement"] == "x.clamp" and cert["claim"]["scope"] == "instances"

@@ -1,4 +1,4 @@
-"""The ``resnet`` statement (SPEC §2; lemmas/resnet): the relocation chain maps points
+"""The ``resnet`` statement (docs/spec.md §2; proofcheck/constructions/resnet): the relocation chain maps points
 exactly, the ResNet on flattened sequences interpolates exactly and every check can
 fail with a witness, the parameter comparison, and the token-wise obstruction
 cross-checked against brute force."""
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.resnet import chain, checks, flattened, tokenwise
-from proofcheck.cli import main
-from proofcheck.io.examples import sample
-from proofcheck.io.generate import random_dataset
+from proofcheck.constructions.resnet import chain, checks, flattened, tokenwise
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.examples import sample
+from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
 from proofcheck.kernel.layercheck import evaluate_layer
 from proofcheck.kernel.verdicts import Verdict
@@ -147,7 +147,7 @@ def test_comparison_rows_and_failure(monkeypatch):
         assert w["P_R"] == w["K"] * (6 * w["n"] * w["d"] + 4)
         assert w["resnet"] == w["transformer"] == "VERIFIED"
     assert [w["P_R"] for w in rows] == sorted({w["P_R"] for w in rows})  # grows with n
-    from lemmas.afz.theorems.theorem_1_6 import param_formula
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import param_formula
     assert all(w["P_T"] == param_formula(w["d"], w["M"], w["R"]) for w in rows)
     # a broken ResNet makes the side-by-side check fail
     real = flattened.build
@@ -247,8 +247,12 @@ def test_solve_undecided_is_inconclusive():
 # ------------------------------------------------------------------ CLI
 def test_cli_lemma_resnet_prints_its_checks(capsys):
     assert main(["lemma", "resnet", "--example", "digits-sample", "--limit", "6"]) == 0
-    out = capsys.readouterr().out
-    assert "digits-sample-6-patch1x1" in out and "| random-mixed-0-n32 |" in out
-    assert "witness pair: token" in out and "reading: a token-wise map" in out
+    out = capsys.readouterr().out  # the summary: every check's line, witnesses kept
+    assert "digits-sample-6-patch1x1" in out and "| random-mixed-0-n32 |" not in out
+    assert "witness pair: token" in out and "reading: disjoint targets obstruct" in out
+    assert main(["lemma", "resnet", "--example", "digits-sample", "--limit", "6",
+                 "--verbose"]) == 0
+    out = capsys.readouterr().out  # every detail: the parameter table
+    assert "| random-mixed-0-n32 |" in out and "reading: a token-wise map" in out
     from proofcheck.kernel.verdicts import Scope
     assert out.rstrip().endswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}; no certificate)")

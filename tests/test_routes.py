@@ -13,12 +13,12 @@ from conftest import CASES, NAMED, case_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.softmax_certifier import certify
-from lemmas.afz.theorems.theorem_1_6 import construct
-from lemmas.afz.theorems.theorem_1_8 import SCALES
+from proofcheck.constructions.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
 from mutate import with_parameter
-from proofcheck.io.certificate_writer import theorem_certificate
-from proofcheck.io.datasets import load_dataset
+from proofcheck.frontend.io.certificate_writer import theorem_certificate
+from proofcheck.frontend.io.datasets import load_dataset
 from proofcheck.kernel.evaluate import PlainBackend, run
 from proofcheck.kernel.fast.flint import FlintBackend
 from proofcheck.kernel.fast.softmax import fast_trajectory

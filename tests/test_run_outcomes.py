@@ -22,7 +22,7 @@ def _long_dataset(path, n: int):
 
 @pytest.mark.parametrize("theorem", ["1.6", "1.8"])
 def test_one_long_sequence_is_a_resource_limit(theorem, tmp_path, capsys):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     f = _long_dataset(tmp_path / "long.json", 2000)
     code = main(["theorem", theorem, "--dataset", str(f), "--no-report"])
     last = capsys.readouterr().out.strip().splitlines()[-1]
@@ -36,8 +36,8 @@ def test_the_budget_scales_with_the_run():
     the network), and stops with one long one; run_bytes counts the numbers' sizes."""
     from fractions import Fraction
 
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from lemmas.claim_check import check_network, run_bytes
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.claim_check import check_network, run_bytes
     short = [[(Fraction(i), Fraction(1)) for i in range(k, k + 3)] for k in (0, 10)]
     targets = [[(Fraction(0), Fraction(5))], [(Fraction(7), Fraction(7))]]
     c = construct(short, targets, 2)
@@ -46,7 +46,7 @@ def test_the_budget_scales_with_the_run():
     c2 = construct(long_, targets, 2)
     with pytest.raises(ResourceLimit, match=r"construction's own check .*: block \d+ SA: "):
         check_network(c2.net, long_, targets, c2.claims)
-    from lemmas.afz.softmax_certifier import prepare
+    from proofcheck.constructions.afz.softmax_certifier import prepare
     with pytest.raises(ResourceLimit, match="certifier's hardmax trajectory"):
         prepare(c2.net, long_)
     assert prepare(c.net, short).stop is None  # the short one is within its budget
@@ -59,8 +59,8 @@ def test_generated_instances_narrow_a_dataset_scope():
     VERDICT line's) is "on these instances only"; on the user's dataset it stays."""
     from types import SimpleNamespace
 
-    from lemmas.afz.instances import scoped
-    from proofcheck.checks import CheckResult
+    from proofcheck.constructions.afz.instances import scoped
+    from proofcheck.constructions.results import CheckResult
     from proofcheck.kernel.verdicts import Scope
 
     def check(ds):
@@ -74,7 +74,7 @@ def test_a_failed_verdict_line_names_its_witness():
     """An INCONCLUSIVE or REFUTED VERDICT line carries the kernel's witness line (what
     could not be decided, where the claim fails); a pass carries its scope only."""
     from proofcheck.kernel.verify import Outcome
-    from proofcheck.cli.common import outcome_line
+    from proofcheck.frontend.cli.common import outcome_line
     lines = ["route: plain", "witness: block 3, sub-layer SA, sequence 0, token 1"]
     for v in (Verdict.INCONCLUSIVE, Verdict.REFUTED):
         assert outcome_line(Outcome(v, lines)) == f"VERDICT: {v.value} ({lines[1]})"

@@ -1,4 +1,4 @@
-"""The pipeline layer (proofcheck/runs/): one verdict path — ``theorem`` and ``lemma``
+"""The pipeline layer (proofcheck/frontend/runs/): one verdict path — ``theorem`` and ``lemma``
 print the kernel's verdict on the certificate the run writes; a kernel that refutes
 or fails makes the run REFUTED or ERROR even when the run's own checks passed; both
 theorems share one path (report, certificate, time line)."""
@@ -9,12 +9,12 @@ import json
 import pytest
 from conftest import NAMED
 
-from proofcheck.cli import main
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.registry import find
-from proofcheck.runs import recheck as recheck_module
-from proofcheck.runs.lemma import run_lemma
-from proofcheck.runs.theorem import TheoremOptions, run_theorem
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs import recheck as recheck_module
+from proofcheck.frontend.runs.lemma import run_lemma
+from proofcheck.frontend.runs.theorem import TheoremOptions, run_theorem
 
 
 def _kernel_says(monkeypatch, verdict=None, raises=None):
@@ -73,7 +73,8 @@ def test_the_verdict_line_is_the_kernels_with_its_scope(capsys):
     assert main(["theorem", "1.6", "--no-report", "--example", "digits-sample",
                  "--limit", "2"]) == 0
     last = capsys.readouterr().out.rstrip().splitlines()[-1]
-    assert last.startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}: Theorem 1.6 on its 2 ")
+    assert last.startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}: construction default "
+                           "witnesses Theorem 1.6 on its 2 ")
     run = run_lemma(find("3.1"))
     assert run.recheck.outcome.scope == Scope.EVERY_TOKEN
     assert main(["lemma", "3.1"]) == 0
@@ -90,8 +91,8 @@ def test_lemma_without_certificate_combines_its_checks():
 def test_lemma_certificate_states_only_its_instances():
     """The certificate carries the exact instances and their verdict; the symbolic
     results stay beside it (and still count in the run's verdict)."""
-    from lemmas.afz.instances import lemma_instances
-    from proofcheck.runs.instances import defaults
+    from proofcheck.constructions.afz.instances import lemma_instances
+    from proofcheck.frontend.runs.instances import defaults
     run = run_lemma(find("3.2"))
     # one exact instance per default instance (built-in, seeded d = 2..5, edge datasets)
     n = len(lemma_instances(defaults(find("3.2"), 0)["dataset"], 0))
@@ -106,8 +107,8 @@ def test_a_theta_norm_too_long_for_the_kernel_is_not_stated():
     certificate stays one `verify` reads; a short one is stated."""
     from fractions import Fraction
 
-    from proofcheck.io.certificate_writer import theorem_certificate
-    from proofcheck.layers import identity_sa
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
+    from proofcheck.constructions.layers import identity_sa
     from proofcheck.kernel.model import FF, Block, Transformer
     from proofcheck.kernel.numbers import MAX_STRING_LENGTH
     ds = NAMED["square-builtin"]

@@ -1,4 +1,4 @@
-"""The SA lemma checks as a test command (mutation testing, docs/mutation-sa.md):
+"""The SA lemma checks as a test command (mutation testing, docs/measurements/mutation.md):
 each statement's own check at its default seed must come back VERIFIED, so a
 mutant of a construction routine is killed exactly when a check does not verify.
 
@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from lemmas.afz.layers import clustering, corner, sphere
+from proofcheck.constructions.afz.layers import clustering, corner, sphere
 
-from lemmas.afz.phases import collapse
+from proofcheck.constructions.afz.phases import collapse
 from proofcheck.kernel.verdicts import Verdict
 
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import clustering, corner, sphere
+from proofcheck.constructions.afz.layers import clustering, corner, sphere
 
-from lemmas.afz.phases import collapse
+from proofcheck.constructions.afz.phases import collapse
 from proofcheck.kernel.errors import BadInput
-from proofcheck.checks import check_layer
+from proofcheck.constructions.results import check_layer
 from proofcheck.kernel.lemma_checks import checker
 from proofcheck.kernel.model import SA, Factored, dot
 from proofcheck.kernel.verdicts import Verdict
@@ -64,7 +64,10 @@ def test_wrong_score_matrix_refutes_41_symbolic(monkeypatch):
         return replace(good, A=Factored(good.A.lam, good.A.left, (v,)))
     monkeypatch.setattr(clustering, "cluster_sa", bad)
     r = clustering.symbolic(2)
-    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "e.g. at" in r.witness.reason
+    # both provers refute the step; the witness is z3's model, sympy's point is in its line
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "smt-counterexample")
+    assert r.provers == {"sympy": "REFUTED", "z3": "REFUTED"} and r.counterexample
+    assert any(x.startswith("DISPROVED") and "e.g. at" in x for x in r.details)
 
 
 def test_wrong_tag_value_refutes_tag_symbolic(monkeypatch):
@@ -78,7 +81,7 @@ def test_zero_row_refutes_42_symbolic(monkeypatch):
     monkeypatch.setattr(corner, "corner_sa", lambda: SA(F(0), Factored(F(1), (e0,), (tuple(-x for x in e0),)),
                                                         Factored(F(1))))
     r = corner.symbolic(3)
-    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "symbolic-step-fails") and "g_0 > 0" in r.witness.reason
+    assert (r.verdict, r.witness.code) == (Verdict.REFUTED, "smt-counterexample") and "g_0 > 0" in r.witness.reason
 
 
 def test_wrong_stereographic_refutes_43_symbolic(monkeypatch):
@@ -248,7 +251,7 @@ def test_kernel_check_malformed_data_is_bad_input(sid, data, path):
 
 
 def _certificate(sid, tmp_path):
-    from proofcheck.cli import main
+    from proofcheck.frontend.cli import main
     path = tmp_path / f"{sid}.json"
     assert main(["lemma", sid, "--certificate", str(path)]) == 0
     return json.loads(path.read_text())
@@ -257,8 +260,8 @@ def _certificate(sid, tmp_path):
 def _forge_zero(cert):
     """Lemma 4.2 forgery: every instance's SA becomes rho = 0, A = 0, V = 0 and its
     expected outputs all 0 (the layer really maps everything to 0)."""
-    from proofcheck.io.certificate_writer import seal
-    from proofcheck.io.certificate_writer import sa_to_json
+    from proofcheck.frontend.io.certificate_writer import seal
+    from proofcheck.frontend.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(ZERO_SA)
         i["expected"] = [[["0"] * len(t) for t in s] for s in i["inputs"]]
@@ -266,8 +269,8 @@ def _forge_zero(cert):
 
 
 def _forge_identity(cert, semantics=None):
-    from proofcheck.io.certificate_writer import seal
-    from proofcheck.io.certificate_writer import sa_to_json
+    from proofcheck.frontend.io.certificate_writer import seal
+    from proofcheck.frontend.io.certificate_writer import sa_to_json
     for i in cert["instances"]:
         i["layer"] = sa_to_json(IDENTITY_SA)
         i["expected"] = i["inputs"]

@@ -17,14 +17,15 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import hat
-from lemmas.afz.theorems.theorem_1_6 import verify as verify16
-from proofcheck.cli.schema_messages import worded
-from proofcheck.cli import main
-from proofcheck.io.certificate_writer import lemma_certificate, seal, theorem_certificate
-from proofcheck.io.datasets import dataset_from_json
+from proofcheck.constructions.afz.layers import hat
+from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
+from proofcheck.frontend.cli.schema_messages import worded
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.certificate_writer import lemma_certificate, seal, theorem_certificate
+from proofcheck.frontend.io.datasets import dataset_from_json
 from proofcheck.kernel.dataset import dataset_to_json
-from proofcheck.kernel.documents import FORMATS, loads_strict, schema, schema_error
+from proofcheck.frontend.io.schemas import FORMATS, schema, schema_error
+from proofcheck.kernel.documents import loads_strict
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.numbers import NUMBER_PATTERN, parse_number
 from proofcheck.kernel.verdicts import Verdict
@@ -312,7 +313,7 @@ def test_json_float_in_a_dataset_is_its_binary_value():
 
 
 def test_every_constant_the_schema_allows_is_re_derived_by_the_kernel(cert):
-    from proofcheck.io.datasets import dataset_from_json
+    from proofcheck.frontend.io.datasets import dataset_from_json
     from proofcheck.kernel.serialize import network_from_json
     from proofcheck.kernel.theorem import derived_constants
     derived = derived_constants(dataset_from_json(cert["dataset"]),

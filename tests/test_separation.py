@@ -1,4 +1,4 @@
-"""Phase S at speed: the incremental construction (lemmas/afz/phases/separation.py) builds
+"""Phase S at speed: the incremental construction (proofcheck/constructions/afz/phases/separation.py) builds
 exactly the blocks, claims and rows of the straightforward one
 (tests/separation_reference.py), and the flint checker's lazy offsets for runs of
 tags (proofcheck/kernel/fast/flint.py, ``_Offsets``) agree with the plain
@@ -15,17 +15,17 @@ import separation_reference as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.phases.separation import separate
-from proofcheck.io.generate import (
+from proofcheck.constructions.afz.phases.separation import separate
+from proofcheck.frontend.io.generate import (
     STYLES,
     admissible_datasets,
     digits_like,
     random_dataset,
 )
-from lemmas.claim_check import check_network
-from lemmas.claims import SequenceShift
+from proofcheck.constructions.claim_check import check_network
+from proofcheck.constructions.claims import SequenceShift
 from proofcheck.kernel.model import Factored, Transformer
-from proofcheck.io.certificate_writer import network_to_json
+from proofcheck.frontend.io.certificate_writer import network_to_json
 
 
 def _claim_key(c):
@@ -158,7 +158,7 @@ def test_mutated_separation_network_refuted_like_the_reference(mutation):
 def test_translate_claim_mutation_refuted_like_the_reference():
     """Block 1's translation is compared as one matrix; a wrong translation vector
     in the claim still gets the per-row witness of the reference."""
-    from lemmas.claims import Translate
+    from proofcheck.constructions.claims import Translate
     inputs, d, sep = _separation_case(n=5)
     claims = [list(c) for c in sep.claims]
     c = claims[0][0].c
@@ -259,7 +259,7 @@ def test_separation_networks_at_any_scale_check_like_the_reference(ds, bits, pic
 def test_wide_residue_collisions_are_decided_exactly(modulus, monkeypatch):
     """With a tiny modulus most residues of wide values collide; each collision is
     compared on the exact values, so the network is still the reference's."""
-    import lemmas.afz.phases.separation as sep_mod
+    import proofcheck.constructions.afz.phases.separation as sep_mod
     monkeypatch.setattr(sep_mod, "_P", modulus)
     for seed in range(6):
         ds = random_dataset(seed, d=2 + seed % 3, N=8, max_n=6, style=STYLES[seed % 4])

@@ -9,13 +9,13 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert, verify
 from proofcheck.kernel.evaluate import f2q, q
 from proofcheck.kernel.softmax import exp_upper
-from lemmas.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.simulate import simulate
+from proofcheck.constructions.provers.simulate import simulate
 
 ADMISSIBLE = ["square-and-centre", "overlap-2d", "nested-chain", "shared-targets",
               "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy",
@@ -142,7 +142,7 @@ def test_exp_bound_floor_for_huge_gaps():
 
 # Dyadic arguments found by this project's own search (seeded random 53-bit
 # mantissas) where mpmath.iv.exp at 53 bits returns an upper endpoint BELOW the
-# true exp(x): the enclosure is violated (SPEC §6).  Our bounds must stay above.
+# true exp(x): the enclosure is violated (docs/spec.md §6).  Our bounds must stay above.
 IV_TRAPS = [(5098001506362684, 48), (5378463514289193, 52), (7046192776377866, 54)]
 
 

@@ -8,13 +8,13 @@ from fractions import Fraction as F
 
 import sympy as sp
 
-from lemmas.afz.theorems import softmax_collapse as sc
-from proofcheck.cli import main
+from proofcheck.constructions.afz.theorems import softmax_collapse as sc
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.model import Factored
 from proofcheck.kernel.verdicts import Verdict
-from proofcheck.registry import find
-from proofcheck.runs.instances import defaults
-from proofcheck.runs.lemma import run_checks
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.instances import defaults
+from proofcheck.frontend.runs.lemma import run_checks
 
 
 def instances():
@@ -36,8 +36,8 @@ def test_default_reading_verified_on_several_instances():
 def test_numerator_is_the_weighted_kappa_gap():
     """On the built layer (V = e1 k^T, rho = 0): the numerator of (out - image)_1 is
     exactly sum_l w_l (kappa_l - kappa_c) and the denominator sum_l w_l."""
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from lemmas.afz.theorems.theorem_1_8 import SCALES
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
     ds = instances()[1]
     ins, tg = [list(p.inputs) for p in ds.pairs], [list(p.outputs) for p in ds.pairs]
     c = construct(ins, tg, ds.d, **SCALES)

@@ -9,13 +9,13 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers.converge import converge_ff
-from lemmas.afz.layers.hat import hat_ff
-from lemmas.afz.softmax_certifier import certify, prepare
-from lemmas.claim_check import check_network
+from proofcheck.constructions.afz.layers.converge import converge_ff
+from proofcheck.constructions.afz.layers.hat import hat_ff
+from proofcheck.constructions.afz.softmax_certifier import certify, prepare
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.evaluate import f2q, q
 from proofcheck.kernel.fast.softmax import RankOneFF, fast_trajectory
-from proofcheck.layers import identity_sa
+from proofcheck.constructions.layers import identity_sa
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 from proofcheck.kernel.softmax import Radii, check_bounds, plain_trajectory
 from proofcheck.kernel.verdicts import Verdict
@@ -25,7 +25,7 @@ small = st.fractions(min_value=-6, max_value=6, max_denominator=4)
 
 
 def _eval(ff: FF, x):
-    """FF(x) = eta x + W relu(U x + b), the definition (SPEC §1), in Fractions."""
+    """FF(x) = eta x + W relu(U x + b), the definition (docs/spec.md §1), in Fractions."""
     out = [ff.eta * v for v in x]
     for u, b, w in zip(ff.U, ff.b, ff.W):
         z = sum(a * v for a, v in zip(u, x)) + b

@@ -12,15 +12,15 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from lemmas.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
-from proofcheck.cli import main
-from lemmas.claim_check import check_network
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, search_tau_cert
+from proofcheck.frontend.cli import main
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.evaluate import q
 from proofcheck.kernel.softmax import exp_upper
-from proofcheck.layers import identity_ff
+from proofcheck.constructions.layers import identity_ff
 from proofcheck.kernel.model import SA, Block, Factored, Transformer
-from lemmas.afz.softmax_certifier import certify, prepare
+from proofcheck.constructions.afz.softmax_certifier import certify, prepare
 from proofcheck.kernel.verdicts import Verdict, fmt_num
 
 

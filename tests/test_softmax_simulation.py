@@ -11,9 +11,9 @@ import mpmath
 import pytest
 from conftest import NAMED
 
-import proofcheck.simulate as simulate_mod
-from lemmas.afz.theorems.theorem_1_8 import verify
-from proofcheck.cli import main
+import proofcheck.constructions.provers.simulate as simulate_mod
+from proofcheck.constructions.afz.theorems.theorem_1_8 import verify
+from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict, combine
 
 ONE_TOKEN = {"format": "proofcheck-dataset/1", "name": "one-token", "d": 2,
@@ -81,8 +81,8 @@ def test_pass_cost_counts_the_multiply_adds_of_a_pass():
     sum n_j^2 (2d + EXP_UNITS) + T d; identity sub-layers are free (the pass skips them);
     times ceil(dps / 40).  The cost grows with d like the pass: the same tokens in
     d = 40 cost far more than in d = 2 (a count without d did not)."""
-    from lemmas.afz.theorems.theorem_1_6 import construct
-    from lemmas.afz.theorems.theorem_1_8 import SCALES
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES
     ds = NAMED["square-builtin"]
     inputs = [list(p.inputs) for p in ds.pairs]
     net = construct(inputs, [list(p.outputs) for p in ds.pairs], ds.d, **SCALES).net
@@ -124,3 +124,24 @@ def test_no_failure_inside_the_simulation_changes_the_verdict_or_exit_code(monke
     assert sc.simulation.note.startswith(f"simulation could not compute: {type(exc).__name__}")
     assert main(["theorem", "1.8", "--limit", "2", "--no-report"]) == 0
     assert "simulation could not compute" in capsys.readouterr().out
+
+
+def test_the_default_budget_covers_one_pass_on_the_shipped_sample(monkeypatch):
+    """A default ``theorem 1.8`` never showed tau_num: one pass on the shipped digits
+    sample costs 6,904,320 units (56 digits), the budget was 5,000,000.  The pass cost
+    as the search computes it (its digits from the network's largest rational) fits in
+    SIM_BUDGET; with the passes replaced by a stub, the default audit runs and shows
+    tau_num (a lower bound at its budget)."""
+    from proofcheck.constructions.afz.theorems.theorem_1_8 import simulation_audit
+    from proofcheck.frontend.io.examples import sample
+    from proofcheck.frontend.runs.build import build
+    ds, _ = sample()
+    b = build("1.8", ds, tau=1, check=False)  # the network does not depend on tau
+    dps = max(40, int(0.61 * b.net.max_bits()) + 30)
+    cost = simulate_mod.pass_cost(b.net, b.inputs, dps)
+    assert 0 < cost <= simulate_mod.SIM_BUDGET  # 6,904,320 when measured
+    monkeypatch.setattr(simulate_mod, "simulate", lambda net, i, t, tau, dps=60:
+                        simulate_mod.Simulation(F(tau), dps, mpmath.mpf(0), mpmath.mpf(0)))
+    audit = simulation_audit(b.net, b.inputs, b.targets, F(16777216), tau_free=False)
+    assert audit.budget == simulate_mod.SIM_BUDGET and len(audit.curve) >= 1
+    assert audit.tau_num == F(16777216) and "stopped at its budget" in audit.note

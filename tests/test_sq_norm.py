@@ -8,8 +8,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.theorems.theorem_1_6 import construct
-from proofcheck.io.generate import digits_like
+from proofcheck.constructions.afz.theorems.theorem_1_6 import construct
+from proofcheck.frontend.io.generate import digits_like
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-import proofcheck.symbolic as S
-from lemmas.afz.layers import softmax_gap
+import proofcheck.constructions.provers.symbolic as S
+from proofcheck.constructions.afz.layers import softmax_gap
 from proofcheck.kernel.verdicts import Scope, Verdict
 
 

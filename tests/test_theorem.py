@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from lemmas.afz.theorems.theorem_1_6 import PARAM_CONSTANT, param_formula, verify
-from proofcheck.io.generate import admissible_datasets
-from lemmas.claim_check import check_network
+from proofcheck.constructions.afz.theorems.theorem_1_6 import PARAM_CONSTANT, param_formula, verify
+from proofcheck.frontend.io.generate import admissible_datasets
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.verdicts import Verdict
 
 
@@ -74,7 +74,7 @@ def test_multiplicities_reported(named):
 @pytest.mark.parametrize("task,limit", [("label", 25), ("inpaint", 8)])
 def test_digits_examples_verify(task, limit):
     pytest.importorskip("sklearn")
-    from proofcheck.io.examples import digits
+    from proofcheck.frontend.io.examples import digits
     ds, info = digits(limit=limit, task=task)
     tc = verify(ds)
     assert tc.network_check.verdict == Verdict.VERIFIED
@@ -82,7 +82,7 @@ def test_digits_examples_verify(task, limit):
 
 
 def test_shipped_sample_verifies():
-    from proofcheck.io.examples import sample
+    from proofcheck.frontend.io.examples import sample
     ds, _ = sample()
     tc = verify(ds)
     assert tc.network_check.verdict == Verdict.VERIFIED

@@ -14,23 +14,23 @@ from conftest import NAMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lemmas.afz.layers import converge
-from lemmas.afz.theorems.constructions import get
-from lemmas.afz.theorems.theorem_1_8 import SCALES, compare_constructions, verify
-from lemmas.afz.theorems.theorem_1_8_seed import (
+from proofcheck.constructions.afz.layers import converge
+from proofcheck.constructions.afz.theorems.constructions import get
+from proofcheck.constructions.afz.theorems.theorem_1_8 import SCALES, compare_constructions, verify
+from proofcheck.constructions.afz.theorems.theorem_1_8_seed import (
     construct,
     converge_blocks,
     notes,
     param_formula,
     schedule,
 )
-from proofcheck.cli import main
-from proofcheck.io.examples import sample
-from lemmas.claim_check import check_network
+from proofcheck.frontend.cli import main
+from proofcheck.frontend.io.examples import sample
+from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.dataset import Dataset, Pair
 from mutate import with_parameter
 from proofcheck.kernel.model import Transformer
-from lemmas.afz.softmax_certifier import certify
+from proofcheck.constructions.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict, combine
 
 F = Fraction
@@ -163,7 +163,10 @@ def test_radius_after_the_collapse_against_the_flats(digits_seed):
     ds, sc = digits_seed
     c = sc.construction
     assert _collapse_half_width(c, sc.certificate) <= c.info["min_delta"]
-    assert any("<= smallest delta" in line for line in sc.results[0].details)
+    flat = next(r for r in sc.results if r.name.startswith("each neighbourhood converges"))
+    assert flat.verdict == Verdict.VERIFIED and "<= smallest delta" in flat.details[0]
+    assert not any("smallest delta" in line and "certified half-width" in line
+                   for line in sc.results[0].details)  # a passing run: the check says it
     bad = min(t for t, v in sc.trials if v != Verdict.VERIFIED_CERTIFIED)
     inputs, targets = _io(ds)
     cert = certify(c.net, inputs, targets, bad)
@@ -274,7 +277,7 @@ def test_seed_serves_theorem_1_8_only():
 
 
 def test_float_safe_options_are_refused():
-    from lemmas.afz.options import ConstructionOptions
+    from proofcheck.constructions.afz.options import ConstructionOptions
     ds, _ = sample(limit=3)
     inputs, targets = _io(ds)
     with pytest.raises(ValueError):
@@ -284,13 +287,14 @@ def test_float_safe_options_are_refused():
 def test_seed_exceeds_the_default_parameter_bound_exactly_where_the_docs_say():
     """d = 2: P > 38 d M (the default construction's constant) iff 28R + 17 + 24 ceil(M/2)
     > 33M (every one-target dataset, even with R = 0); never for d = 3, 4 (R <= M - 1).
-    The seed's certificate states its own constant 42: a one-pair d = 2 dataset (P = 84
-    > 76 = 38 d M) verifies against 42 d M = 84, and with the stated constant lowered to
-    38 the kernel refutes it with exactly that bound."""
+    The seed's certificate names its construction, whose constant 42 the kernel holds: a
+    one-pair d = 2 dataset (P = 84 > 76 = 38 d M) verifies against 42 d M = 84, and a
+    certificate stating another constant (38, or 100,000), re-sealed, is refuted
+    (param-constant)."""
     import json
 
-    from lemmas.afz.theorems.constructions import certified_constants
-    from proofcheck.io.certificate_writer import seal, theorem_certificate
+    from proofcheck.constructions.afz.theorems.constructions import certified_constants
+    from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
     from proofcheck.kernel.verify import verify_certificate
     for d in (2, 3, 4):
         for M in range(1, 60):
@@ -307,11 +311,13 @@ def test_seed_exceeds_the_default_parameter_bound_exactly_where_the_docs_say():
                                constants=certified_constants(sc.constants))
     out = verify_certificate(cert)
     assert out.verdict == Verdict.VERIFIED_CERTIFIED, out.lines
-    assert any("P = 84 <= C d M = 84 with C = 42 (the construction's stated constant)" in ln
-               for ln in out.lines), out.lines
-    low = json.loads(json.dumps(cert))
-    low["claim"]["constants"].update(param_constant=38, P_bound=76)
-    out = verify_certificate(seal(low))
-    assert out.verdict == Verdict.REFUTED
-    assert any("P = 84 parameters exceeds the explicit bound C d M = 76 (C = 38" in ln
-               for ln in out.lines), out.lines
+    assert any("P = 84 <= C d M = 84 with C = 42 (the construction's proved constant, held "
+               "by the kernel)" in ln for ln in out.lines), out.lines
+    assert cert["claim"]["construction"] == "seed"
+    for C in (38, 100_000):  # the seed's constant is the kernel's: a certificate cannot choose
+        other = json.loads(json.dumps(cert))
+        other["claim"]["constants"].update(param_constant=C, P_bound=C * 2)
+        out = verify_certificate(seal(other))
+        assert out.verdict == Verdict.REFUTED and out.failure.code == "param-constant"
+        assert f"claimed param_constant = {C}, but construction seed's proved constant = 42" \
+            in out.verdict_line()

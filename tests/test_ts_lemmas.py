@@ -1,4 +1,4 @@
-"""Takakura–Suzuki statements (lemmas/ts, SPEC §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
+"""Takakura–Suzuki statements (proofcheck/constructions/ts, docs/spec.md §2 rows C.1, C.3, C.4, E.1, G.1, G.2):
 the default (faithful) readings verify and print each variant as a note with its
 witness, every variant reading is refuted with an exact witness, every check can
 fail, and hypothesis searches C.1/E.1 instances for counterexamples."""
@@ -11,7 +11,7 @@ import pytest
 from flint import arb, ctx
 from hypothesis import given, settings
 
-from lemmas.ts import (
+from proofcheck.constructions.ts import (
     bernstein_union,
     competitors,
     near_orthogonal,
@@ -20,13 +20,13 @@ from lemmas.ts import (
     score_lipschitz,
     softmax_concentration,
 )
-from lemmas.afz.theorems import softmax_collapse as softmax_collapse_mod
-from lemmas.ts.search import strategy
-from proofcheck.registry import find, load
-from proofcheck.runs.lemma import run_checks
-from proofcheck.cli import main
-from lemmas.ts import balls
-from proofcheck.checks import CheckResult
+from proofcheck.constructions.afz.theorems import softmax_collapse as softmax_collapse_mod
+from proofcheck.constructions.ts.search import strategy
+from proofcheck.frontend.registry import find, load
+from proofcheck.frontend.runs.lemma import run_checks
+from proofcheck.frontend.cli import main
+from proofcheck.constructions.ts import balls
+from proofcheck.constructions.results import CheckResult
 from proofcheck.kernel.verdicts import Verdict, combine
 
 FAST = settings(max_examples=40, deadline=None)
@@ -110,7 +110,8 @@ def test_cli_readings_and_exit_codes(capsys):
     assert main(["lemma", "G.1", "--reading", "literal"]) == 1
     out = capsys.readouterr().out
     assert "reading: literal (variant)" in out and "witness:" in out
-    assert out.rstrip().endswith("VERDICT: REFUTED")
+    last = out.rstrip().splitlines()[-1]  # the scope of a REFUTED: the parameters it names
+    assert last.startswith("VERDICT: REFUTED (on the instance or parameters the check names")
     assert main(["lemma", "G.1", "--reading", "window"]) == 2
     err = capsys.readouterr().err
     assert "unknown reading 'window' of G.1" in err and "identity (default), literal" in err
@@ -246,7 +247,7 @@ def test_c3_union_bound_proved_for_c4_and_refuted_below():
     assert 1 <= lo <= hi
     with ctx.workprec(100):  # independent: 3 * 2 * e^(-14/8) >= 1
         assert balls.le(1, 6 * balls.exp_q(F(-14, 8))) is True
-    # just below 4 the counterexample needs a larger N
+    # just below 4 the union bound fails only at a larger N
     assert near_orthogonal.union_bound(F(39, 10)).verdict == Verdict.REFUTED
 
 
@@ -309,10 +310,33 @@ def test_g2_exact_laws_and_wrong_bound():
 
 # ------------------------------------------------------------------ search fallback
 def test_search_without_hypothesis_is_seeded_and_finds_counterexamples():
-    from lemmas.ts.search import search
+    from proofcheck.constructions.ts.search import search
     chk = softmax_concentration.check_instance
     a = search(softmax_concentration.gen_theta, chk, 5, 15, use_hypothesis=False)
     b = search(softmax_concentration.gen_theta, chk, 5, 15, use_hypothesis=False)
     assert a.t is True and a.checked == b.checked == 15 and "seeded random" in a.method
     bad = search(competitors.gen_window, competitors.check_instance, 0, 60, use_hypothesis=False)
     assert bad.t is False and bad.info["m"] == 2 * bad.info["U"]
+
+
+def test_seeded_searches_leave_no_hypothesis_folder(tmp_path):
+    """The bug report: ``lemma C.1``, ``C.4``, ``E.1``, ``G.2`` run in a fresh working
+    directory (a subprocess) leave nothing there, no ``.hypothesis/`` (hypothesis caches
+    the constants of local modules in its storage folder even with ``database=None``);
+    the storage folder of the calling process is set back afterwards."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys\nfrom hypothesis import configuration\nfrom proofcheck.frontend.cli import main\n"
+            "codes = [main(['lemma', s]) for s in ('C.1', 'C.4', 'E.1', 'G.2')]\n"
+            "left = getattr(configuration, '__hypothesis_home_directory')\n"
+            "print('CODES', codes, 'STORAGE', left)\n")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines()[-1] == "CODES [0, 0, 0, 0] STORAGE None"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

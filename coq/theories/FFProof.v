@@ -1,4 +1,4 @@
-(** * The fast FF layer equals SPEC §1's FF layer (Fast.ff_fast, Semantics.ff_apply) *)
+(** * The fast FF layer equals docs/spec.md §1's FF layer (Fast.ff_fast, Semantics.ff_apply) *)
 From Coq Require Import QArith Qminmax List Bool Lia Lqa Setoid Morphisms.
 From Proofcheck Require Import Semantics Fast Vectors.
 Import ListNotations.

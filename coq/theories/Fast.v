@@ -1,4 +1,4 @@
-(** * The checker's evaluation: SPEC §1 with speed-ups proved in Soundness.v
+(** * The checker's evaluation: docs/spec.md §1 with speed-ups proved in Soundness.v
 
     The same numbers ([Q]) and the same order of layers as Semantics.v; what changes is
     how much is computed:

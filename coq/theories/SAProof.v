@@ -1,4 +1,4 @@
-(** * The fast SA layer equals SPEC §1's hardmax SA layer (Fast.sa_fast, Semantics.sa_apply) *)
+(** * The fast SA layer equals docs/spec.md §1's hardmax SA layer (Fast.sa_fast, Semantics.sa_apply) *)
 From Coq Require Import QArith Qminmax List Bool Lia Lqa Setoid Morphisms.
 From Proofcheck Require Import Semantics Fast Vectors FFProof.
 Import ListNotations.

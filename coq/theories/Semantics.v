@@ -1,8 +1,8 @@
-(** * proofcheck SPEC §1 in Coq: objects and exact semantics (the trusted definitions)
+(** * proofcheck docs/spec.md §1 in Coq: objects and exact semantics (the trusted definitions)
 
     Every definition of this file is part of what a reader must trust; everything else
     in [theories/] (the checker and its proofs) is checked by Coq against it.  The
-    right-hand comments name the line of SPEC §1 each definition transcribes. *)
+    right-hand comments name the line of docs/spec.md §1 each definition transcribes. *)
 From Coq Require Import QArith Qminmax List.
 Import ListNotations.
 Open Scope Q_scope.
@@ -55,7 +55,7 @@ Definition num_ok (x : num) : Prop :=
   | _ => False
   end.
 
-(** ** Tokens and sequences                                    (SPEC §1, first bullet) *)
+(** ** Tokens and sequences                                    (docs/spec.md §1, first bullet) *)
 
 (** A token is [x ∈ ℚ^d], a list of [d] rationals; a sequence is a list of tokens. *)
 Definition vec := list Q.
@@ -81,21 +81,21 @@ Definition veq (x y : vec) : Prop := Forall2 Qeq x y.
 
 (** ** Layers (parameters of any number type [R]: [num] as written, [Q] as read) *)
 
-(** [lam I + Σ_r left_r right_rᵀ]                       (SPEC §1, SA: "A and V are stored factored") *)
+(** [lam I + Σ_r left_r right_rᵀ]                       (docs/spec.md §1, SA: "A and V are stored factored") *)
 Record factored (R : Type) := Factored { lam : R; left : list (list R); right : list (list R) }.
 
 (** [FF(x) = η x + W σ(U x + b)]; [U] as its rows, [W] as its columns ([W_k] is the
-    column of hidden unit k)                                 (SPEC §1, FF layer) *)
+    column of hidden unit k)                                 (docs/spec.md §1, FF layer) *)
 Record ff (R : Type) := FF { eta : R; U : list (list R); b : list R; W : list (list R) }.
 
 (** One attention head: scores [<A x_i, x_l>], values through [V]. *)
 Record head (R : Type) := Head { A : factored R; V : factored R }.
 
 (** [SA(X)_i = ρ x_i + Σ_h V_h Σ_l π^h_il x_l]; [causal]: token i attends to l ≤ i
-                                                 (SPEC §1, SA layer and "Extensions") *)
+                                                 (docs/spec.md §1, SA layer and "Extensions") *)
 Record sa (R : Type) := SA { rho : R; heads : list (head R); causal : bool }.
 
-(** A block: the FF layer first, then SA                     (SPEC §1, Block) *)
+(** A block: the FF layer first, then SA                     (docs/spec.md §1, Block) *)
 Record block (R : Type) := Block { ff_of : ff R; sa_of : sa R }.
 
 Arguments Factored {R}. Arguments lam {R}. Arguments left {R}. Arguments right {R}.
@@ -145,14 +145,14 @@ Definition sa_apply (a : sa Q) (X : list vec) : list vec :=
 Definition block_apply (bl : block Q) (X : list vec) : list vec :=
   sa_apply (sa_of bl) (map (ff_apply (ff_of bl)) X).
 
-(** [T = TB^L ∘ … ∘ TB^1]: the blocks in order.              (SPEC §1, transformer) *)
+(** [T = TB^L ∘ … ∘ TB^1]: the blocks in order.              (docs/spec.md §1, transformer) *)
 Definition transformer (net : list (block Q)) (X : list vec) : list vec :=
   fold_left (fun Z bl => block_apply bl Z) net X.
 
 (** ** The claims *)
 
 (** Exact interpolation of one pair: the set of output tokens equals the set of
-    target tokens, both inclusions.                          (SPEC §1, exact interpolation) *)
+    target tokens, both inclusions.                          (docs/spec.md §1, exact interpolation) *)
 Definition set_equal (out targets : list vec) : Prop :=
   (forall x, In x out -> exists y, In y targets /\ veq x y) /\
   (forall y, In y targets -> exists x, In x out /\ veq x y).

@@ -1,4 +1,4 @@
-"""Attention rules (SPEC §1): a row of exact scores -> sparse ``(index, weight)``
+"""Attention rules (docs/spec.md §1): a row of exact scores -> sparse ``(index, weight)``
 pairs.  Hardmax is exact: the argmax set ``C`` gets ``1/|C|`` each (ties averaged
 uniformly, the tau -> 0 limit of softmax); softmax weights are irrational and are
 bounded by the certified check (:mod:`proofcheck.kernel.softmax`) instead."""

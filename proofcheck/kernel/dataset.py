@@ -1,6 +1,6 @@
-"""Datasets (SPEC §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``, tokens tuples
+"""Datasets (docs/spec.md §1, §3): ``Dataset(name, d, pairs)`` of ``Pair(inputs, outputs)``, tokens tuples
 of ``d`` Fractions; admissibility (``Inadmissible`` with the JSON path); the canonical form and its
-SHA-256 (without the name).  Files are read by :mod:`proofcheck.io.datasets`."""
+SHA-256 (without the name).  Files are read by :mod:`proofcheck.frontend.io.datasets`."""
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,7 +24,7 @@ class Pair:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A dataset {(X_j, Y_j)}_{j<N} of rational tokens in Q^d (SPEC §1)."""
+    """A dataset {(X_j, Y_j)}_{j<N} of rational tokens in Q^d (docs/spec.md §1)."""
 
     name: str
     d: int
@@ -69,7 +69,8 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
         for t, tok in enumerate(s):
             if len(tok) != d:
                 raise BadInput(f"token has {len(tok)} coordinates, expected d = {d}", f"{path}[{t}]")
-        return tuple(tuple(parse_exact(x, f"{path}[{t}][{c}]") for c, x in enumerate(tok))
+        return tuple(tuple(tok) if all(type(x) is Fraction for x in tok) else  # read already
+                     tuple(parse_exact(x, f"{path}[{t}][{c}]") for c, x in enumerate(tok))
                      for t, tok in enumerate(s))
     return Dataset(obj["name"], d, tuple(
         Pair(seq(p["input"], f"{root}.pairs[{j}].input"), seq(p["output"], f"{root}.pairs[{j}].output"))
@@ -77,7 +78,7 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
 
 
 def check_admissible(ds: Dataset, ordered: bool = False) -> None:
-    """``Inadmissible`` unless ``ds`` satisfies SPEC §1's hypotheses, in this order: d >= 2; per
+    """``Inadmissible`` unless ``ds`` satisfies docs/spec.md §1's hypotheses, in this order: d >= 2; per
     pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j distinct as sets (``ordered``:
     as tuples, the hypothesis under a causal mask). A token of the wrong length is ``BadInput``."""
     if ds.d < 2:

@@ -1,4 +1,4 @@
-"""Exceptions that end a run (SPEC §5): ``BadInput``, ``Inadmissible`` (exit 2, with
+"""Exceptions that end a run (docs/spec.md §5): ``BadInput``, ``Inadmissible`` (exit 2, with
 the JSON path or file), ``ResourceLimit`` (exit 4)."""
 
 
@@ -18,10 +18,21 @@ class BadInput(Exception):
 
 
 class Inadmissible(BadInput):
-    """A well-formed dataset that violates a hypothesis of Theorems 1.6/1.8 (SPEC §1)."""
+    """A well-formed dataset that violates a hypothesis of Theorems 1.6/1.8 (docs/spec.md §1)."""
 
     kind = "INADMISSIBLE"
 
 
 class ResourceLimit(Exception):
     """A run exceeded a configured limit (exit code 4)."""
+
+
+class WitnessCheckFailed(Exception):
+    """A fast-tier shortcut's answer failed the exact check of its witness (the
+    certifying-algorithm discipline: the answer is not used).  ``shortcut``: the stable
+    code of the shortcut (the table of :mod:`proofcheck.kernel.fast`); ``detail``: what
+    failed, with exact values.  The kernel's verdict is ERROR naming the shortcut."""
+
+    def __init__(self, shortcut: str, detail: str):
+        self.shortcut, self.detail = shortcut, detail
+        super().__init__(f"witness check of the fast tier's {shortcut!r} shortcut failed: {detail}")

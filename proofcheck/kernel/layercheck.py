@@ -1,4 +1,4 @@
-"""Exact check of one layer against the outputs a statement predicts (lemma instances, SPEC §2):
+"""Exact check of one layer against the outputs a statement predicts (lemma instances, docs/spec.md §2):
 the layer is evaluated by the plain evaluator and every predicted token must equal its output,
 number for number; the witness names the sequence, token and coordinate.  Predictions must come
 from the statement, not from evaluating the layer (that would make the check circular)."""

@@ -1,4 +1,4 @@
-"""Re-checking a lemma certificate (SPEC §2, §3).  Per instance: its dimension d (of every token,
+"""Re-checking a lemma certificate (docs/spec.md §2, §3).  Per instance: its dimension d (of every token,
 factor and datum), the layer's form, the stated inputs -> outputs by exact evaluation, for a
 catalogue lemma the conclusion re-derived from its ``data`` (:mod:`.lemma_checks`), the stated
 verdict.  A plugin's claim (``claim.source``) is checked on its instances only and may not pose as

@@ -1,4 +1,4 @@
-"""Exact transformer model: FF, SA, Block, Transformer (SPEC §1). Parameters are exact rationals
+"""Exact transformer model: FF, SA, Block, Transformer (docs/spec.md §1). Parameters are exact rationals
 (or, in the constructions' symbolic proofs, sympy expressions); a token is a tuple of ``d`` of them;
 ``U`` is ``(width, d)``, ``b`` ``(width,)``, ``W`` stored as ``width`` columns of length ``d``;
 ``A`` and ``V`` are stored factored as ``lam I + sum_r a_r b_r^T`` (:class:`Factored`). Block order
@@ -152,7 +152,7 @@ class FF:
 @dataclass(frozen=True)
 class SA:
     """``SA(X)_i = rho x_i + sum_h V_h sum_l pi^h_il x_l``, scores ``s^h_il = <A_h x_i, x_l>``,
-    ``pi^h`` from the attention rule chosen at evaluation, per head (SPEC §1 "Extensions"); head 1
+    ``pi^h`` from the attention rule chosen at evaluation, per head (docs/spec.md §1 "Extensions"); head 1
     is ``(A, V)``, heads 2..H are ``more_heads`` (pairs of :class:`Factored`); ``causal``: token i
     attends to ``l <= i`` only. Build a multi-head layer with :meth:`multi`."""
 
@@ -225,7 +225,7 @@ class Block:
 
 @dataclass
 class Transformer:
-    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``. A multi-head or masked SA layer (SPEC
+    """``T = TB^L o ... o TB^1`` on tokens of dimension ``d``. A multi-head or masked SA layer (docs/spec.md
     §1 "Extensions") is evaluated through :func:`proofcheck.kernel.evaluate.attend` per head."""
 
     d: int
@@ -233,7 +233,7 @@ class Transformer:
 
     @property
     def causal(self) -> bool:
-        """True iff some SA layer is masked (:func:`lemmas.causal.with_mask` masks all of them)."""
+        """True iff some SA layer is masked (:func:`proofcheck.constructions.causal.with_mask` masks all of them)."""
         return any(b.sa.causal for b in self.blocks)
 
     @property
@@ -245,7 +245,7 @@ class Transformer:
         return max((b.ff.width for b in self.blocks), default=0)
 
     def n_params(self) -> int:
-        """Stored scalars of all layers (factored entries for A and V), SPEC §1."""
+        """Stored scalars of all layers (factored entries for A and V), docs/spec.md §1."""
         return sum(b.ff.n_params() + b.sa.n_params() for b in self.blocks)
 
     def parameters(self):
@@ -269,7 +269,7 @@ class Transformer:
 
     def sq_norm(self) -> Fraction:
         """Exact ``||theta||^2``, the sum of squares of the scalars :meth:`n_params`
-        counts (SPEC §2 ``tikhonov``): per denominator ``q`` the integer ``sum p^2``,
+        counts (docs/spec.md §2 ``tikhonov``): per denominator ``q`` the integer ``sum p^2``,
         then the terms ``(sum p^2) / q^2`` added in a balanced tree (the value of the
         left-to-right sum, without re-reducing a huge running denominator)."""
         by_den: dict[int, int] = {}

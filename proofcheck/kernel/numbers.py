@@ -1,10 +1,12 @@
-"""The ONE number parser (SPEC §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
+"""The ONE number parser (docs/spec.md §3 "Numbers"; the schemas' ``proofcheck-number`` format calls it)
 and the ONE display form of a number (:func:`fmt_num`).  Accepted: JSON integers (any size),
 strings ``"p/q"``, ``"-7"``, ``"0.125"``, ``".5"``, ``"1e-3"`` (no white space, neither around nor
 inside), JSON floats as their exact binary value (flagged), Fractions.  ``BadInput`` with the JSON
 path: booleans, null, containers, NaN/inf in any spelling, ``"1_0"``, zero denominators, exponents
 above 10000, strings over 100000 characters.  :data:`NUMBER_PATTERN` is the schemas' grammar
-(tested to match); integers beyond Python's 4300-digit limit are converted piecewise."""
+(tested to match).  Digit strings beyond Python's 4300-digit limit are converted by
+:func:`digits_to_int` and printed by :func:`int_to_digits` (divide and conquer, charged to the
+work budget): the process-wide limit is never lifted."""
 import math
 import numbers
 import re
@@ -17,7 +19,7 @@ from proofcheck.kernel.limits import charge
 MAX_STRING_LENGTH = 100_000
 MAX_EXPONENT = 10_000
 
-_RATIONAL = re.compile(r"([+-]?[0-9]+)/([0-9]+)")
+_RATIONAL = re.compile(r"([+-]?[0-9]+)(?:/([0-9]+))?")  # an integer or p/q
 _DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", re.ASCII)
 _NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
 
@@ -27,45 +29,102 @@ _NONFINITE = re.compile(r"[+-]?(nan|snan|qnan|inf|infinity)", re.IGNORECASE)
 NUMBER_PATTERN = (r"^[+-]?(?:[0-9]+/[0-9]+|"
                   r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$(?!\n)")
 
+#: digit strings up to this length go to ``int`` directly (CPython refuses more than 4300)
+_CHUNK_DIGITS = 4000
+#: integers up to this many bits go to ``str`` directly (13000 bits < 3914 digits)
+_CHUNK_BITS = 13000
+
 
 def digits_to_int(s: str) -> int:
-    """``int(s)`` for ASCII digits with an optional sign, without CPython's 4300-digit
-    limit (``decimal`` converts exactly)."""
-    return int(Decimal(s))
+    """The integer of ``s``, ASCII digits with an optional sign (the caller's grammar matched
+    it: ``[+-]?[0-9]+``), without CPython's 4300-digit limit and without lifting it: halves
+    converted recursively and joined by one multiplication by a power of ten (subquadratic with
+    CPython's Karatsuba product).  A string over 4000 digits charges its bits to the work budget
+    (:func:`proofcheck.kernel.limits.charge`)."""
+    if len(s) <= _CHUNK_DIGITS:
+        return int(s)
+    charge(len(s) * 3322 // 1000, "the value of a long digit string")
+    digits = s.lstrip("+-")
+    n = _digits_value(digits, {})
+    return -n if s[0] == "-" else n
 
 
-def _parse_string(raw: str, path: str, what: str) -> Fraction:
-    short = repr(raw if len(raw) <= 40 else raw[:40] + "...")
+def _digits_value(s: str, powers: dict) -> int:
+    if len(s) <= _CHUNK_DIGITS:
+        return int(s)
+    k = len(s) // 2  # digits of the low half
+    p = powers.get(k) or powers.setdefault(k, 10 ** k)
+    return _digits_value(s[:-k], powers) * p + _digits_value(s[-k:], powers)
+
+
+def int_to_digits(n: int) -> str:
+    """``str(n)`` for any integer, without CPython's 4300-digit limit and without lifting it:
+    split by a power of ten near half the digits, halves written recursively."""
+    if n.bit_length() <= _CHUNK_BITS:
+        return str(n)
+    return "-" + int_to_digits(-n) if n < 0 else _write_digits(n, {})
+
+
+def _write_digits(n: int, powers: dict) -> str:
+    if n.bit_length() <= _CHUNK_BITS:
+        return str(n)
+    k = n.bit_length() * 30103 // 200000  # about half the decimal digits
+    p = powers.get(k) or powers.setdefault(k, 10 ** k)
+    hi, lo = divmod(n, p)
+    return _write_digits(hi, powers) + _write_digits(lo, powers).rjust(k, "0")
+
+
+def parse_string(raw: str, path: str | None = None, what: str = "value") -> Fraction:
+    """The rational a number string spells (docs/spec.md §3: ``"p/q"``, an integer, a decimal with an
+    optional exponent; the grammar :data:`NUMBER_PATTERN`); ``BadInput`` at ``path`` (``what``
+    names the value) for any other string, a zero denominator, an exponent over
+    :data:`MAX_EXPONENT` or more than :data:`MAX_STRING_LENGTH` characters."""
     if len(raw) > MAX_STRING_LENGTH:
         raise BadInput(f"{what} is a string of {len(raw)} characters "
                        f"(limit {MAX_STRING_LENGTH})", path)
-    s, space = raw, next((i for i, ch in enumerate(raw) if ch.isspace()), None)
-    if _NONFINITE.fullmatch(s):
-        raise BadInput(f"{what} is not a finite number ({short})", path)
-    m = _RATIONAL.fullmatch(s)
+    m = _RATIONAL.fullmatch(raw)
     if m:
+        if m.group(2) is None:
+            return Fraction(digits_to_int(raw))
         den = digits_to_int(m.group(2))
         if den == 0:
-            raise BadInput(f"{what} has a zero denominator ({short})", path)
+            raise BadInput(f"{what} has a zero denominator ({_short(raw)})", path)
         return Fraction(digits_to_int(m.group(1)), den)
-    m = _DECIMAL.fullmatch(s)
+    m = _DECIMAL.fullmatch(raw)
     if m and (m.group(2) or m.group(3)):
-        sign, ipart, fpart, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
-        e = 0
-        if exp is not None:
-            digits = exp.lstrip("+-").lstrip("0")
-            if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
-                raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
-                               f"in absolute value ({short})", path)
-            e = int(exp)  # "1e-9999": 33,000 bits from 7 characters, charged to the check
-            charge(abs(e) * 3322 // 1000, "the value of a decimal exponent")
-        mant = digits_to_int((ipart + fpart) or "0")
-        if sign == "-":
-            mant = -mant
-        scale = e - len(fpart)
-        return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
-    raise BadInput(f"{what} is not a number ({short}); " + ("expected an integer, 'p/q' or a decimal such as '0.125' or '1e-3'"
-                   if space is None else f"white space at index {space} (numbers are written without it)"), path)
+        return _decimal(m, raw, path, what)
+    raise _not_a_number(raw, path, what)
+
+
+def _short(raw: str) -> str:
+    return repr(raw if len(raw) <= 40 else raw[:40] + "...")
+
+
+def _decimal(m, raw: str, path: str | None, what: str) -> Fraction:
+    """The value of a decimal string matched by ``_DECIMAL``."""
+    sign, ipart, fpart, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    e = 0
+    if exp is not None:
+        digits = exp.lstrip("+-").lstrip("0")
+        if len(digits) > 6 or int(digits or "0") > MAX_EXPONENT:
+            raise BadInput(f"{what} has a decimal exponent larger than {MAX_EXPONENT} "
+                           f"in absolute value ({_short(raw)})", path)
+        e = int(exp)  # "1e-9999": 33,000 bits from 7 characters, charged to the check
+        charge(abs(e) * 3322 // 1000, "the value of a decimal exponent")
+    mant = digits_to_int((ipart + fpart) or "0")
+    if sign == "-":
+        mant = -mant
+    scale = e - len(fpart)
+    return Fraction(mant * 10 ** scale) if scale >= 0 else Fraction(mant, 10 ** -scale)
+
+
+def _not_a_number(raw: str, path: str | None, what: str) -> BadInput:
+    if _NONFINITE.fullmatch(raw):
+        return BadInput(f"{what} is not a finite number ({_short(raw)})", path)
+    space = next((i for i, ch in enumerate(raw) if ch.isspace()), None)
+    return BadInput(f"{what} is not a number ({_short(raw)}); " + (
+        "expected an integer, 'p/q' or a decimal such as '0.125' or '1e-3'" if space is None
+        else f"white space at index {space} (numbers are written without it)"), path)
 
 
 def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]:
@@ -78,7 +137,7 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
     if isinstance(value, numbers.Integral):
         return Fraction(int(value)), False
     if isinstance(value, str):
-        return _parse_string(value, path, what), False
+        return parse_string(value, path, what), False
     if isinstance(value, float) or (isinstance(value, numbers.Real)
                                     and hasattr(value, "as_integer_ratio")):
         if not math.isfinite(value):
@@ -94,6 +153,8 @@ def parse_number(value, path: str, what: str = "value") -> tuple[Fraction, bool]
 def parse_exact(value, path: str, what: str = "value") -> Fraction:
     """A value that must be exact (JSON integer, number string, Fraction): a JSON
     float is ``BadInput`` too (a certificate never carries one)."""
+    if type(value) is Fraction:  # read already (proofcheck.kernel.reader)
+        return value
     if isinstance(value, float) or (not isinstance(value, (int, str, Fraction))
                                     and isinstance(value, numbers.Real)
                                     and not isinstance(value, numbers.Integral)):
@@ -104,11 +165,12 @@ def parse_exact(value, path: str, what: str = "value") -> Fraction:
 
 
 def format_q(q: Fraction) -> str:
-    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``), inverse of ``parse_number``; ``Decimal``
-    writes the digits without CPython's 4300-digit limit."""
-    q = Fraction(q)
-    p = str(Decimal(q.numerator))
-    return p if q.denominator == 1 else f"{p}/{Decimal(q.denominator)}"
+    """Exact text ``"p"`` or ``"p/q"`` (``q > 0``), inverse of ``parse_number``; any size
+    (:func:`int_to_digits`)."""
+    if type(q) is not Fraction:
+        q = Fraction(q)
+    p = int_to_digits(q.numerator)
+    return p if q.denominator == 1 else f"{p}/{int_to_digits(q.denominator)}"
 
 
 # ------------------------------------------------------------------ display

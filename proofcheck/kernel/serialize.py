@@ -1,17 +1,34 @@
-"""The exact JSON form of networks (SPEC §3; written by :mod:`proofcheck.io.certificate_writer`)
+"""The exact JSON form of networks (docs/spec.md §3; written by :mod:`proofcheck.frontend.io.certificate_writer`)
 and canonical digests: ``{"d", "blocks": [{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa":
 {"rho", "A": {"lam", "left", "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact
 numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path)."""
 import hashlib
 import json
+from fractions import Fraction
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
-from proofcheck.kernel.numbers import parse_exact
+from proofcheck.kernel.numbers import int_to_digits, parse_exact
 
 
 def canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    """The canonical JSON of ``obj`` (sorted keys, no spaces, ASCII): the bytes a digest is
+    taken of.  An integer over CPython's 4300-digit limit is written by ``int_to_digits``."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    except ValueError:  # an integer over 4300 digits (json writes ints with int.__repr__)
+        return _canonical_text(obj).encode()
+
+
+def _canonical_text(x) -> str:
+    """:func:`canonical`'s text, written value by value."""
+    if isinstance(x, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_canonical_text(x[k])}" for k in sorted(x)) + "}"
+    if isinstance(x, (list, tuple)):
+        return "[" + ",".join(map(_canonical_text, x)) + "]"
+    if type(x) is int:
+        return int_to_digits(x)
+    return json.dumps(x)
 
 
 def sha256(obj) -> str:
@@ -23,6 +40,8 @@ def vector(v, d: int, path: str) -> tuple:
     if not isinstance(v, list) or len(v) != d:
         got = f"{len(v)} numbers" if isinstance(v, list) else type(v).__name__
         raise BadInput(f"expected a list of d = {d} numbers (the dimension stated), got {got}", path)
+    if all(type(x) is Fraction for x in v):  # read already (proofcheck.kernel.reader)
+        return tuple(v)
     return tuple(parse_exact(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 

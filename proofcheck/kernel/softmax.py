@@ -1,28 +1,38 @@
 """The check of ONE softmax certificate at its stated tau, exp-bound floor ``2^-F`` and per-layer
-bounds (SPEC §4 "Softmax"), in one pass, with no search.  Every token i lies, for EVERY ``0 < tau'
+bounds (docs/spec.md §4 "Softmax"), in one pass, with no search.  Every token i lies, for EVERY ``0 < tau'
 <= tau``, in the box ``xhat_i +- r_i`` around its exact HARDMAX value; the pass walks the records of
 the hardmax trajectory with the radii:
 
 * SA: with ``R`` the largest radius since the last SA layer a score moves by at most ``E(R)``
   (:func:`score_error`); stated ``0 < min_gap <= Ghat - 2 E(R)``, ``max_eps >= min(1, (n-1)
   e^{-gap/tau})`` (:func:`exp_upper`), ``radius >= |rho| R + |V| (R + eps (S + 2R))`` (the attended
-  mean is within ``R + eps (S + 2R)`` of ``xhat_c``), which becomes every token's radius;
+  mean is within ``R + eps (S + 2R)`` of ``xhat_c``), which, rounded up once to a 64-bit
+  mantissa, becomes every token's radius (a larger box: sound, as every later bound is derived
+  from the rounded one);
 * FF: on a box where no ReLU argument changes sign the layer is ``x -> J x + c``, the radius
   becomes ``|J| r``; across a kink see :meth:`DenseFF.propagate`; the stated ``radius`` must be at
   least the largest.
 
 Every step is monotone in eps and the radii and ``e^{-gap/tau}`` grows with tau, so the certificate
 covers ``(0, tau]``.  VERIFIED-CERTIFIED needs every final radius 0 and the final tokens equal to
-the targets as sets.  A stated bound that does not follow is INCONCLUSIVE with both values;
-``hints=None`` derives them (the certifier)."""
+the targets as sets.  Stated bounds are hints, never replaced by derived ones: ``min_gap`` null
+(no token has a competitor) where a token has one is false at the exact hardmax tokens, REFUTED
+with that token and competitor; a stated number that does not follow (a gap above the derived
+one, an eps or radius below it), or a sub-layer the certificate states no bound for, is
+INCONCLUSIVE: nothing is exhibited against the claim; ``hints=None`` derives them all (the
+certifier, a certificate that states none).  Resources: the plain trajectory applies the value
+bound after every sub-layer and charges its work; its FF records keep the ReLU arguments or the
+projections of the tokens, never the tokens; streamed (:func:`plain_trajectory`) it keeps one."""
 from dataclasses import dataclass, field
+from functools import partial
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from proofcheck.kernel.evaluate import (PlainBackend, allowed, apply_factored, bits, f2q,
-                                        interpolation_witness, q, rows)
+from proofcheck.kernel.evaluate import (PlainBackend, allowed, f2q, factor_projections,
+                                        interpolation_witness, locate, mat_units, q, rows,
+                                        score_units, sequence_scores, spans_of)
 from proofcheck.kernel.lemma_checks.profile import EXACT, NotAlong, Profile, direction
-from proofcheck.kernel.limits import charge
+from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import SA, Factored
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Stop, Verdict, Witness
@@ -62,7 +72,7 @@ def down64(x: fmpq) -> fmpq:
 
 def exp_upper(y: fmpq, F: int) -> fmpq:
     """An exact dyadic ``>= e^{-y}`` (``y >= 0``): ``2^-F`` once ``y >= F ln 2`` (``ln 2
-    < 0.6932``), else the upper end of arb's 64-bit ball (never ``mpmath.iv``: SPEC §6)."""
+    < 0.6932``), else the upper end of arb's 64-bit ball (never ``mpmath.iv``: docs/spec.md §6)."""
     if y >= F * LN2_UPPER:
         return fmpq(1, 1 << F)
     with ctx.workprec(64):
@@ -142,33 +152,52 @@ def straddle_radius(eta, G, kinks, t, rho, r) -> list:
 
 @dataclass
 class DenseFF:
-    """One FF layer with the ReLU arguments ``z[i] = U xhat_i + b`` of every token;
-    for ``U = c w^T`` also ``w``, the projections ``t[i]`` and the profile ``prof``."""
+    """One FF layer with what its boxes need of every token: the ReLU arguments ``z[i] = U xhat_i
+    + b`` (``U`` of rank >= 2), or for ``U = c w^T`` the projections ``t[i] = <w, xhat_i>`` (then
+    ``z_ik = c_k t_i + b_k``), ``|w|`` and the profile ``prof``; never the tokens themselves.
+    ``locate``: global row -> ``(sequence, token)``."""
 
     block: int
     eta: fmpq
     U: list
     W: list
-    z: list
+    z: list | None
     locate: object
     w: list | None = None
     t: list | None = None
     prof: object = None
     straddles: int = 0
+    c: list | None = None
+    b: list | None = None
+
+    def args(self, i: int) -> list:
+        """The ReLU arguments of token ``i``."""
+        if self.z is not None:
+            return self.z[i]
+        if self.t is None:  # U = 0: the biases
+            return self.b
+        t = self.t[i]
+        return [ck * t + bk for ck, bk in zip(self.c, self.b)]
 
     def propagate(self, radii: Radii) -> None:
         if not radii.over and not any(radii.base):  # every box a point: nothing moves
             return
+        charge(radii.n * (len(self.U) + 1), f"block {self.block} FF bounds",
+               max(map(fmpq.height_bits, radii.top)))
         Ua = [[abs(x) for x in u] for u in self.U]
         d = len(radii.base)
-        Js = {}  # active units -> |J|
-        for i, zi in enumerate(self.z):
+        Js = {}    # active units -> |J|
+        reach = {}  # id(radius) -> [|U_k|.r] (None: r = 0), once per distinct radius
+        memo = {}   # (active units, id(radius)) -> new radius (shared by the tokens)
+        for i in range(radii.n):
             r = radii.get(i)
-            if not any(r):
+            ds = reach.get(id(r), 0)
+            if ds == 0:
+                ds = reach[id(r)] = [absdot(u, r) for u in Ua] if any(r) else None
+            if ds is None:
                 continue
             act, straddle = [], None
-            for k, zk in enumerate(zi):
-                dk = absdot(Ua[k], r)
+            for k, (zk, dk) in enumerate(zip(self.args(i), ds)):
                 if zk - dk < 0 < zk + dk:
                     straddle = (k, zk, dk)
                 if zk - dk > 0 or (zk - dk == 0 and dk > 0):
@@ -176,14 +205,18 @@ class DenseFF:
             if straddle is not None:
                 radii.set(i, self._straddle(i, r, *straddle))
                 continue
-            J = Js.get(tuple(act))
-            if J is None:
-                J = Js[tuple(act)] = [[abs((self.eta if a == c else ZERO) + sum(
-                    (self.W[k][a] * self.U[k][c] for k in act), ZERO)) for c in range(d)]
-                    for a in range(d)]
-            new = [absdot(row, r) for row in J]
-            if new != r:  # the radius changes: rounded up to a 64-bit mantissa
-                radii.set(i, [up64(x) for x in new])
+            key = (tuple(act), id(r))
+            new = memo.get(key)
+            if new is None:
+                J = Js.get(key[0])
+                if J is None:
+                    J = Js[key[0]] = [[abs((self.eta if a == c else ZERO) + sum(
+                        (self.W[k][a] * self.U[k][c] for k in act), ZERO)) for c in range(d)]
+                        for a in range(d)]
+                new = [absdot(row, r) for row in J]
+                new = memo[key] = r if new == r else [up64(x) for x in new]  # 64-bit mantissas
+            if new is not r:
+                radii.set(i, new)
 
     def _straddle(self, i, r, k, zk, dk) -> list:
         """A box across a kink: the profile's range (rank-one U), else INCONCLUSIVE."""
@@ -202,7 +235,9 @@ class DenseFF:
 @dataclass
 class Trajectory:
     """The records of the non-identity sub-layers, the exact final tokens (``None``
-    after a stop) and ``stop = (index, witness)`` for a hardmax tie (no certificate)."""
+    after a stop) and ``stop = (index, witness)`` for a hardmax tie (no certificate).
+    ``records`` is a list, or (``plain_trajectory(..., stream=True)``) an iterator that
+    computes each record when it is reached and keeps none."""
 
     n: int
     d: int
@@ -216,9 +251,10 @@ def sequence_stats(A: Factored, Xs, causal: bool = False):
     """``(gap, token, competitor)``: the smallest argmax margin of one sequence (``n >=
     2``) over the keys each token may see, or ``(None, token, (c1, c2))`` when a
     token's top score is attained twice."""
-    n = Xs.nrows()
-    charge(n * n * (Xs.ncols() + 8), "an SA layer (scores)", max(map(bits, Xs.entries())))
-    S = (apply_factored(A, Xs) * Xs.transpose()).entries()
+    n, d = Xs.nrows(), Xs.ncols()
+    charge(score_units(A, n, d), "an SA layer (scores)",
+           2 * max((x.height_bits() for x in Xs.entries()), default=0))
+    S = sequence_scores(A, Xs, *factor_projections(A, Xs)).entries()
     best = None
     for i in range(1 if causal else 0, n):
         row = S[i * n:i * n + len(allowed(i, n, causal))]
@@ -244,10 +280,11 @@ def projections(X, v) -> list:
     return (X * fmpq_mat(X.ncols(), 1, [q(x) for x in v])).entries()
 
 
-def sa_record(sa: SA, X, spans, block: int):
+def sa_record(sa: SA, X, spans, block: int, b: int = 0):
     """``(SARecord, None)`` of ``sa`` on ``X`` (one per head, see ``more``), or ``(None,
-    tie witness)``."""
-    recs, d, e = [], X.ncols(), X.entries()
+    tie witness)``; ``b`` bounds the values' bit sizes (for the charge)."""
+    recs, n, d, e = [], X.nrows(), X.ncols(), X.entries()
+    charge(3 * n * d, f"block {block} SA (ranges)", b)
     S = [max((max(e[lo * d + c:hi * d:d]) - min(e[lo * d + c:hi * d:d]) for lo, hi in spans
               if hi > lo), default=ZERO) for c in range(d)]
     nmax1 = max((hi - lo - 1 for lo, hi in spans), default=0)
@@ -260,51 +297,93 @@ def sa_record(sa: SA, X, spans, block: int):
                     return None, tie_witness(block, j, i, *c, h if sa.H > 1 else None)
                 if gap is None or g < gap:
                     gap, at = g, (j, i, c)
+        charge(mat_units(n, d, 2 * len(A.left)) + 2 * n * (len(A.left) + 1),
+               f"block {block} SA (projections)", b)
         Xm = [max(map(abs, e[c::d]), default=ZERO) if A.lam != 0 else ZERO for c in range(d)]
         P = [max(map(abs, projections(X, a)), default=ZERO) for a in A.left]
-        Q = [max(map(abs, projections(X, b)), default=ZERO) for b in A.right]
+        Q = [max(map(abs, projections(X, b_)), default=ZERO) for b_ in A.right]
         recs.append(SARecord(block, sa if h == 1 else SA(ZERO, A, V), gap, at, nmax1, S, Xm, P, Q))
     recs[0].more = recs[1:]
     return recs[0], None
 
 
-def dense_ff_record(ff, X, block: int, locate) -> DenseFF:
-    """The :class:`DenseFF` of ``ff`` on the tokens ``X`` (ReLU arguments of every row)."""
+def dense_ff_record(ff, X, block: int, spans, b: int = 0) -> DenseFF:
+    """The :class:`DenseFF` of ``ff`` on the tokens ``X`` (``spans``: the sequences)."""
     n, d, w = X.nrows(), X.ncols(), ff.width
     U = [[q(x) for x in u] for u in ff.U]
-    z = (X * fmpq_mat(d, w, [U[k][c] for c in range(d) for k in range(w)])).entries() if w else []
-    b = [q(x) for x in ff.b]
-    rec = DenseFF(block, q(ff.eta), U, [[q(x) for x in col] for col in ff.W],
-                  [[z[i * w + k] + b[k] for k in range(w)] for i in range(n)], locate)
+    rec = DenseFF(block, q(ff.eta), U, [[q(x) for x in col] for col in ff.W], None,
+                  partial(locate, spans), b=[q(x) for x in ff.b])
     u = direction(ff)
     if u is not None:
         try:
             rec.prof = Profile.along(ff, u, EXACT)
-            rec.w, rec.t = [abs(q(x)) for x in u], projections(X, u)
         except NotAlong:
             pass
+    if rec.prof is not None:  # U = c w^T: the projections only
+        charge(mat_units(n, d, 1) + n, f"block {block} FF (projections)", b)
+        rec.w, rec.t = [abs(q(x)) for x in u], projections(X, u)
+        rec.c = [q(a) for a in rec.prof.alphas]
+    elif u is not None and w:  # U of rank >= 2: every ReLU argument
+        charge(mat_units(n, d, w) + 2 * n * w, f"block {block} FF (ReLU arguments)", b)
+        z = (X * fmpq_mat(d, w, [U[k][c] for c in range(d) for k in range(w)])).entries()
+        rec.z = [[z[i * w + k] + rec.b[k] for k in range(w)] for i in range(n)]
     return rec
 
 
-def plain_trajectory(net, inputs) -> Trajectory:
-    """The records of ``net`` on ``inputs`` by the plain evaluator."""
+def _advance(be, state, step, where: str):
+    """The state after one sub-layer, its new values within the bit bound."""
+    new, touched, _ = step
+    if not (new is state and touched == []):
+        check_bits(be.max_bits(new, touched), where)
+    return new
+
+
+def _walk(net, inputs, tr: Trajectory):
+    """Yield the record of every non-identity sub-layer (computed before the sub-layer is
+    applied), the values bounded as in :func:`~proofcheck.kernel.evaluate.run`; sets
+    ``tr.stop`` (a hardmax tie) or ``tr.outputs``."""
     be = PlainBackend()
     st = be.load(inputs)
-    tr = Trajectory(st.n, st.d, st.spans)
+    count = 0
     for bi, blk in enumerate(net.blocks, start=1):
         if not blk.ff.is_identity:
-            tr.records.append(dense_ff_record(blk.ff, st.X, bi, st.locate))
-            st = be.ff(blk.ff, st)[0]
+            rec = dense_ff_record(blk.ff, st.X, bi, st.spans, be.bits)
+            st = _advance(be, st, be.ff(blk.ff, st), f"block {bi} FF")
+            count += 1
+            yield rec
         if not blk.sa.is_identity:
-            rec, tie = sa_record(blk.sa, st.X, st.spans, bi)
+            rec, tie = sa_record(blk.sa, st.X, st.spans, bi, be.bits)
             if tie is not None:
-                tr.stop = (len(tr.records), tie)
-                return tr
-            tr.records.append(rec)
-            st = be.sa(blk.sa, st)[0]
+                tr.stop = (count, tie)
+                return
+            st = _advance(be, st, be.sa(blk.sa, st), f"block {bi} SA")
+            count += 1
+            yield rec
     rows_ = be.to_fractions(st)
     tr.outputs = [rows_[lo:hi] for lo, hi in st.spans]
+
+
+def plain_trajectory(net, inputs, stream: bool = False) -> Trajectory:
+    """The records of ``net`` on ``inputs`` by the plain evaluator: a list, or with ``stream``
+    an iterator that computes them one at a time for one pass of :func:`check_bounds` (memory:
+    the tokens and one record)."""
+    tr = Trajectory(sum(len(s) for s in inputs), next((len(t) for s in inputs for t in s), 0),
+                    spans_of(len(s) for s in inputs))
+    walk = _walk(net, inputs, tr)
+    tr.records = walk if stream else list(walk)
     return tr
+
+
+def steps(net) -> list[tuple]:
+    """``(block, sublayer, heads)`` of every non-identity sub-layer of ``net``, in order: the
+    records of a trajectory (up to a stop)."""
+    out = []
+    for bi, blk in enumerate(net.blocks, start=1):
+        if not blk.ff.is_identity:
+            out.append((bi, "FF", 0))
+        if not blk.sa.is_identity:
+            out.append((bi, "SA", blk.sa.H))
+    return out
 
 
 def score_error(rec: SARecord, R) -> fmpq:
@@ -340,14 +419,30 @@ def _implied(stated, derived, block, sub, name, at_most=False, **where) -> None:
             code="bound-not-implied", **where))
 
 
+#: an entry of the stated hints where the certificate states no bound (a truncated list)
+MISSING = {"missing": True}
+
+
+def _no_competitor(rec: SARecord, head) -> Stop:
+    """REFUTED: the certificate states ``min_gap`` null (no token of the layer has a
+    competitor, so its softmax weights do not depend on tau), but the token ``gap_at`` has one."""
+    j, t, comp = rec.gap_at
+    return Stop(Verdict.REFUTED, Witness(
+        f"the certificate states that no token has an attention competitor here (min_gap "
+        f"null), but at the exact hardmax tokens the argmax beats competitor token {comp} by "
+        f"{fmt_num(rec.gap)}", block=rec.block, sublayer="SA", sequence=j, token=t,
+        expected=f2q(rec.gap), got=None, code="stated-bound-false", head=head))
+
+
 def _head_step(rec: SARecord, R, tau, F: int, h, res: Result, head) -> tuple:
     """``(gap, eps)`` of one head: the certified gap and the off-argmax mass."""
     g, eps = None, ZERO
     if rec.gap is not None:
+        if h is not None and h["min_gap"] is None:
+            raise _no_competitor(rec, head)
         E = score_error(rec, R)
         gd = rec.gap - 2 * E
-        g = h["min_gap"] if h is not None and h["min_gap"] is not None else (
-            down64(gd) if gd > 0 else gd)
+        g = h["min_gap"] if h is not None else (down64(gd) if gd > 0 else gd)
         j, t, comp = rec.gap_at
         if g <= 0 or gd <= 0:
             raise Stop(Verdict.INCONCLUSIVE, Witness(
@@ -366,6 +461,10 @@ def _head_step(rec: SARecord, R, tau, F: int, h, res: Result, head) -> tuple:
 
 
 def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
+    """The bounds of one SA record; every token's radius becomes the stated one (derived:
+    rounded up to 64-bit mantissas), itself rounded up once to a 64-bit mantissa: a box that
+    contains the stated one, and every later bound is derived from it, so the pass stays sound
+    and later steps work on numbers of bounded size."""
     R = radii.top
     multi = len(rec.heads) > 1
     rad = [abs(q(rec.layer.rho)) * r for r in R]
@@ -379,23 +478,38 @@ def _sa_step(rec: SARecord, radii: Radii, tau, F: int, h, res: Result) -> dict:
     stated = [up64(x) for x in rad] if h is None or h["radius"] is None else h["radius"]
     for x, y in zip(stated, rad):
         _implied(x, y, rec.block, "SA", "radius")
-    radii.reset(stated)
+    radii.reset([up64(x) for x in stated])
     return {"block": rec.block, "sublayer": "SA", **({"heads": heads} if multi else heads[0]),
             "radius": list(stated)}
+
+
+def _missing(rec) -> Stop:
+    kind = "SA" if isinstance(rec, SARecord) else "FF"
+    return Stop(Verdict.INCONCLUSIVE, Witness(
+        "the certificate states no bound for this sub-layer (its list of bounds ends before "
+        "it); a bound is not derived in its place", block=rec.block, sublayer=kind,
+        code="bound-missing"))
 
 
 def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
     """One pass over ``traj`` at ``tau`` (``None``: the tau -> 0 limit, every exp bound
     ``2^-F``) with the stated ``hints`` (per record: SA ``{"min_gap", "max_eps",
-    "radius"}``, FF ``{"radius"}``; ``None``: derive them)."""
+    "radius"}``, FF ``{"radius"}``; ``None``: derive them; :data:`MISSING`: INCONCLUSIVE).
+    A stated ``min_gap`` null where a token has a competitor is REFUTED, any stated bound that
+    does not follow INCONCLUSIVE (module text).  A streamed trajectory is walked to its end
+    even after a stop, so that its value and work bounds end the check as on the fast route."""
     res = Result(Verdict.ERROR)
     tau = None if tau is None else q(tau)
     radii = Radii(traj.n, traj.d)
+    free = True
     try:
         for k, rec in enumerate(traj.records):
             h = None if hints is None else hints[k]
+            if h is MISSING:
+                raise _missing(rec)
             charge(traj.d * 8, f"block {rec.block} bounds")
             if isinstance(rec, SARecord):
+                free &= rec.gap is None
                 res.bounds.append(_sa_step(rec, radii, tau, F, h, res))
                 continue
             rec.straddles = 0
@@ -406,13 +520,16 @@ def check_bounds(traj: Trajectory, tau, F: int, targets, hints=None) -> Result:
                 _implied(x, y, rec.block, "FF", "radius")
             res.bounds.append({"block": rec.block, "sublayer": "FF", "radius": list(stated),
                                "straddles": rec.straddles})
-        res.tau_free = all(r.gap is None for r in traj.records if isinstance(r, SARecord))
+        res.tau_free = free
         if traj.stop is not None:
             raise Stop(Verdict.INCONCLUSIVE, traj.stop[1])
         _final(traj, radii, targets)
         res.verdict = Verdict.VERIFIED_CERTIFIED
     except Stop as s:
         res.verdict, res.witness = s.verdict, s.witness
+        if not isinstance(traj.records, list):
+            for _ in traj.records:  # the rest of the trajectory: its bounds as on the fast route
+                pass
     except Undecided as e:
         e.bounds = res.bounds  # the bounds up to the undecided step (for the certifier)
         raise

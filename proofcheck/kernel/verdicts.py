@@ -1,4 +1,4 @@
-"""Typed verdicts, witnesses and exit codes (SPEC §5).  A verdict is never derived from a
+"""Typed verdicts, witnesses and exit codes (docs/spec.md §5).  A verdict is never derived from a
 floating-point comparison: ``VERIFIED`` means an exact check passed; ``REFUTED`` always carries
 a replayable witness."""
 import enum
@@ -29,7 +29,7 @@ class Verdict(enum.Enum):
 
 
 class Scope(enum.Enum):
-    """What a passing check established (README "Scopes", SPEC §5)."""
+    """What a passing check established (README "Scopes", docs/spec.md §5)."""
 
     ALL_PARAMETERS = "for all parameters"  # symbolic, on the returned layer
     EVERY_TOKEN = "for every token of the stated layers"  # conclusion re-derived from data
@@ -54,6 +54,11 @@ def combine(verdicts) -> Verdict:
     """The worst of ``verdicts`` (:data:`ORDER`); an empty conjunction is ERROR
     (nothing was checked: fail closed)."""
     return min(verdicts, key=ORDER.index, default=Verdict.ERROR)
+
+
+def plural(k: int, word: str) -> str:
+    """``"1 pair"``, ``"3 pairs"``: a count with its noun in agreement (regular plurals)."""
+    return f"{k} {word}" + ("" if k == 1 else "s")
 
 
 def fmt_value(v: Any) -> str:

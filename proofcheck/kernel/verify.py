@@ -1,20 +1,23 @@
-"""``verify``: re-check a certificate (SPEC §3, §5) with no construction or search: its format's
-JSON Schema before any arithmetic (malformed: ``BadInput``, exit 2), the digest (ERROR on mismatch),
+"""``verify``: re-check a certificate (docs/spec.md §3, §5) with no construction or search: the kernel's
+reader (:mod:`.reader`: every field and number, before any arithmetic; malformed: ``BadInput``,
+exit 2), the digest (ERROR on mismatch),
 the claim re-derived (:mod:`.theorem`, :mod:`.lemma`), the stated verdict against the re-derived
 one (REFUTED if they differ; ERROR if a stated failure holds).  Under the bounds of :mod:`.limits`
 (RESOURCE-LIMIT, exit 4); an exception inside the kernel is ERROR, never a weaker check."""
+import hashlib
 from dataclasses import dataclass, field
 
 from proofcheck.kernel import lemma, theorem
 from proofcheck.kernel.dataset import digest
-from proofcheck.kernel.documents import read_json, validate
+from proofcheck.kernel.documents import read_json
 from proofcheck.kernel.errors import BadInput, ResourceLimit
 from proofcheck.kernel.limits import budget
-from proofcheck.kernel.serialize import canonical, sha256
-from proofcheck.kernel.verdicts import Scope, Verdict, escape
+from proofcheck.kernel.reader import CERTIFICATES, read_certificate
+from proofcheck.kernel.serialize import canonical
+from proofcheck.kernel.verdicts import Scope, Verdict, Witness, escape
 
-#: the formats this kernel reads -> their schema (proofcheck.kernel.documents.FORMATS)
-READS = {"proofcheck-certificate/1": "certificate", "proofcheck-certificate/2": "certificate-2"}
+#: the formats this kernel reads
+READS = tuple(CERTIFICATES)
 
 
 @dataclass
@@ -29,6 +32,8 @@ class Outcome:
     scope: Scope | None = None
     detail: str = ""
     route: str = "plain"
+    failure: Witness | None = None  # a REFUTED's first failing check (its code: the kind)
+    rederived: Verdict | None = None  # the re-check's verdict, before the stated one counts
 
     def __iter__(self):
         return iter((self.verdict, self.lines))
@@ -38,7 +43,9 @@ class Outcome:
         return self.verdict.passed and self.scope is not None and self.scope.rederived
 
     def verdict_line(self) -> str:
-        if self.verdict.passed and self.scope is not None:
+        """``VERDICT: V (scope: what was established, or for a REFUTED what was refuted,
+        the failing check and its witness code)``; the bare verdict without a scope."""
+        if self.scope is not None and (self.verdict.passed or self.verdict is Verdict.REFUTED):
             return f"VERDICT: {self.verdict.value} ({self.scope.value}: {self.detail})"
         return f"VERDICT: {self.verdict.value}"
 
@@ -56,27 +63,28 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     """The :class:`Outcome` of a parsed certificate (the kernel's in-memory API).
     ``dataset``: a :class:`~proofcheck.kernel.dataset.Dataset` it must be about;
     ``route``: ``"auto"`` (fast above a size, when the fast tier is loaded), ``"plain"``
-    or ``"fast"``.  Malformed content (schema, numbers, dimensions, another dataset, a
-    plugin posing as a catalogue statement) raises ``BadInput`` with the JSON path."""
+    or ``"fast"``.  Malformed content (fields and numbers: :mod:`.reader`; dimensions,
+    another dataset, a plugin posing as a catalogue statement) raises ``BadInput`` with
+    the JSON path."""
     if not isinstance(cert, dict):
-        raise BadInput("not a proofcheck-certificate/2 certificate: the top-level JSON value is "
-                       "not an object", "$")
-    if cert.get("format") not in READS:
-        raise BadInput(f"not a proofcheck certificate (format is {escape(cert.get('format'), 60)!r}"
-                       f"; this kernel reads {', '.join(READS)})", "$.format")
+        read_certificate(cert)  # raises: not an object
     body = {k: v for k, v in cert.items() if k != "digest"}
-    raw, where = canonical(body), {"route": "plain"}
+    try:
+        raw, where = canonical(body), {"route": "plain", "facts": None}
+    except (TypeError, ValueError):  # not JSON: the reader names the value
+        read_certificate(cert)
+        raise
     try:
         with budget(len(raw)):
-            validate(cert, READS[cert["format"]])  # in the budget: parsing charges exponents
+            doc = read_certificate(cert)  # in the budget: parsing charges exponents, long digits
             if dataset is not None:
-                _same_dataset(cert, dataset)
-            if sha256(body) != cert.get("digest"):
+                _same_dataset(doc, dataset)
+            if hashlib.sha256(raw).hexdigest() != doc["digest"]:
                 return Outcome(Verdict.ERROR, ["digest mismatch: altered after sealing"])
-            if cert["kind"] == "theorem":
-                got, lines, where["route"] = theorem.check(cert, route)
+            if doc["kind"] == "theorem":
+                got, lines, where["route"], where["facts"] = theorem.check(doc, route)
             else:
-                got, lines = lemma.check(cert)
+                got, lines = lemma.check(doc)
     except (BadInput, KeyboardInterrupt):
         raise
     except ResourceLimit as e:  # a bound of proofcheck.kernel.limits: nothing decided
@@ -84,32 +92,54 @@ def verify_certificate(cert, dataset=None, route: str = "auto") -> Outcome:
     except Exception as e:  # fail closed: an internal error is never a weaker check
         return Outcome(Verdict.ERROR, [f"internal error in the kernel: {type(e).__name__}: "
                                        f"{escape(e)}"])
-    stated = cert["verdict"]
+    stated, facts = cert["verdict"], where["facts"]
     lines.append(f"re-checked verdict: {got.value}; stated: {stated}")
+    out = Outcome(got, lines, route=where["route"], rederived=got)
     if got is Verdict.INCONCLUSIVE and stated != got.value:  # no witness: nothing refuted
-        return Outcome(got, lines + [f"the certificate states {stated}; the re-check cannot "
-                                     "establish it: not accepted"], route=where["route"])
-    if got.passed and not Verdict(stated).passed:  # no witness can exist: contradicts itself
-        return Outcome(Verdict.ERROR, lines + [f"states {stated}; its content holds ({got.value})"],
-                       route=where["route"])
-    if got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
-        return Outcome(Verdict.REFUTED, lines + [f"the certificate states {stated} but the "
-                                                 f"re-check gives {got.value}"], route=where["route"])
-    return Outcome(got, lines, *_scope(cert), route=where["route"])
+        lines.append(f"the certificate states {stated}; the re-check cannot establish it: not "
+                     "accepted")
+    elif got.passed and not Verdict(stated).passed:  # no witness can exist: contradicts itself
+        out.verdict = Verdict.ERROR
+        lines.append(f"states {stated}; its content holds ({got.value})")
+    elif got.value != stated and got not in (Verdict.ERROR, Verdict.RESOURCE_LIMIT):
+        out.verdict = Verdict.REFUTED
+        lines.append(f"the certificate states {stated} but the re-check gives {got.value}")
+    if out.verdict is Verdict.REFUTED and facts is not None:
+        out.failure = facts.failure
+    if out.verdict.passed or out.verdict is Verdict.REFUTED:
+        scope = _scope(cert, facts, out.verdict, out.failure)
+        if scope is not None:
+            out.scope, out.detail = scope
+    return out
 
 
-def _scope(cert) -> tuple[Scope, str]:
-    """What a passing re-check of ``cert`` established, and its extent."""
+def _scope(cert, facts, verdict: Verdict, failure) -> tuple[Scope, str] | None:
+    """What a passing re-check of ``cert`` established, and its extent; for a REFUTED
+    theorem certificate what it refuted: construction X on this dataset (never the
+    theorem), with the failing check and its witness code (docs/spec.md §5)."""
     claim = cert["claim"]
     if cert["kind"] == "theorem":
         pairs = f"{(n := len(cert['dataset']['pairs']))} pair{'s' * (n != 1)}"
-        mask = f", {m}" if (m := theorem.extensions(cert)) else ""
+        who = (f"construction {escape(facts.construction, 60)}" if facts.construction
+               else "the certificate's network (no construction named)")
+        ext = f", {facts.extensions}" if facts.extensions else ""
+        if verdict is Verdict.REFUTED:
+            if failure is None:
+                return None
+            return Scope.DATASET, (f"{who} does not witness Theorem {claim['statement']} on its "
+                                   f"{pairs}{ext}: {failure.describe()} [{failure.code}]")
         if cert["semantics"]["attention"] == "hardmax":
-            return Scope.DATASET, (f"Theorem {claim['statement']} on its {pairs}, exact "
-                                   f"hardmax evaluation{mask}; budget and constants re-derived")
-        return Scope.DATASET, (f"Theorem {claim['statement']} on its {pairs}, softmax for "
-                               f"every tau in (0, {escape(cert['semantics']['tau'], 60)}]{mask}")
+            return Scope.DATASET, (f"{who} witnesses Theorem {claim['statement']} on its "
+                                   f"{pairs}, exact hardmax evaluation{ext}; budget and "
+                                   f"constants re-derived, {facts.constant}")
+        return Scope.DATASET, (f"{who} witnesses Theorem {claim['statement']} on its {pairs}, "
+                               f"softmax for every tau in (0, {escape(cert['semantics']['tau'], 60)}]"
+                               f"{ext}; {facts.constant}")
     k = len(cert["instances"])
+    if verdict is Verdict.REFUTED:  # the layer on a stated instance, not the statement
+        return Scope.INSTANCES, (f"a stated layer of {escape(claim['statement'])} fails on its "
+                                 f"instance (of {k} stated; witness above); the statement "
+                                 "beyond them is not refuted")
     if "source" in claim:
         return Scope.INSTANCES, (f"{k} stated map{'s' * (k != 1)} of {escape(claim['statement'])}"
                                  "; the statement itself is not re-derived")

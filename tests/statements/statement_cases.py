@@ -49,7 +49,7 @@ CASES = [
     Case("collapse", "lattice", "lattice-builtin", VERIFIED),
     Case("interpolation", "square", "square-builtin", VERIFIED),
     Case("interpolation", "snap-off-target", "square-builtin", REFUTED,
-         ("lemmas.afz.phases.interpolation", "snap_ff", _snap_off_target),
+         ("proofcheck.constructions.afz.phases.interpolation", "snap_ff", _snap_off_target),
          {"code": "claim-mismatch", "block": 6, "sublayer": "FF", "sequence": 0, "token": 0,
           "coordinate": 0, "expected": F(1), "got": F(2)}),
     Case("tag-growth", "rounds", "needs-rounds", VERIFIED),
@@ -57,7 +57,7 @@ CASES = [
     # layer lemmas on datasets the theorems would refuse (repeated tokens) or in 3-d
     Case("3.2", "ties", "tie-heavy", VERIFIED),
     Case("3.2", "hat-too-wide", "tie-heavy", REFUTED,
-         ("lemmas.afz.layers.hat", "hat_ff", _hat_four_times_wider),
+         ("proofcheck.constructions.afz.layers.hat", "hat_ff", _hat_four_times_wider),
          {"code": "layer-output", "sequence": 0, "token": 0, "coordinate": 0, "expected": F(0),
           "got": F(1, 14)}),
     Case("4.1", "union-3d", "union-3d", VERIFIED),

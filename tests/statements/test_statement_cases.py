@@ -1,5 +1,5 @@
 """Every case of :data:`statement_cases.CASES` through the pipeline ``lemma ID`` runs
-(:func:`proofcheck.runs.lemma.run_lemma`: the statement's checks, the certificate of
+(:func:`proofcheck.frontend.runs.lemma.run_lemma`: the statement's checks, the certificate of
 its exact instances and the kernel's re-check): the verdict, and for a refuted case
 the structured fields of the first witness and the kernel's REFUTED on its
 certificate when it has one."""
@@ -11,8 +11,8 @@ import pytest
 from conftest import NAMED
 from statement_cases import CASES
 
-from proofcheck.registry import find
-from proofcheck.runs.lemma import run_lemma
+from proofcheck.frontend.registry import find
+from proofcheck.frontend.runs.lemma import run_lemma
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -49,7 +49,7 @@ def test_tag_growth_witness_names_the_round_that_does_not_double():
     round's tag), SA, with the exact values."""
     from types import SimpleNamespace
 
-    from lemmas.afz.theorems.tag_growth import check
+    from proofcheck.constructions.afz.theorems.tag_growth import check
     info = {"R": 2, "u": (1, 1), "lambdas": [1, 1]}
     r = check(SimpleNamespace(blocks=[]), [], info, g=[1, 3, 5])
     assert (r.verdict.value, r.witness.block, r.witness.sublayer, r.witness.expected,

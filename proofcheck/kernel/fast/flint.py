@@ -23,8 +23,10 @@ no value:
   ``base + offset`` on the rows its support may hold; before anything else the
   offsets are folded into ``X`` (``_materialize``).
 
-Tests cross-check every shortcut against the plain evaluator
-(:mod:`proofcheck.kernel.evaluate`), whose interface this backend shares.  With a
+Every shortcut's answer is checked through its witness before it is used
+(:mod:`.witness`; the table of :mod:`proofcheck.kernel.fast`), and tests cross-check
+every shortcut against the plain evaluator (:mod:`proofcheck.kernel.evaluate`), whose
+interface this backend shares.  With a
 ``trace`` list, :meth:`FlintBackend.ff` also records what the softmax bounds of the
 layer need (:mod:`.softmax`).
 """
@@ -45,6 +47,7 @@ except ImportError:  # pragma: no cover - installed with hypothesis; plain lists
 
 from proofcheck.kernel.evaluate import State as PlainState
 from proofcheck.kernel.evaluate import spans_of
+from proofcheck.kernel.fast import witness
 from proofcheck.kernel.fast.heads import sa_heads
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
@@ -199,6 +202,16 @@ def _in_range(tt, lo, hi):
     return [i for i in cand if lo <= tt[i] <= hi]
 
 
+def _in_range_checked(tt, lo, hi):
+    """:func:`_in_range`, each row's exact projection checked inside ``[lo, hi]``
+    (witness ``window``; rows the float pre-filter leaves out are left out by its stated
+    bound)."""
+    rows = _in_range(tt, lo, hi)
+    for i in rows:
+        witness.inside(witness.WINDOW, i, tt[i], lo, hi)
+    return rows
+
+
 def _support(kinks, maps):
     """Closed intervals ``(lo, hi)`` of ``t`` (``None`` = unbounded) covering every
     non-identity piece: maximal runs of consecutive non-identity pieces."""
@@ -242,6 +255,35 @@ class _Index:
         return [r for _, r in self.pairs[0 if a is None else bisect_left(self.pairs, a):
                                          len(self.pairs) if b is None else
                                          bisect_right(self.pairs, b)]]
+
+    def neighbours(self, lo, hi):
+        """The rows just below ``lo`` and just above ``hi`` in the sorted order (``None``:
+        none there): with the rows returned by :meth:`between`, the witness that no row
+        in ``[lo, hi]`` was missed."""
+        P = self.pairs
+        out = []
+        if lo is not None:
+            a = P.bisect_left((lo, -1)) if SortedList is not None else bisect_left(P, (lo, -1))
+            out.append(P[a - 1][1] if a > 0 else None)
+        if hi is not None:
+            b = (P.bisect_right((hi, self.n)) if SortedList is not None
+                 else bisect_right(P, (hi, self.n)))
+            out.append(P[b][1] if b < len(P) else None)
+        return out
+
+    def between_checked(self, X, lo, hi):
+        """:meth:`between`, its witness checked exactly (``window``): each row's projection
+        recomputed from ``X`` equals the index's and lies in ``[lo, hi]``; the sorted
+        neighbours just outside lie outside."""
+        rows = self.between(lo, hi)
+        for i in rows:
+            t = _t_row(X, self.w, i)
+            witness.equal(witness.WINDOW, self.t[i], t, f"the sorted projection of row {i}")
+            witness.inside(witness.WINDOW, i, t, lo, hi)
+        for i in self.neighbours(lo, hi):
+            if i is not None:
+                witness.outside(witness.WINDOW, i, _t_row(X, self.w, i), lo, hi)
+        return rows
 
     def nearest_outside(self, lo, hi):
         """``(distance, row)`` of the nearest projection outside ``[lo, hi]`` (``None``
@@ -329,6 +371,12 @@ def _identity_piece(ff: FF, cs, act, d) -> bool:
     return True
 
 
+def piece_index(kinks, t) -> int:
+    """The piece holding ``t`` (``bisect_left``: a kink belongs to the piece before it;
+    the layer is continuous there)."""
+    return bisect_left(kinks, t)
+
+
 class _Pieces:
     """The maps of :func:`affine_pieces` (a read-only sequence, ``len = kinks + 1``).
     On each piece the set of active ReLUs ``c_k t + b_k > 0`` is constant (the
@@ -343,6 +391,13 @@ class _Pieces:
     def __init__(self, ff: FF, cs, kinks, d):
         self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
         self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
+
+    def at(self, t, row):
+        """The map of the piece holding ``t`` (``None``: the identity); witness ``ff-piece``:
+        ``t`` lies between the piece's kinks (on it the active units are those of its map)."""
+        p = piece_index(self.kinks, t)
+        witness.in_piece(self.kinks, p, t, row)
+        return self[p]
 
     def __len__(self):
         return len(self.maps)
@@ -436,6 +491,7 @@ class _Dir:
             self.mxm[dirty], self.mxe[dirty] = m[k:2 * k], e[k:2 * k]
             self.dlm[dirty], self.dle[dirty] = m[2 * k:], e[2 * k:]
         self.dirty.clear()
+        return dirty
 
     def update(self, i, s, X, d):
         v = self.pb[i] = sum((a * X[i, c] for c, a in enumerate(self.w)), fmpq(0))
@@ -656,6 +712,16 @@ class _Offsets:
         Cm, Ce = np.asarray(self.Cf[0][:n + 1]), np.asarray(self.Cf[1][:n + 1], np.int64)
         return Cm[n] / Cm[kk] * ym, Ce[n] - Ce[kk] + ye, xm, xe
 
+    def rebase_set(self, a, tops) -> set:
+        """The sequences to rebase before a tag in direction ``a`` with tops ``tops``:
+        those whose rows changed and, for a tag in another direction than the previous
+        one, those whose top row moved (in the same direction an unchanged sequence keeps
+        its top: a tag shifts all its projections by one number)."""
+        rebase = set(self.changed)
+        if a != self.a and tops != self.t:
+            rebase.update(j for j, (x, y) in enumerate(zip(tops, self.t)) if x != y)
+        return rebase
+
     def tagged(self, a, f, tops, X, d, spans):
         """The offsets after one more tag with factor ``f`` (tops ``tops``): the
         sequences whose top row is not ``t[j]`` or whose rows changed are rebased
@@ -668,9 +734,13 @@ class _Offsets:
         m, e = _frexp([C[n + 1]])
         Cm.append(float(m[0]))
         Ce.append(int(e[0]))
-        rebase = set(self.changed)
-        if a != self.a and tops != self.t:
-            rebase.update(j for j, (a, b) in enumerate(zip(tops, self.t)) if a != b)
+        rebase = self.rebase_set(a, tops)
+        # witness of the growth lemma's premise: every sequence kept lazily has its top row
+        # unchanged (its base row is unchanged: the rows FF layers wrote are in ``changed``)
+        kept = [j for j, (t0, t1) in enumerate(zip(self.t, tops)) if t0 != t1 and j not in rebase]
+        if kept:
+            witness.fail(witness.TAG_OFFSETS, f"sequence {kept[0]} keeps its offset lazily but its "
+                         f"top row changed from {self.t[kept[0]]} to {tops[kept[0]]}")
         k, yb, xb, karr = list(self.k), list(self.yb), list(self.xb), self.karr.copy()
         rb = self.row_bits
         for j in rebase:
@@ -702,15 +772,88 @@ _bits = fmpq.height_bits  # max(numerator, denominator) bit length, in C
 
 def _nearest(cand_t, inside: set, lo, hi, width):
     """``(distance, row)`` of the nearest row outside ``[lo, hi]`` among the rows
-    ``cand_t = [(row, exact t)]`` queried over ``[lo - width, hi + width]``; when
-    none is there, ``(width, None)``: every other row is at least that far."""
+    ``cand_t = [(row, exact t)]`` of a query over ``[lo - width, hi + width]``; when
+    none is there, ``(width, None)``: every other row is at least that far.  A float
+    pre-filter returns a superset of the window's rows, so a candidate beyond the
+    window may be named only as far as the window reaches: rows closer than it may
+    lie outside the candidates (witness ``nearest-outside``)."""
     best = None
     for i, t in cand_t:
         if i not in inside:
             dist = lo - t if t < lo else t - hi
-            if best is None or dist < best[0]:
+            if dist <= width and (best is None or dist < best[0]):
                 best = (dist, i)
     return best if best is not None else (width, None)
+
+
+def _t_row(X, fw, i, shift=None):
+    """Exact ``<w, x_i>`` recomputed from the row ``X[i]`` (``fw``: fmpq coordinates of
+    ``w``) plus ``shift`` (the sequence's pending offset projection), for witnesses."""
+    t = sum((a * X[i, c] for c, a in enumerate(fw) if a), fmpq(0))
+    return t if shift is None else t + shift
+
+
+def _gram_select(G, E):
+    """``(cand, best)`` for blocks of float64 Gram rows ``G`` with error bounds ``E``
+    (``(k, m, m)``): the keys that may attain a row's maximum (``G + E`` at least the
+    largest ``G - E``) and the float argmax."""
+    return (G + E) >= (G - E).max(axis=2, keepdims=True), G.argmax(axis=2)
+
+
+def _check_gram(e, d, rows, G, E, best, one) -> None:
+    """Witness ``gram-argmax`` of the rows ``one`` that attend to a single key: every other
+    key is excluded by the stated bound (``G + E`` below the key's ``G - E``) and the key
+    beats the float runner-up exactly."""
+    if not len(one[0]) or G.shape[2] == 1:  # nothing to check, or a key's only key
+        return
+    k, i = one
+    b = best[k, i]
+    lower = G[k, i, b] - E[k, i, b]
+    other = (G + E)[k, i]
+    other[np.arange(len(b)), b] = -np.inf
+    witness.all_true(witness.GRAM, other.max(axis=1) < lower,
+                     "a single attended key whose float bound does not exclude the others")
+    G2 = G[k, i].copy()
+    G2[np.arange(len(b)), b] = -np.inf
+    runner = G2.argmax(axis=1)
+    zero = fmpq(0)
+    for kk, ii, bb, rr in zip(k.tolist(), i.tolist(), b.tolist(), runner.tolist()):
+        r, l1, l2 = int(rows[kk, ii]), int(rows[kk, bb]), int(rows[kk, rr])
+        xi = e[r * d:(r + 1) * d]
+        s1 = sum((x * y for x, y in zip(xi, e[l1 * d:(l1 + 1) * d])), zero)
+        s2 = sum((x * y for x, y in zip(xi, e[l2 * d:(l2 + 1) * d])), zero)
+        witness.margin(witness.GRAM, s1, s2, f"row {r} attending to row {l1} against row {l2}")
+
+
+def _float_tops(pf, spans, n):
+    """Per sequence of ``n >= 2`` rows, ``(tops, runners)``: the row of the largest float64
+    projection ``pf`` when it beats the second by more than the conversion error (``REL``
+    of both: then no other row can be the exact maximum), else ``None``, and the row of the
+    second largest (the witness ``unique-top``)."""
+    P = pf.reshape(-1, n)
+    order = np.argsort(P, axis=1)
+    r = np.arange(P.shape[0])
+    t1, t2 = P[r, order[:, -1]], P[r, order[:, -2]]
+    sure = (t1 - t2) > REL * (np.abs(t1) + np.abs(t2))
+    return ([lo + int(order[k, -1]) if sure[k] else None for k, (lo, _) in enumerate(spans)],
+            [lo + int(order[k, -2]) for k, (lo, _) in enumerate(spans)])
+
+
+def _positive_bound(db, frexps):
+    """Per sequence a float64 number whose positivity proves ``mn_j + A_j - B_j > 0`` (the
+    smallest ``<b, token>`` of sequence j; ``frexps``: the offsets' ``proj_frexp``): each
+    sequence scaled by its own largest exponent, the value minus its error bound (mantissas
+    within 2^-50, two roundings, underflow below TINY: far below REL)."""
+    am, ae, bm, be = frexps
+    E = np.maximum(np.maximum(db.mne, ae), be)
+    x, y, z = _scaled(db.mnm, db.mne, E), _scaled(am, ae, E), _scaled(bm, be, E)
+    return ((x + y) - z) - (REL * (np.abs(x) + np.abs(y) + np.abs(z)) + TINY)
+
+
+def _sure_positive(db, frexps):
+    """The sequences whose smallest ``<b, token>`` the float64 pre-filter shows positive
+    (the others are decided exactly); witness ``q-sign``: :func:`_positive_bound`."""
+    return _positive_bound(db, frexps) > 0
 
 
 class FlintBackend:
@@ -768,24 +911,26 @@ class FlintBackend:
         da = self._dir(state, a)
         db = da if tuple(b) == tuple(a) else self._dir(state, b)
         X, spans, d = state.X, state.spans, state.d
-        da.refresh(X, spans, d)
-        db.refresh(X, spans, d)
+        fresh = da.refresh(X, spans, d)
+        if db is not da:
+            db.refresh(X, spans, d)
         if None in da.top:
             return None
+        for j in fresh:  # witness of each recomputed top: its margin over the runner-up
+            if da.second[j] is not None:
+                r2 = da.second[j][1]
+                witness.margin(witness.TAG_TOP, _t_row(X, da.w, da.top[j]), _t_row(X, da.w, r2),
+                               f"the top row {da.top[j]} of sequence {j} against row {r2}")
         V = state.off
         if V is None:
             if not all(m > 0 for m in db.mn):
                 return None
             off = _Offsets.first(tuple(a), f, da.top, X, d)
         else:
-            # sign of mn_j + A_j - B_j (the smallest <b, token> of sequence j), each
-            # sequence scaled by its own largest exponent: a float64 pre-filter whose
-            # error is far below REL (mantissas within 2^-50, two roundings, underflow
-            # below TINY); the unsure ones are decided exactly
-            am, ae, bm, be = V.proj_frexp(b)
-            E = np.maximum(np.maximum(db.mne, ae), be)
-            x, y, z = _scaled(db.mnm, db.mne, E), _scaled(am, ae, E), _scaled(bm, be, E)
-            sure = (x + y) - z > REL * (np.abs(x) + np.abs(y) + np.abs(z)) + TINY
+            frexps = V.proj_frexp(b)
+            sure = _sure_positive(db, frexps)
+            witness.all_true(witness.Q_SIGN, _positive_bound(db, frexps)[sure] > 0,
+                             "the stated lower bound of a sequence's smallest <b, x> named positive")
             unsure = np.nonzero(~sure)[0].tolist()
             proj = V.projector(b)
             if not all(db.mn[j] + proj(j) > 0 for j in unsure):
@@ -795,6 +940,26 @@ class FlintBackend:
         new.tag = (list(da.top), sa.V.lam)
         return new
 
+    def _offset_query(self, state: State, dw, w, lo, hi, width):
+        """``(inside, near, pj)``: the rows ``(row, t)`` with ``lo <= t <= hi`` and the
+        candidates ``near`` of the window ``[lo - width, hi + width]`` (a superset: the
+        float64 frame of ``w`` over the pending offsets), ``pj`` the offsets' projections
+        of their sequences (exact)."""
+        meta, V = self._meta(state), state.off
+        if "starts" not in meta:
+            meta["starts"] = np.array([a for a, _ in state.spans], dtype=np.int64)
+            meta["lens"] = np.array([b - a for a, b in state.spans], dtype=np.int64)
+        frame = V.frame(w, dw.pb, state.spans)
+        cand = frame.candidates(V.C[V.n], lo - width, hi + width, meta["starts"], meta["lens"])
+        proj, seq, pj, near = V.projector(w), meta["seq"], {}, []
+        for i in cand:
+            j = seq[i]
+            p = pj.get(j)
+            if p is None:
+                p = pj[j] = proj(j)
+            near.append((i, dw.pb[i] + p))
+        return [(i, t) for i, t in near if lo <= t <= hi], near, pj
+
     def _ff_offset(self, state: State, w, kinks, maps, eta, trace=None):
         """Bounded-support rank-one FF on ``X[i] + off[j]``, updating ``X`` in place."""
         meta = self._meta(state)
@@ -803,30 +968,22 @@ class FlintBackend:
         proj = V.projector(w)
         seq = meta["seq"]
         lo, hi = kinks[0], kinks[-1]
-        # candidate rows from the float64 frame of w (differences of nearby values)
-        if "starts" not in meta:
-            meta["starts"] = np.array([a for a, _ in state.spans], dtype=np.int64)
-            meta["lens"] = np.array([b - a for a, b in state.spans], dtype=np.int64)
-        frame = V.frame(w, dw.pb, state.spans)
         width = hi - lo if trace is not None else 0
-        cand = frame.candidates(V.C[V.n], lo - width, hi + width, meta["starts"], meta["lens"])
+        inside, near, pj = self._offset_query(state, dw, w, lo, hi, width)
         X, d = state.X, state.d
         touched, before = [], {}
-        pj = {}  # <w, off_j> of the candidates' sequences
-        near = []
-        for i in cand:
-            j = seq[i]
-            p = pj.get(j)
-            if p is None:
-                p = pj[j] = proj(j)
-            near.append((i, dw.pb[i] + p))
-        inside = [(i, t) for i, t in near if lo <= t <= hi]
+        for i, t in inside:  # witness: the projection recomputed from the row and offset
+            t_row = _t_row(X, dw.w, i, pj[seq[i]])
+            witness.equal(witness.WINDOW, t, t_row, f"the projection of row {i}")
+            witness.inside(witness.WINDOW, i, t_row, lo, hi)
         if trace is not None:
-            trace.append(("rank1", w, kinks, maps, inside,
-                          _nearest(near, {i for i, _ in inside}, lo, hi, width)))
+            D = _nearest(near, {i for i, _ in inside}, lo, hi, width)
+            t_near = None if D[1] is None else _t_row(X, dw.w, D[1], proj(seq[D[1]]))
+            witness.nearest(D, t_near, lo, hi, width)
+            trace.append(("rank1", w, kinks, maps, inside, D))
         for i, ti in inside:
             j = seq[i]
-            mp = maps[bisect_left(kinks, ti)]
+            mp = maps.at(ti, i)
             if mp is None:
                 continue
             g, h = mp
@@ -916,8 +1073,10 @@ class FlintBackend:
         # a bounded layer without offsets reads only the pieces its rows fall in
         # (none when its support holds no row: then it touches nothing)
         if (not bounded or state.off is not None) and all(m is None for m in maps):
-            if trace is not None:  # the identity map, but boxes may still straddle kinks
-                trace.append(("dense", self.relu_args(ff, self._materialize(state))))
+            if trace is not None:  # the identity map, but boxes may still straddle kinks:
+                # every row with its projection (the plain route's profile of the layer)
+                t_all = (self._materialize(state).X * _col(w)).entries()
+                trace.append(("rank1", w, kinks, maps, list(enumerate(t_all)), None))
             return state, [], None
         if state.off is not None:
             # the first bounded FF after a tag works on base + offset; a second one
@@ -935,7 +1094,7 @@ class FlintBackend:
             t = (X * _col(w)).entries()
             touched = []
             for i, ti in enumerate(t):
-                m = maps[bisect_left(kinks, ti)]
+                m = maps.at(ti, i)
                 if m is not None:
                     _apply(X, i, eta, m, ti, d)
                     touched.append(i)
@@ -955,26 +1114,31 @@ class FlintBackend:
             ix = state.index[key] = _Index(w, X)
         one = trace is not None and support == [(kinks[0], kinks[-1])]  # [first, last kink]
         if isinstance(ix, _Index):
-            cand, tt = [i for lo, hi in support for i in ix.between(lo, hi)], ix.t
+            cand, tt = [i for lo, hi in support for i in ix.between_checked(X, lo, hi)], ix.t
             if trace is not None and bounded:
-                inside = cand if one else ix.between(kinks[0], kinks[-1])
-                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
-                              ix.nearest_outside(kinks[0], kinks[-1])))
+                lo, hi = kinks[0], kinks[-1]
+                inside = cand if one else ix.between_checked(X, lo, hi)
+                D = ix.nearest_outside(lo, hi)
+                if D is not None:
+                    witness.nearest(D, _t_row(X, ix.w, D[1]), lo, hi, None)
+                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside], D))
         else:
             tt = (X * _col(w)).entries()
-            cand = [i for lo, hi in support for i in _in_range(tt, lo, hi)]
+            cand = [i for lo, hi in support for i in _in_range_checked(tt, lo, hi)]
             state.index[key] = "seen"
             if trace is not None and bounded:
                 lo, hi = kinks[0], kinks[-1]
-                inside = cand if one else _in_range(tt, lo, hi)
+                inside = cand if one else _in_range_checked(tt, lo, hi)
                 ins = set(inside)
-                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside],
-                              min(((lo - t if t < lo else t - hi, i) for i, t in enumerate(tt)
-                                   if i not in ins), default=None)))
+                D = min(((lo - t if t < lo else t - hi, i) for i, t in enumerate(tt)
+                         if i not in ins), default=None)
+                if D is not None:
+                    witness.nearest(D, tt[D[1]], lo, hi, None)
+                trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside], D))
         touched, before = [], {}
         for i in cand:
             ti = tt[i]
-            m = maps[bisect_left(kinks, ti)]
+            m = maps.at(ti, i)
             if m is None:
                 continue
             before[i] = tuple(X[i, c] for c in range(d))
@@ -1034,7 +1198,7 @@ class FlintBackend:
     def sa(self, sa: SA, state: State, rule):
         if sa.is_identity:
             return state, [], None
-        if sa.H > 1 or sa.causal:  # SPEC §1 "Extensions": per head, over the allowed keys
+        if sa.H > 1 or sa.causal:  # docs/spec.md §1 "Extensions": per head, over the allowed keys
             state = self._materialize(state)
             charge(state.n * state.d * sa.H, "an SA layer")
             return State(sa_heads(sa, state.X, state.spans, rule), state.spans, state.d,
@@ -1150,11 +1314,11 @@ class FlintBackend:
                 Fg, Ag = F[rows], A[rows]                                          # (k, m, d)
                 G = np.einsum("kic,klc->kil", Fg, Fg)
                 E = np.einsum("kic,klc->kil", Ag, Ag) * 2.0 ** -40
-                floor_ = (G - E).max(axis=2, keepdims=True)
-                cand = (G + E) >= floor_
+                cand, best = _gram_select(G, E)
                 ncand = cand.sum(axis=2)
-                best = G.argmax(axis=2)
-                for k, i in zip(*np.nonzero(ncand == 1)):
+                one = np.nonzero(ncand == 1)
+                _check_gram(e, d, rows, G, E, best, one)
+                for k, i in zip(*one):
                     att[int(rows[k, i])] = [int(rows[k, best[k, i]])]
                 size = {}  # bit size per sequence: large values' exact work is charged
                 for k, i in zip(*np.nonzero(ncand != 1)):
@@ -1262,13 +1426,10 @@ class FlintBackend:
         lengths = {hi - lo for lo, hi in spans}
         tops = None
         if allpos and pf is not None and len(lengths) == 1 and min(lengths) >= 2:
-            n = lengths.pop()
-            P = pf.reshape(-1, n)
-            order = np.argsort(P, axis=1)
-            r = np.arange(P.shape[0])
-            t1, t2 = P[r, order[:, -1]], P[r, order[:, -2]]
-            sure = (t1 - t2) > REL * (np.abs(t1) + np.abs(t2))
-            tops = [lo + int(order[k, -1]) if sure[k] else None for k, (lo, _) in enumerate(spans)]
+            tops, runners = _float_tops(pf, spans, lengths.pop())
+            for t, r2 in zip(tops, runners):  # witness: the margin over the float runner-up
+                if t is not None:
+                    witness.margin(witness.UNIQUE_TOP, p[t], p[r2], f"the top row {t} against row {r2}")
         src = []
         for k, (lo, hi) in enumerate(spans):
             t = tops[k] if tops is not None else None

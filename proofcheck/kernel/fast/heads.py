@@ -1,4 +1,4 @@
-"""Multi-head and causally masked SA on the flint backend (SPEC §1 "Extensions"):
+"""Multi-head and causally masked SA on the flint backend (docs/spec.md §1 "Extensions"):
 ``rho x_i + sum_h V_h m^h_i`` with ``m^h_i = sum_l pi^h_il x_l``, the same values as
 the plain route (:func:`proofcheck.kernel.evaluate.sa_rows`), by two shortcuts:
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 from flint import fmpq, fmpq_mat
 
 from proofcheck.kernel.evaluate import allowed, apply_factored, bits
+from proofcheck.kernel.fast import witness
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import SA, Factored
 
@@ -50,7 +51,16 @@ def _rank_one_means(p, qv, rows, causal):
         means = {k: _mean([sum(c, fmpq(0)) for c in zip(*[rows[l] for l in C])], len(C))
                  for k, C in sets.items()}
         return [means[(qi > 0) - (qi < 0)] for qi in qv]
-    out = []
+    out, ext = _prefix_means(p, qv, rows)
+    witness.prefix_extremes(p, *ext)
+    return out
+
+
+def _prefix_means(p, qv, rows):
+    """The causal means of one sequence and the witness ``(vmax, cmax, vmin, cmin)``: per
+    token the largest and smallest ``p`` over the keys ``0..i`` and how many keys attain
+    them (one pass with running sums of the rows attaining them)."""
+    out, ext = [], ([], [], [], [])
     hi = lo = None  # [value, row sum, count] of the running maximum / minimum
     total = None
     for i, (pi, qi, x) in enumerate(zip(p, qv, rows)):
@@ -63,10 +73,12 @@ def _rank_one_means(p, qv, rows, causal):
             lo = [pi, list(x), 1]
         elif pi == lo[0]:
             lo = [pi, _add(lo[1], x), lo[2] + 1]
+        for lst, v in zip(ext, (hi[0], hi[2], lo[0], lo[2])):
+            lst.append(v)
         key = (qi > 0) - (qi < 0)
         out.append(_mean(*hi[1:]) if key == 1 else _mean(*lo[1:]) if key == -1
                    else _mean(total, i + 1))
-    return out
+    return out, ext
 
 
 def _dense_means(A: Factored, Xs, rows, rule, causal):

@@ -47,9 +47,11 @@ from __future__ import annotations
 import numpy as np
 from flint import fmpq
 
-from proofcheck.kernel.evaluate import bits
+from proofcheck.kernel.evaluate import score_units
+from proofcheck.kernel.fast import witness
 from proofcheck.kernel.fast.flint import REL, TINY, FlintBackend, gram_floats
 from proofcheck.kernel.limits import charge
+from proofcheck.kernel.model import Factored
 
 SHIFT = 2100        # exponent shifts are clipped here (the result is then 0 or inf)
 GRAM_FLOATS = FlintBackend.GRAM_FLOATS  # float64 Gram entries per block
@@ -106,10 +108,19 @@ def max_abs_columns(e, n, d):
     A = np.abs(F)
     out = []
     for c in range(d):
-        top = A[:, c].max(initial=0.0)
-        rows_ = np.flatnonzero(A[:, c] == top).tolist() if top else []
-        out.append(max((abs(e[i * d + c]) for i in rows_), default=fmpq(0)))
+        rows_ = _top_copies(A[:, c])
+        m = max((abs(e[i * d + c]) for i in rows_), default=fmpq(0))
+        # witness: no row's copy is above the maximum's correctly rounded copy
+        witness.all_true(witness.MAX_MODULUS, A[:, c] <= float(m),
+                         f"a coordinate {c} modulus above the chosen maximum")
+        out.append(m)
     return out
+
+
+def _top_copies(a):
+    """The rows whose float64 copy is the largest (none when all are 0)."""
+    top = a.max(initial=0.0)
+    return np.flatnonzero(a == top).tolist() if top else []
 
 
 def _exact_row(e, d, lam, lo, hi, i):
@@ -153,30 +164,48 @@ def lam_identity_gaps(lam, X, spans):
     tokens or more and its first place, ``(None, (j, i, (c1, c2)))`` for the first tie,
     ``(None, None)`` without such a sequence, or ``None`` when the pre-filter does
     not apply (see the module docstring).  The same values and places as the plain
-    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences.  The
-    work budget is charged, per sequence of ``m`` tokens and bit size ``b``, ``m^2 (d +
-    8)`` for the float64 scores and ``m (d + 8) (b // 1024)`` per row scored exactly:
-    at most the plain route's ``m^2 (d + 8) (1 + b // 1024)``, and exact work on large
-    values is paid at its rate."""
+    route's :func:`~proofcheck.kernel.softmax.sequence_stats` over the sequences, and the
+    same charge to the work budget: per sequence of ``m >= 2`` tokens,
+    :func:`~proofcheck.kernel.evaluate.score_units` at twice its values' bit size (the
+    budget is the certificate's, whichever route checks it)."""
     n, d = X.nrows(), X.ncols()
     e = X.entries()
     F = gram_floats(e, n, d)
     if F is None or max((hi - lo for lo, hi in spans), default=0) ** 2 > GRAM_FLOATS:
         return None
-    charge(sum((hi - lo) ** 2 for lo, hi in spans if hi - lo > 1) * (d + 8),
-           "an SA layer (scores)")
+    A = Factored(lam)
+    for lo, hi in spans:
+        if hi - lo > 1:
+            charge(score_units(A, hi - lo, d), "an SA layer (scores)",
+                   2 * max(x.height_bits() for x in e[lo * d:hi * d]))
     h, M = _token_bounds(F, spans)
     many = ~np.isnan(h)
     if not many.any():
         return None, None
-    cand = np.flatnonzero(many & (h - M <= (h[many] + M[many]).min()))
+    cand = _gap_candidates(h, M, many)
+    got = _exact_gaps(e, d, lam, spans, cand)
+    out = fmpq(0) if got[0] is None else got[0] / fmpq(lam.numerator, lam.denominator)
+    excluded = many.copy()  # h, M are of <x_i, x_l>; the margins of lam <x_i, x_l>
+    excluded[cand] = False
+    low = (h - M)[excluded]
+    low = low - np.abs(low) * 2.0 ** -52  # below the exact difference's rounding
+    witness.all_true(witness.GRAM_GAP, witness.exceeds(low, np.zeros(len(low), np.int64), out),
+                     "a token left out whose stated lower bound is not above the smallest margin")
+    return got
+
+
+def _gap_candidates(h, M, many):
+    """Tokens that may attain the smallest margin (``h - M`` at most every ``h + M``)."""
+    return np.flatnonzero(many & (h - M <= (h[many] + M[many]).min()))
+
+
+def _exact_gaps(e, d, lam, spans, cand):
+    """The smallest exact margin over the tokens ``cand`` and its first place, or the
+    first tie (as :func:`lam_identity_gaps`)."""
     seq = np.searchsorted(np.asarray([lo for lo, _ in spans]), cand, side="right") - 1
-    best, lam, size = None, fmpq(lam.numerator, lam.denominator), {}
+    best, lam = None, fmpq(lam.numerator, lam.denominator)
     for i, j in zip(cand.tolist(), seq.tolist()):
         lo, hi = spans[j]
-        if j not in size:
-            size[j] = max(map(bits, e[lo * d:hi * d]))
-        charge((hi - lo) * (d + 8) * (size[j] // 1024), "an SA layer (scores)")
         row = _exact_row(e, d, lam, lo, hi, i)
         top = max(row)
         k = row.index(top)

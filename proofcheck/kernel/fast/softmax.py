@@ -42,7 +42,8 @@ from flint import fmpq_mat
 
 from proofcheck.kernel.attention import HARDMAX
 from proofcheck.kernel.evaluate import bits, q
-from proofcheck.kernel.fast.flint import FlintBackend
+from proofcheck.kernel.fast import witness
+from proofcheck.kernel.fast.flint import FlintBackend, _t_row
 from proofcheck.kernel.fast.selection import (enclose, lam_identity_gaps, max_abs_columns,
                                               max_candidates, min_product_candidates)
 from proofcheck.kernel.limits import charge, check_bits
@@ -62,6 +63,13 @@ from proofcheck.kernel.softmax import (
     tie_witness,
     up64,
 )
+
+
+def box_piece(kinks, t, wr):
+    """``(p, across)``: the piece ``p`` holding the box ``[t - wr, t + wr]`` of a rank-one
+    FF's projection, or ``across`` when a kink lies strictly inside it."""
+    p = bisect_right(kinks, t - wr)
+    return p, bool(wr and p < len(kinks) and kinks[p] < t + wr)
 
 
 @dataclass
@@ -119,12 +127,13 @@ class RankOneFF:
                 col = fmpq_mat(d, 1, r)
                 got = wrs[id(r)] = (col, (wabs * col)[0, 0])
             col, wr = got
-            p = bisect_right(kinks, t - wr)
-            if wr and p < len(kinks) and kinks[p] < t + wr:  # across a kink: G's range
+            p, across = box_piece(kinks, t, wr)
+            if across:  # across a kink: G's range
                 self.straddles += 1
                 radii.set(i, straddle_radius(self.eta, self.G, kinks, t, wr, r))
                 continue
-            J = self.absJ(p)
+            witness.box_in_piece(kinks, p, t, wr, f"block {self.block} FF, row {i}")
+            J = self.absJ(p)  # None: an identity piece, the box is kept as it is
             if J is not None:
                 key = (p, id(r))
                 new = memo.get(key)
@@ -204,10 +213,17 @@ class _Projections:
         return self.dv.mx[j] + self.o(j)
 
     def abs_max(self):
-        """``max_j max(hi_j, -lo_j)``, the largest modulus of a projection (exact)."""
+        """``max_j max(hi_j, -lo_j)``, the largest modulus of a projection (exact); witness
+        ``max-modulus``: every sequence left out has both upper ends at most that value."""
         (v, err, E), neg = self.hi_b, self.lo_b
         js = max_candidates([(v, err, E), (-neg[0], neg[1], neg[2])])
-        return max(max(self.hi(j), -self.lo(j)) for j in js)
+        m = max(max(self.hi(j), -self.lo(j)) for j in js)
+        out = np.ones(len(v), dtype=bool)
+        out[js] = False
+        for up, e in ((v + err, E), (-neg[0] + neg[1], neg[2])):  # upper ends: mantissa, exponent
+            witness.all_true(witness.MAX_MODULUS, witness.exceeds(-up[out], e[out], -m, False),
+                             "a sequence left out whose stated upper end is above the maximum")
+        return m
 
 
 def _multi(st) -> np.ndarray:
@@ -255,13 +271,35 @@ def _rank_one_gap(st, pa, pb, block):
         return None, None, rest, None
     v, err, E = pb.lo_b
     sure = v[pos] - err[pos] > 0
-    js = sorted(min_product_candidates(pos[sure], v, err, E, da.dlm, da.dle)
-                + pos[~sure].tolist())
+    picked = min_product_candidates(pos[sure], v, err, E, da.dlm, da.dle)
+    js = sorted(picked + pos[~sure].tolist())
     gs = [pb.lo(j) * da.dl[j] for j in js]
     gap = min(gs)
     j = js[gs.index(gap)]
+    _check_rank_one_gap(st, pa, pb, j, gap, np.setdiff1d(pos[sure], picked))
     lo = spans[j][0]
     return gap, (j, db.mnrow[j] - lo, da.second[j][1] - lo), rest, None
+
+
+def _check_rank_one_gap(st, pa, pb, j, gap, left_out) -> None:
+    """Witness ``rank-one-argmax``: the smallest margin ``gap`` recomputed from the tokens
+    of sequence ``j`` (its smallest ``<b, x>`` times its top's lead in ``<a, x>`` over the
+    runner-up, both positive), and every sequence ``left_out`` has a stated lower bound of
+    its margin above it."""
+    da, db, X = pa.dv, pb.dv, st.X
+    top, second = da.top[j], da.second[j][1]
+    q = _t_row(X, db.w, db.mnrow[j], pb.o(j))
+    lead = _t_row(X, da.w, top) - _t_row(X, da.w, second)
+    where = f"sequence {j} (top row {top}, runner-up row {second}, row {db.mnrow[j]})"
+    witness.margin(witness.RANK_ONE_ARGMAX, lead, ZERO, where)
+    witness.margin(witness.RANK_ONE_ARGMAX, q, ZERO, where)
+    witness.equal(witness.RANK_ONE_ARGMAX, gap, q * lead, where)
+    if len(left_out):
+        v, err, E = pb.lo_b
+        low = (v[left_out] - err[left_out]) * da.dlm[left_out] * (1 - 2.0 ** -50)
+        witness.all_true(witness.RANK_ONE_ARGMAX,
+                         witness.exceeds(low, E[left_out] + da.dle[left_out], gap),
+                         "a sequence left out whose stated lower bound is not above the gap")
 
 
 def _sa_record(be, st, sa, block, ext):

@@ -1,4 +1,4 @@
-"""Re-derivation of a lemma's conclusion from a certificate instance (SPEC §2, §3), one module per
+"""Re-derivation of a lemma's conclusion from a certificate instance (docs/spec.md §2, §3), one module per
 statement family (:data:`proofcheck.kernel.statements.LEMMA_FORMS`) with ::
 
     check(statement, data, layer, semantics, path, d) -> (Verdict, lines, Witness | None)

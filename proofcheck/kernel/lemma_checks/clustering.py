@@ -1,6 +1,6 @@
 """Lemma 4.1 (hyperplane clustering) and its tag variant from an instance's data ``{"u"}`` (4.1:
 ``A = u u^T``, ``V = I``, ``rho = 0``) or ``{"u", "lambda"}`` (tag: ``V = lambda I``, ``rho = 1``;
-SPEC §2), comparing numbers.  Hypotheses: ``u != 0``, hardmax.  Form: rho and V as stated, ``A = u
+docs/spec.md §2), comparing numbers.  Hypotheses: ``u != 0``, hardmax.  Form: rho and V as stated, ``A = u
 u^T`` entry by entry.  Conclusion: by bilinearity ``<A x_i, x_l - x_k> = p(x_i)(p(x_l) - p(x_k))``
 with ``p = <u, .>`` for all tokens, so ``p > 0`` attends to the p-maximal tokens, ``p < 0`` to the
 p-minimal ones, ``p = 0`` to all; the output is the attended mean (4.1: at most 3 images per

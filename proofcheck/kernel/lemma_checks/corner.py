@@ -1,4 +1,4 @@
-"""Lemma 4.2 (corner collapse) from an instance's data ``{"box": {"lower", "upper"}, "t"}`` (SPEC
+"""Lemma 4.2 (corner collapse) from an instance's data ``{"box": {"lower", "upper"}, "t"}`` (docs/spec.md
 §2), comparing numbers.  Hypotheses: ``lower = 0``, every ``upper_c > 0``, ``t >= upper_c`` (so ``t
 1 - x' >= 0`` for every box token x', 0 only at ``x' = t 1``); hardmax.  Form: ``rho = 0``, ``V =
 I``, ``A = I``.  Conclusion: every row of A is nonnegative and nonzero — exactly "``<A x, y> > 0``

@@ -1,5 +1,5 @@
 """Lemmas 3.2 (relocation, hat) and 3.2p (plateau) from an instance's data ``{"S", "p", "q"}``
-(3.2p: also ``"delta1", "delta2"``; SPEC §2), comparing numbers. Hypotheses: S pairwise distinct, p
+(3.2p: also ``"delta1", "delta2"``; docs/spec.md §2), comparing numbers. Hypotheses: S pairwise distinct, p
 in S, q != p; 3.2p: ``0 < delta1 < delta2``. Form: FF of width 3 (3.2) or 4 (3.2p), ``eta = 1``,
 every row of U along ``w`` (the first non-zero row), so ``FF(x) = x + G(<w,x>)`` for EVERY x
 (:mod:`.profile`). Conclusion: 3.2: ``FF(p) = q``, ``FF(x) = x`` on ``S - {p}``, ``G = 0`` beyond

@@ -1,4 +1,4 @@
-"""The piecewise-linear profile of an FF layer along one direction (SPEC §2,
+"""The piecewise-linear profile of an FF layer along one direction (docs/spec.md §2,
 3.1–3.3).  If every row of ``U`` is ``alpha_k w``, then for EVERY token x ::
 
     FF(x) = eta x + G(<w, x>),   G(t) = sum_k W_k relu(alpha_k t + b_k),
@@ -7,7 +7,7 @@ continuous piecewise linear with kinks only at ``-b_k / alpha_k``.  Two such map
 agree on an interval iff they agree at its finite ends and every kink inside, and
 have the same slope beyond an infinite end: :meth:`Profile.first_difference`, so
 "FF(x) = x + L(<w,x>) whenever <w,x> in I" is proved for all x, not sampled.  Generic
-in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.symbolic`` passes
+in the scalars: :data:`EXACT` decides rational signs; ``proofcheck.constructions.provers.symbolic`` passes
 a sympy field (an undecided sign raises :class:`Undecided`, never a pass)."""
 from collections import namedtuple
 from dataclasses import dataclass

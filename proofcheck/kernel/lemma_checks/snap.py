@@ -1,5 +1,5 @@
 """Lemma 3.3 (interval-to-point snap) from an instance's data ``{"line": e_a, "kappa", "delta",
-"target": y}`` (SPEC §2), comparing numbers.  Hypotheses: ``delta > 0``, e a coordinate axis.
+"target": y}`` (docs/spec.md §2), comparing numbers.  Hypotheses: ``delta > 0``, e a coordinate axis.
 Form: FF of width 4, ``eta = 1``, every row of U along e, so ``FF(x) = x + G(x_a)`` for EVERY x.
 Conclusion: ``FF(t e) = y`` for ``|t - kappa| <= delta`` and ``FF(x) = x`` for ``x_a`` outside
 ``(kappa - 2 delta, kappa + 2 delta)``, decided on the exact profile G (:mod:`.profile`)."""

@@ -1,4 +1,4 @@
-"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (SPEC §2), comparing
+"""Lemma 4.3 (sphere leaders) from an instance's data ``{"r", "points"}`` (docs/spec.md §2), comparing
 numbers.  Hypotheses: ``r > 0``; the points pairwise distinct, on ``|s|^2 = r^2`` exactly, in the
 open negative orthant; hardmax.  Form: ``rho = 0``, ``V = I``, ``A = I``.  Conclusion, per point s:
 ``<A s, s> > <A s, s'>`` for every other point, ``A s <= 0`` and ``<A s, s> > 0`` (so every token z

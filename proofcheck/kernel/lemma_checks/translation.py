@@ -1,4 +1,4 @@
-"""Lemma 3.1 (translation) from an instance's data ``{"c"}`` (SPEC §2): ``c != 0``;
+"""Lemma 3.1 (translation) from an instance's data ``{"c"}`` (docs/spec.md §2): ``c != 0``;
 FF of width 1, ``eta = 1``, ``U = 0``; then the layer adds the constant
 ``W_0 relu(b_0)``, which must equal c: ``FF(x) = x + c`` for EVERY token."""
 from proofcheck.kernel import lemma_checks as D

@@ -1,6 +1,0 @@
-"""Construction lemmas, one module per catalogue statement, grouped by paper.
-
-``lemmas.afz``: Alcalde, Fantuzzi, Zuazua, *Exact Sequence Interpolation with
-Transformers*.  These modules are the untrusted, constructive side: they build
-exact parameters; ``proofcheck.checker`` and ``proofcheck.backends`` check them.
-"""

@@ -1,4 +1,0 @@
-"""A second checker outside Python: a certificate's dataset and network written as Coq terms
-(:mod:`.numerals`, :mod:`.translate`) and re-checked by the Coq kernel against the semantics
-of SPEC §1 in ``coq/theories`` (:mod:`.library`, :mod:`.run`).  Reads certificates with the
-kernel's reader only; computes nothing about them (docs/coq.md: the trust model)."""
