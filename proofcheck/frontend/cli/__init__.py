@@ -34,7 +34,7 @@ from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 EXIT_INTERRUPTED = 130
 
 COMMANDS = ["cmd_list", "cmd_lemma", "cmd_theorem", "cmd_verify", "cmd_report", "cmd_experiment",
-            "cmd_export", "cmd_audit", "cmd_generate"]
+            "cmd_export", "cmd_audit", "cmd_generate", "cmd_coq"]
 
 
 def build_parser() -> argparse.ArgumentParser:

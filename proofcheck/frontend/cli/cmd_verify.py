@@ -35,6 +35,11 @@ def register(sub) -> None:
                    "smallest trusted base), fast (proofcheck/kernel/fast/, shortcuts checked "
                    "against plain by the tests) or auto (fast above a size; default); "
                    "e.g. --route plain")
+    q.add_argument("--coq", action="store_true",
+                   help="also re-check with Coq's kernel (docs/architecture/coq.md; needs coqc): the VERDICT "
+                   "line names both checkers when both passed, a disagreement is ERROR (exit 4)")
+    from proofcheck.frontend.cli.cmd_coq import coq_options
+    coq_options(q, "coq-")
     q.add_argument("--prove-exp", action="store_true",
                    help="also prove the stated exp bounds of a softmax certificate, "
                    "min(1, (n-1) e^(-min_gap/tau)) <= max_eps per SA sub-layer, with Coq "
@@ -117,6 +122,11 @@ def cmd_verify(args) -> int:
     from proofcheck.kernel.verdicts import Verdict
     from proofcheck.frontend.cli.common import outcome_line
     from proofcheck.frontend.cli.terminal import heartbeat
+    if args.coq:  # before the kernel: Coq missing is exit 2, never a kernel-only pass
+        from proofcheck.frontend.cli.cmd_coq import preflight
+        if (why := preflight(args.file)) is not None:
+            print(f"coq: not run ({why})")
+            return 2
     dataset = None
     if args.dataset is not None:
         from proofcheck.frontend.io.datasets import load_dataset
@@ -142,8 +152,13 @@ def cmd_verify(args) -> int:
         print(f"\nVERDICT: {exp.verdict.value} (the kernel: {out.verdict.value}; "
               f"{_printable(exp.summary())}; witness: {_printable(exp.witness.describe())})")
         return code
-    print(f"\n{_printable(outcome_line(out))}")
+    final = code
+    if args.coq:
+        from proofcheck.frontend.cli.cmd_coq import verify_with_coq
+        final = verify_with_coq(args, out, code)
+    else:
+        print(f"\n{_printable(outcome_line(out))}")
     if code != out.verdict.exit_code:
         print("--require-conclusion: the statement's conclusion was not re-derived "
               f"(scope: {out.scope.value}); exit {code}")
-    return code
+    return final
