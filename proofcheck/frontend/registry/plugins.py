@@ -48,7 +48,7 @@ def _load(ep) -> list[Statement]:
         return []
     items = obj if isinstance(obj, (tuple, list)) else (obj,)
     if not items or not all(isinstance(s, Statement) for s in items):
-        _warn(f"plugin {ep.name!r} ({ep.value}) is not a proofcheck.frontend.api.Statement "
+        _warn(f"plugin {ep.name!r} ({ep.value}) is not a proofcheck.api.Statement "
               "(or a tuple of them)")
         return []
     return list(items)
