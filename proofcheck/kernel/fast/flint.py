@@ -214,12 +214,14 @@ def _in_range_checked(tt, lo, hi):
 
 def _support(kinks, maps):
     """Closed intervals ``(lo, hi)`` of ``t`` (``None`` = unbounded) covering every
-    non-identity piece: maximal runs of consecutive non-identity pieces."""
+    non-identity piece: maximal runs of consecutive non-identity pieces (``maps``: a
+    :class:`_Pieces`, asked only which pieces are the identity, or a list of maps)."""
     out, start = [], False
     for p in range(len(kinks) + 1):
-        if maps[p] is not None and start is False:
+        ident = maps.identity(p) if isinstance(maps, _Pieces) else maps[p] is None
+        if not ident and start is False:
             start = kinks[p - 1] if p else None
-        if maps[p] is None and start is not False:
+        if ident and start is not False:
             out.append((start, kinks[p - 1]))
             start = False
     if start is not False:
@@ -391,6 +393,7 @@ class _Pieces:
     def __init__(self, ff: FF, cs, kinks, d):
         self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
         self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
+        self.acts = [None] * (len(kinks) + 1)   # the active units of a piece, once decided
 
     def at(self, t, row):
         """The map of the piece holding ``t`` (``None``: the identity); witness ``ff-piece``:
@@ -405,14 +408,12 @@ class _Pieces:
     def __iter__(self):
         return (self[p] for p in range(len(self.maps)))
 
-    def __getitem__(self, p):
-        if p < 0:
-            p += len(self.maps)
-        m = self.maps[p]  # IndexError past the end, like a list
-        if m is not False:
-            return m
-        ff, kinks, cs, d = self.ff, self.kinks, self.cs, self.d
-        b = ff.b
+    def _active(self, p):
+        """The active units of piece ``p`` (class docstring), decided once."""
+        act = self.acts[p]
+        if act is not None:
+            return act
+        kinks, cs, b = self.kinks, self.cs, self.ff.b
         # signs from the lowest-terms numerators (denominators are positive)
         if kinks and p == 0:
             act = [k for k, c in enumerate(cs)
@@ -423,16 +424,39 @@ class _Pieces:
         else:
             smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
             act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
-        if _identity_piece(ff, cs, act, d):
-            m = None
-        else:
-            W = {k: [q2f(x) for x in ff.W[k]] for k in act}
-            cq = {k: q2f(cs[k]) for k in act}
-            bq = {k: q2f(b[k]) for k in act}
-            g = [sum((cq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            h = [sum((bq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
-            m = (g, h)
-        self.maps[p] = m
+        self.acts[p] = act
+        return act
+
+    def identity(self, p) -> bool:
+        """``self[p] is None`` (piece ``p`` is the identity), without building the map of a
+        piece that is not: :func:`_support` asks this of every piece, the rows only of
+        the pieces they fall in."""
+        if p < 0:
+            p += len(self.maps)
+        m = self.maps[p]  # IndexError past the end, like a list
+        if m is not False:
+            return m is None
+        if _identity_piece(self.ff, self.cs, self._active(p), self.d):
+            self.maps[p] = None
+            return True
+        return False
+
+    def __getitem__(self, p):
+        if p < 0:
+            p += len(self.maps)
+        if self.identity(p):
+            return None
+        m = self.maps[p]
+        if m is not False:
+            return m
+        ff, d, cs, act = self.ff, self.d, self.cs, self._active(p)
+        b = ff.b
+        W = {k: [q2f(x) for x in ff.W[k]] for k in act}
+        cq = {k: q2f(cs[k]) for k in act}
+        bq = {k: q2f(b[k]) for k in act}
+        g = [sum((cq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        h = [sum((bq[k] * W[k][i] for k in act), fmpq(0)) for i in range(d)]
+        m = self.maps[p] = (g, h)
         return m
 
 
@@ -1095,14 +1119,14 @@ class FlintBackend:
             return self._ff_dense(ff, state), None, None
         w, kinks, maps = affine_pieces(ff, r1)
         d = state.d
-        bounded = maps[0] is None and maps[-1] is None
+        bounded = maps.identity(0) and maps.identity(-1)
         if bounded and not kinks:  # a single piece, the identity
             if trace is not None:
                 trace.append(("rank1", w, kinks, maps, [], None))
             return state, [], None
         # a bounded layer without offsets reads only the pieces its rows fall in
         # (none when its support holds no row: then it touches nothing)
-        if (not bounded or state.off is not None) and all(m is None for m in maps):
+        if (not bounded or state.off is not None) and all(maps.identity(p) for p in range(len(maps))):
             if trace is not None:  # the identity map, but boxes may still straddle kinks:
                 # every row with its projection (the plain route's profile of the layer)
                 t_all = (self._materialize(state).X * _col(w)).entries()
