@@ -37,7 +37,9 @@ def test_sympy_and_z3_agree_on_the_returned_layer(proof):
     r = proof()
     assert (r.verdict, r.provers, r.witness, r.counterexample) == (Verdict.VERIFIED, BOTH, None,
                                                                    None)
-    assert r.lines()[0].endswith("[for all parameters; sympy and z3 agree]")
+    d = 3 if "axis 2" in r.name or "e_2" in r.name else 2  # snap.symbolic(3, 2) fixes d = 3
+    assert r.scope_text() == f"for all parameters, d = {d}"  # the dimension the proof fixed
+    assert r.lines()[0].endswith(f"[for all parameters, d = {d}; sympy and z3 agree]")
     assert any(x.startswith("proved (sympy and z3): ") for x in r.details)
 
 
@@ -261,11 +263,11 @@ def test_lemma_32_prints_both_provers(capsys):
     assert main(["lemma", "3.2"]) == 0  # the summary: the check line with both provers
     line = next(x for x in capsys.readouterr().out.splitlines()
                 if x.startswith("[VERIFIED] 3.2 for all parameters"))
-    assert line.endswith("[for all parameters; sympy and z3 agree]")
+    assert line.endswith("[for all parameters, d = 2; sympy and z3 agree]")
     assert main(["lemma", "3.2", "--verbose"]) == 0  # every proved claim names both
     out = capsys.readouterr().out.splitlines()
     line = next(x for x in out if x.startswith("[VERIFIED] 3.2 for all parameters"))
-    assert line.endswith("[for all parameters; sympy and z3 agree]")
+    assert line.endswith("[for all parameters, d = 2; sympy and z3 agree]")
     i = out.index(line)
     assert [x.strip().split(":")[0] for x in out[i + 4:i + 7]] == ["proved (sympy and z3)"] * 3
 

@@ -1,6 +1,7 @@
 """Named check results of the constructions and provers (untrusted; ``verify`` needs neither):
 :class:`CheckResult`, and :func:`check_layer` (the one layer check), the exact check of one layer against the outputs a
 statement predicts, decided by the kernel (:func:`proofcheck.kernel.layercheck.layer_check`)."""
+import re
 from dataclasses import dataclass, field
 
 from proofcheck.kernel.attention import HARDMAX
@@ -29,11 +30,16 @@ class CheckResult:
     assumes: tuple[str, ...] = ()
 
     def scope_text(self) -> str | None:
-        """The scope in words, with the assumptions (``None`` when not said)."""
+        """The scope in words, with the dimension a symbolic check fixed (the ``d = k`` its
+        name states: "for all parameters, d = 2") and the assumptions (``None``: not said)."""
         if self.scope is None:
             return None
-        return self.scope.value + (f", assuming {' and '.join(self.assumes)}"
-                                   if self.assumes else "")
+        dims = ""
+        if self.scope is Scope.ALL_PARAMETERS:
+            fixed = sorted(set(re.findall(r"\bd = (\d+)\b", self.name)), key=int)
+            dims = f", d = {', '.join(fixed)}" if fixed else ""
+        return self.scope.value + dims + (f", assuming {' and '.join(self.assumes)}"
+                                          if self.assumes else "")
 
     def lines(self) -> list[str]:
         tail = ""

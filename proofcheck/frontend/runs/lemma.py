@@ -276,8 +276,18 @@ def scope_text(run: LemmaRun) -> str:
     declared = run.statement.scope
     summary = scope_summary(run)
     if not _mixed(declared, summary, _unscoped_pass(run)):
-        return declared
+        return declared + _fixed_dimensions(run) if declared == "all-parameters" else declared
     return f"mixed, per check ({_scope_text(summary, run)}); declared: {declared}"
+
+
+def _fixed_dimensions(run: LemmaRun) -> str:
+    """``" (d = 2, 3)"``: the dimensions the run's passing all-parameter checks fixed, as
+    their scopes say (:meth:`~proofcheck.constructions.results.CheckResult.scope_text`);
+    empty when none fixed one."""
+    dims = sorted({d for r in run.results if r.verdict.passed and r.scope is
+                   Scope.ALL_PARAMETERS for d in r.scope_text().partition(", d = ")[2]
+                   .split(", assuming")[0].split(", ") if d}, key=int)
+    return f" (d = {', '.join(dims)})" if dims else ""
 
 
 def _unscoped_pass(run: LemmaRun) -> bool:
@@ -325,6 +335,8 @@ def _scope_words(scope: str, run: LemmaRun | None) -> str:
     if run is None:
         return scope
     words = _dataset_words(run) if scope == Scope.DATASET.value else scope
+    if scope == Scope.ALL_PARAMETERS.value:
+        words += _fixed_dimensions(run)
     assumed = list(dict.fromkeys(a for r in run.results if r.verdict.passed and r.scope
                                  is not None and r.scope.value == scope for a in r.assumes))
     return words + (f", assuming {' and '.join(assumed)}" if assumed else "")

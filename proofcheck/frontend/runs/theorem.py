@@ -186,7 +186,7 @@ def start_lines(theorem: str, opts: TheoremOptions) -> list[str]:
                 "count L = 2M + 2N + 1 is read as a bound", "constructing the network ..."]
     from proofcheck.kernel.verdicts import fmt_num
     return ["certifying tau = " + (fmt_num(opts.tau) if opts.tau is not None else
-                                   "(search: largest dyadic)")] + (
+                                   "(search: powers of two, then bisection)")] + (
         [] if opts.construction == "default" else
         ["(the default construction then runs on the same data for the side-by-side table)"])
 

@@ -16,9 +16,10 @@ construction's own ``notes``) and how its network differs from Theorem 1.6's;
 
 Temperatures reported:
 
-* ``tau_cert`` — the largest dyadic tau found by galloping over exponents (no
+* ``tau_cert`` — the largest tau among those tried, by galloping over exponents (no
   built-in cap: it grows until a certificate fails, or stops at a stated bound
-  with the reason) and then bisection, whose certificate
+  with the reason) and then ``bisect_steps`` bisection steps (a larger passing tau
+  may lie within the last step), whose certificate
   (:func:`proofcheck.constructions.afz.softmax_certifier.certify`) passes; the certificate
   at tau_cert covers every tau in (0, tau_cert] (monotonicity, see the
   certifier).  When no softmax layer has a competitor the certificate does not
@@ -221,8 +222,9 @@ def search_tau_cert(net, inputs, targets, bisect_steps: int = BISECT_STEPS, prog
         else:
             hi = mid
     good, _ = bisect_dyadic(Fraction(2) ** lo, Fraction(2) ** hi, bisect_steps, attempt)
-    note = (f"largest dyadic found: 2^{lo} passes, 2^{hi} fails; {bisect_steps} bisection "
-            f"steps between them")
+    note = (f"2^{lo} passes, 2^{hi} fails; {bisect_steps} bisection steps between them: "
+            f"tau_cert is the largest passing tau tried (a larger one may pass within the "
+            f"last step)")
     return TauSearch(good, results[good], trials, note=note, floor_note=fnote)
 
 
