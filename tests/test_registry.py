@@ -114,6 +114,45 @@ def test_readme_table_is_generated_from_the_registry():
     assert block == markdown_table(load(plugins=False))
 
 
+def _where_blocks(out: str) -> dict[str, dict[str, str]]:
+    """``list --where`` output as ``{id: {label: place}}``."""
+    blocks = {}
+    for block in out.strip().split("\n\n"):
+        head, *lines = block.splitlines()
+        blocks[head.split("  ", 1)[0]] = {
+            line[2:15].strip(): line[15:].strip() for line in lines}
+    return blocks
+
+
+def test_list_where_prints_existing_paths_for_every_statement(capsys):
+    """``list --where`` (every statement) names four places per statement; every path it
+    prints exists in the repository, and each statement has its test file and doc page."""
+    assert main(["list", "--where"]) == 0
+    blocks = _where_blocks(capsys.readouterr().out)
+    assert list(blocks) == [s.id for s in STATEMENTS]
+    for sid, places in blocks.items():
+        assert set(places) == {"construction", "kernel check", "tests", "doc"}, sid
+        assert places["tests"] != "-" and places["doc"] != "-", sid
+        for label, place in places.items():
+            assert place == "-" or (ROOT / place).is_file(), (sid, label, place)
+
+
+@pytest.mark.parametrize("name, sid, kernel, tests", [
+    ("hat", "3.2", "proofcheck/kernel/lemma_checks/hat.py", "test_3_2.py"),
+    ("1.6", "1.6", "proofcheck/kernel/theorem.py", "test_1_6.py"),
+    ("1.8-collapse", "1.8-collapse", "-", "test_1_8_collapse.py"),
+    ("C.1", "C.1", "-", "test_c_1.py")])
+def test_list_where_id_prints_one_statement(capsys, name, sid, kernel, tests):
+    assert main(["list", "--where", name]) == 0
+    assert _where_blocks(capsys.readouterr().out) == {sid: {
+        "construction": find(name).module.replace(".", "/") + ".py", "kernel check": kernel,
+        "tests": f"tests/statements/{tests}", "doc": f"docs/statements/{sid}.md"}}
+
+
+def test_list_where_unknown_id_is_bad_input(capsys):
+    assert main(["list", "--where", "9.9"]) == 2
+
+
 def _write(tmp_path, d, pairs):
     f = tmp_path / "ds.json"
     f.write_text(json.dumps({"format": "proofcheck-dataset/1", "d": d, "pairs": pairs}))
