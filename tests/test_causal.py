@@ -114,10 +114,6 @@ def test_the_unmasked_network_keeps_its_claims():
 
 # ------------------------------------------------------------------ causal-last
 
-NEEDS_CASES = pytest.mark.skipif(CASES is None, reason="the handed cases are absent")
-
-
-@NEEDS_CASES
 @pytest.mark.parametrize("case", sorted(set(ADMISSIBLE) - CONFLICTED) + ["permuted-duplicate.json"])
 def test_causal_last_verifies_on_the_handed_cases(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
@@ -130,7 +126,6 @@ def test_causal_last_verifies_on_the_handed_cases(case, capsys):
                  "--dataset", str(CASES / case), "--no-report"]) == 0
 
 
-@NEEDS_CASES
 @pytest.mark.parametrize("case", sorted(CONFLICTED))
 def test_causal_last_refuses_a_prefix_conflict(case, capsys):
     ds = load_dataset(CASES / case, ordered=True)
@@ -179,7 +174,6 @@ def test_causal_usage_errors(capsys, tmp_path):
     assert not (tmp_path / "c.json").exists()
 
 
-@NEEDS_CASES
 def test_permuted_duplicate_is_admissible_under_the_mask_only(capsys):
     # equal as sets but not as tuples: admissible under the mask only
     f = str(CASES / "permuted-duplicate.json")

@@ -63,7 +63,6 @@ def test_committed_lemma_certificates_are_verified_by_coq(coq_library, cert):
     assert (out.status, out.witness) == ("VERIFIED", None), out.detail
 
 
-@pytest.mark.skipif(not VERIFIED_CASES, reason="handed cases not found")
 @pytest.mark.parametrize("fname", VERIFIED_CASES)
 def test_handed_verified_cases_are_verified_by_coq(coq_library, fname, tmp_path):
     cert = tmp_path / "c.json"

@@ -21,10 +21,6 @@ from proofcheck.frontend.io.datasets import dataset_from_json, load_dataset
 from proofcheck.frontend.reporting.run_report import dataset_max_bits
 from proofcheck.kernel.errors import BadInput, Inadmissible
 
-needs_cases = pytest.mark.skipif(
-    CASES is None, reason="handed cases not found: set PROOFCHECK_CASES or place them at "
-                          "../shared/cases relative to the project")
-
 # file -> (exception class or None, message fragment, JSON path)
 EXPECTED = {
     "overlap-2d.json": (None, None, None),
@@ -49,13 +45,10 @@ EXPECTED = {
 }
 
 
-@needs_cases
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_handed_case(name):
     exc, fragment, path = EXPECTED[name]
     file = CASES / name
-    if not file.exists():
-        pytest.skip(f"{name} not in {CASES}")
     if exc is None:
         ds = load_dataset(file)
         assert ds.N >= 1 and ds.name == name[:-5]
@@ -67,12 +60,10 @@ def test_handed_case(name):
     assert path in str(e.value)
 
 
-@needs_cases
 def test_all_handed_cases_are_listed():
-    assert {p.name for p in CASES.glob("*.json")} <= set(EXPECTED)
+    assert {p.name for p in CASES.glob("*.json")} == set(EXPECTED)
 
 
-@needs_cases
 def test_number_spellings_exact():
     ds = load_dataset(CASES / "number-spellings.json")
     x0 = ds.pairs[0].inputs
@@ -85,7 +76,6 @@ def test_number_spellings_exact():
     assert "3602879701896397/36028797018963968" in ds.notes[0]
 
 
-@needs_cases
 def test_big_rationals_exact():
     ds = load_dataset(CASES / "big-rationals.json")
     assert ds.pairs[0].inputs[0][0] == Fraction(10 ** 40, 3)

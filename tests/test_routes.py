@@ -166,7 +166,6 @@ def _handed():
     return [f[:-5] for f, _, code in case_table() if code == 0]
 
 
-@pytest.mark.skipif(CASES is None, reason="handed cases not found")
 @pytest.mark.parametrize("name", _handed())
 def test_fast_equals_plain_on_handed_cases(name):
     """Every handed VERIFIED case: the 1.6 network's outputs, its certificate on both
