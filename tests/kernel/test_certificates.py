@@ -23,7 +23,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,7 @@ def _p(inp, out):
 
 def test_properties_and_source_key():
     """``source`` (provenance text) is the one key beside docs/spec.md §3's; the others are
-    refused (tests/test_input_edges.py)."""
+    refused (tests/pipeline/test_input_edges.py)."""
     ds = dataset_from_json(_obj([_p([[0, 0], [1, 0]], [[1, 1]]),
                                  _p([["1/2", 3]], [[0, 0]])], source="x.json"))
     assert (ds.N, ds.M, ds.n_tokens, ds.d) == (2, 2, 3, 2)

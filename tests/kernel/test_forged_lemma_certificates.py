@@ -19,7 +19,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FORMAT = "proofcheck-certificate/1"
 
 

@@ -27,7 +27,7 @@ from proofcheck.kernel.reader import read_certificate, read_dataset
 from proofcheck.kernel.serialize import canonical
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted((ROOT / "reports" / "certificates").glob("*.json")) + sorted(
     (ROOT / "tests" / "data").glob("*.json"))
 SCHEMA_OF = {v: k for k, (_, v) in FORMATS.items()}

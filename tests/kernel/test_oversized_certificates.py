@@ -14,7 +14,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CERTS = ROOT / "reports" / "certificates"
 
 
@@ -54,7 +54,7 @@ def test_plugin_ids_glued_to_a_prefix_or_without_separators_pose_as_catalogue(si
     """ASCII look-alikes the plugin id grammar accepts: a prefix glued on ("lemma3.2",
     "Lemma_3.2") was not stripped, separators dropped ("lowrank") were not compared."""
     from proofcheck.kernel.statements import poses_as
-    from test_kernel_forgeries import plugin_cert
+    from test_forged_lemma_certificates import plugin_cert
     assert poses_as(sid) == catalogue
     with pytest.raises(BadInput) as e:
         verify_certificate(plugin_cert(sid))
@@ -78,7 +78,7 @@ def _verdict_under_memory_limit(cert: dict, tmp_path) -> str:
 def _big_value_sa_cert(n: int) -> dict:
     """A 43 KB plugin SA instance: one sequence of ``n`` tokens of ~33,000-bit values
     (``k e-9999``), ``A = V = I``: n^2 dense scores of ~66,000 bits each."""
-    from test_kernel_forgeries import fac, lemma_cert, sa
+    from test_forged_lemma_certificates import fac, lemma_cert, sa
     claim = PLUGIN_CLAIM
     c = lemma_cert("x.big", "SA", sa(1, fac(1), fac(1)), [[(0, 0)]], [[(0, 0)]], claim=claim)
     inst = c["instances"][0]
@@ -97,7 +97,7 @@ def test_dense_scores_of_huge_values_stop_at_the_work_budget(tmp_path):
 def _exponent_ff_cert(n: int, exponent: int) -> dict:
     """A plugin FF instance on ``n`` one-token sequences whose coordinates are
     ``k e-<exponent>``: 7 characters each, ~3.3 x exponent bits each."""
-    from test_kernel_forgeries import ff, lemma_cert
+    from test_forged_lemma_certificates import ff, lemma_cert
     claim = PLUGIN_CLAIM
     layer = ff("1/3", [("1/7", "2/11")] * 4, ["1/13"] * 4, [("3/17", "5/19")] * 4)
     c = lemma_cert("x.big", "FF", layer, [[(0, 0)]], [[(0, 0)]], claim=claim)
@@ -176,7 +176,7 @@ def test_low_rank_check_of_wide_layers_is_charged():
     import random
     from fractions import Fraction
     from proofcheck.kernel.dataset import Dataset, Pair
-    from test_kernel_forgeries import _theorem_cert
+    from test_forged_lemma_certificates import _theorem_cert
     rng = random.Random(2)
 
     def data(d):

@@ -25,7 +25,7 @@ from proofcheck.kernel.softmax import DenseFF, check_bounds, plain_trajectory
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ROUTES = ("plain", "fast", "auto")
 

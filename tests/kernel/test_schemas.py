@@ -31,7 +31,7 @@ from proofcheck.kernel.numbers import NUMBER_PATTERN, parse_number
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 ``export``, ``theorem`` and ``lemma`` refuse them up front (exit 2 naming the option,
 nothing written, the FIFO intact), and so a certificate path that cannot be written
 (under a file, a folder that takes no file; a missing folder is created, as for
-``--out``: tests/test_input_edges.py); ``export`` writes nothing when the
+``--out``: tests/pipeline/test_input_edges.py); ``export`` writes nothing when the
 network's check does not verify."""
 from __future__ import annotations
 

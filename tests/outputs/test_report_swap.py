@@ -15,7 +15,7 @@ import pytest
 import proofcheck.frontend.runs.site as site
 from proofcheck.frontend.io.files import exchange
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tree(root: Path) -> dict:

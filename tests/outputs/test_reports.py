@@ -19,7 +19,7 @@ import pytest
 
 from proofcheck.frontend.runs.site import regenerate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "reports"
 PROV_LINE = re.compile(rb"proofcheck \S+ \(commit [^)]*\); Python [^\n<]*")
 

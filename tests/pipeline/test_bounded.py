@@ -2,7 +2,7 @@
 linear in N, float32-exact on small integer data.
 
 Every named dataset (and the handed cases) VERIFIES through the constructions table
-(tests/test_constructions.py); here: exact structural facts of the returned
+(tests/pipeline/test_constructions.py); here: exact structural facts of the returned
 network, its claims failing on mutated parameters with precise witnesses, the new
 claim types, the flint in-place SA path against the reference backend, and the
 float audit / certified rounding on digits.

@@ -126,7 +126,7 @@ def test_symbols_fall_back_to_ascii_on_an_ascii_terminal():
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     r = subprocess.run([sys.executable, "-m", "proofcheck", "theorem", "--help"],
                        capture_output=True, text=True, env=env,
-                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                       cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert r.returncode == 0, r.stderr
     assert "temperature tau" in r.stdout and "τ" not in r.stdout
 

@@ -22,7 +22,7 @@ from proofcheck.kernel.serialize import sha256
 pytestmark = pytest.mark.skipif(shutil.which("coqc") is None,
                                 reason=f"coqc is not on PATH (install: {library.INSTALL})")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CERTS = ROOT / "reports" / "certificates"
 THEOREMS = sorted(CERTS.glob("theorem-1.6-*.json")) + [ROOT / "tests/data/theorem-1.6-format1.json"]
 LEMMAS = sorted(CERTS.glob("lemma-*.json")) + [ROOT / "tests/data/lemma-4.1-format1.json"]

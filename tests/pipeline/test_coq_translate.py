@@ -18,7 +18,7 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Scope, Verdict
 from proofcheck.kernel.verify import Outcome as KernelOutcome
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CERTS = ROOT / "reports" / "certificates"
 
 

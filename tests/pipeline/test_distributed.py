@@ -162,7 +162,7 @@ def test_single_process_path_imports_no_dask_and_bad_workers_is_usage_error():
             "print('DASK' if any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules) "
             "else 'NODASK', rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.stdout.strip().splitlines()[-1] == "NODASK 0", out.stderr[-2000:]
     from proofcheck.frontend.cli import main
     assert main(["theorem", "1.6", "--limit", "5", "--no-report", "--workers", "0"]) == 2
@@ -328,7 +328,7 @@ def test_fork_transport_workers_get_a_working_offload_pool():
     try:
         out = subprocess.run([sys.executable, "-c", _OFFLOAD_RUN], capture_output=True,
                              text=True, timeout=240,
-                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     except subprocess.TimeoutExpired:
         pytest.fail("the forked worker hung on Dask's offload pool")
     assert out.stdout.strip().splitlines()[-1] == "VERIFIED", out.stderr[-2000:]

@@ -20,7 +20,7 @@ from proofcheck.frontend.cli import main
 from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
 from proofcheck.kernel.verdicts import Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CMD = [sys.executable, "-m", "proofcheck", "verify"]
 
 

@@ -218,7 +218,7 @@ def test_report_says_created_for_a_new_folder(tmp_path, monkeypatch, capsys):
 
 def test_the_examples_stay_free_of_build_output():
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1] / "examples"
+    root = Path(__file__).resolve().parents[2] / "examples"
     left = [p for p in root.rglob("*") if p.name == "build" or p.name.endswith(".egg-info")]
     assert left == []
 
@@ -229,7 +229,7 @@ def _stdin_run(tmp_path, data: bytes, *args):
     import subprocess
     import sys
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run([sys.executable, "-m", "proofcheck", *args, "--dataset", "-"],
                           input=data, capture_output=True, env=env, cwd=tmp_path, timeout=300)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = [ROOT / "examples" / "proofcheck-example-clamp",
             ROOT / "examples" / "proofcheck-example-pointer"]
 PLUGIN_IDS = ["x.clamp", "x.memorise", "x.pointer-shift"]

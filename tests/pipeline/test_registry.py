@@ -24,7 +24,7 @@ from proofcheck.frontend.registry import (
 from proofcheck.frontend.registry.builtin import STATEMENTS
 from proofcheck.frontend.runs.instances import defaults
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KINDS = {"FF lemma": "FF", "SA lemma": "SA"}
 
 

@@ -292,7 +292,7 @@ def test_readme_block_is_the_results_file():
     from pathlib import Path
 
     from bench.provers import readme
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     res = json.loads((root / "bench" / "results-provers.json").read_text())
     assert readme(res) in (root / "docs" / "measurements" / "provers.md").read_text()
     assert all(r["provers"] == BOTH for r in res["layers"])

@@ -16,7 +16,7 @@ from proofcheck.constructions.provers import exp_bounds
 from proofcheck.frontend.cli import main
 from proofcheck.kernel.verdicts import Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CERT2 = ROOT / "reports" / "certificates" / "theorem-1.8-generated-7.json"
 CERT1 = ROOT / "tests" / "data" / "theorem-1.8-format1.json"
 MISSING = exp_bounds.coq_missing()

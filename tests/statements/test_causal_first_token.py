@@ -185,7 +185,7 @@ def test_docs_table_is_the_results_file():
     """docs/constructions/causal-last.md's L and P columns come from bench/results-causal.json."""
     import json
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "constructions" / "causal-last.md").read_text()
     rows = json.loads((root / "bench" / "results-causal.json").read_text())["rows"]
     assert len([r for r in rows if r.get("causal_last", {}).get("verdict") == "VERIFIED"]) >= 6

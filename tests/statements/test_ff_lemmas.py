@@ -30,7 +30,7 @@ from proofcheck.kernel.verdicts import Verdict, combine
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.constructions.provers.symbolic import prove_profile
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HARDMAX = {"attention": "hardmax"}
 
 

@@ -15,8 +15,8 @@ from proofcheck.constructions.results import check_layer
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.constructions.provers.symbolic import prove_positive, prove_profile
 
-# the statements of proofcheck/constructions/afz; tests/test_ts_lemmas.py covers proofcheck/constructions/ts (whose runs
-# ignore datasets) and tests/test_resnet.py the resnet statement
+# the statements of proofcheck/constructions/afz; tests/statements/test_ts_lemmas.py covers proofcheck/constructions/ts (whose runs
+# ignore datasets) and tests/statements/test_resnet.py the resnet statement
 IMPLEMENTED = [s.id for s in load() if s.implemented and s.module.startswith("proofcheck.constructions.afz.")]
 
 

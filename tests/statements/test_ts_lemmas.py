@@ -328,7 +328,7 @@ def test_seeded_searches_leave_no_hypothesis_folder(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     code = ("import sys\nfrom hypothesis import configuration\nfrom proofcheck.frontend.cli import main\n"
             "codes = [main(['lemma', s]) for s in ('C.1', 'C.4', 'E.1', 'G.2')]\n"
             "left = getattr(configuration, '__hypothesis_home_directory')\n"

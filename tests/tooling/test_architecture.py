@@ -13,7 +13,7 @@ import grimp
 import pytest
 from importlinter.cli import lint_imports
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: kernel modules that neither ``verify`` (plain route) nor the fast tier needs, and why
 #: they stay in the kernel

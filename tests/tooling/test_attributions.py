@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: (pattern, what was wrong with it); matched ignoring case on text whose white space
 #: (line breaks included) is collapsed to single spaces

@@ -16,7 +16,7 @@ from proofcheck.constructions.layers import identity_sa
 from proofcheck.kernel.model import FF, Block, Transformer
 from proofcheck.frontend.reporting.measures import kinks_along, layer_ratio, measures
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 F = Fraction
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: the folders whose files may cite docs, and the kinds of file read there
 CITING_FOLDERS = ("docs", "proofcheck", "bench", "mutation", "tests", "scripts",

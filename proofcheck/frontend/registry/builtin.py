@@ -8,7 +8,7 @@ default instances and the scope of its verdict; its test file and doc page follo
 rule (:func:`statement_test_module`, ``docs/statements/<id>.md``).  ``list --where ID``
 prints the four places; ``list``, ``lemma``, the reports'
 catalogue and dependency graph and the README table are generated from this list;
-``tests/test_registry.py`` holds it in agreement with the kernel's own table of
+``tests/pipeline/test_registry.py`` holds it in agreement with the kernel's own table of
 trusted checks (``proofcheck.kernel.lemma_checks``).
 """
 from __future__ import annotations
