@@ -9,6 +9,8 @@ from proofcheck.constructions.afz.theorems.theorem_1_6 import PARAM_CONSTANT, pa
 from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.verdicts import Verdict
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 
 def _assert_constants(tc, ds):
@@ -87,3 +89,21 @@ def test_shipped_sample_verifies():
     tc = verify(ds)
     assert tc.network_check.verdict == Verdict.VERIFIED
     _assert_constants(tc, ds)
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "1.6"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

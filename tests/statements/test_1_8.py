@@ -16,6 +16,8 @@ from proofcheck.kernel.softmax import exp_upper
 from proofcheck.constructions.afz.softmax_certifier import certify
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.constructions.provers.simulate import simulate
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 ADMISSIBLE = ["square-and-centre", "overlap-2d", "nested-chain", "shared-targets",
               "singleton-and-full", "number-spellings", "big-rationals", "common-top", "tie-heavy",
@@ -163,3 +165,21 @@ def test_exp_bound_survives_mpmath_iv_trap(num, shift):
     if iv_hi >= truth_low:
         pytest.skip("this mpmath no longer under-encloses here (fixed upstream?)")
     assert iv_hi < truth_low <= exp_neg_upper(y)
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "1.8"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

@@ -15,6 +15,9 @@ from proofcheck.kernel.verdicts import Verdict
 from proofcheck.frontend.registry import find
 from proofcheck.frontend.runs.instances import defaults
 from proofcheck.frontend.runs.lemma import run_checks
+import pytest
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 
 def instances():
@@ -102,3 +105,21 @@ def test_an_instance_without_non_leaders_passes_no_line():
                                     Pair(((F(0), F(1)),), ((F(-1), F(0)),))))
     res = sc.check_instance(ds)
     assert [r.verdict for r in res] == [Verdict.INCONCLUSIVE]
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "1.8-collapse"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

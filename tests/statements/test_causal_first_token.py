@@ -23,6 +23,8 @@ from proofcheck.frontend.io.examples import sample
 from proofcheck.kernel.dataset import Dataset, Pair
 from proofcheck.kernel.numbers import fmt_num
 from proofcheck.kernel.verdicts import Scope, Verdict, combine
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 ADMISSIBLE = sorted(f for f, _, code in case_table() if code == 0)
 # prefix conflicts in the reading last-outputs: no causal transformer interpolates them
@@ -262,3 +264,21 @@ def test_causal_runs_without_certificate_state_their_scope():
                                                        construction="causal-last"))
     assert tr.certificate is None and tr.recheck.verdict == Verdict.VERIFIED
     assert tr.recheck.verdict_line().startswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}:")
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "causal-first-token"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

@@ -12,6 +12,9 @@ from proofcheck.constructions.afz.theorems.theorem_1_6 import construct, param_f
 from proofcheck.frontend.io.examples import sample
 from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.dataset import check_admissible
+import pytest
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 
 def _built(ds):
@@ -69,3 +72,21 @@ def test_measure_verifies_exactly_on_longer_sequences():
     r = measure(ds)
     assert r["verdict"] == "VERIFIED" and r["n_max"] == 29
     assert (r["L"], r["P"]) == (r["L_formula"], r["P_formula"])
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "length-independence"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

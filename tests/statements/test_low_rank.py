@@ -23,6 +23,9 @@ from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.frontend.registry import find
 from proofcheck.frontend.runs.lemma import run_checks
+import pytest
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 
 def _rank2(net, block: int):
@@ -160,3 +163,21 @@ def test_low_rank_part_decides_the_form_exactly(d, data):
     m = _fac(left, right, lam=data.draw(ints))
     B = [[int(x) for x in row] for row in m.dense(d)]
     assert (low_rank.low_rank_part(m, d) <= 1) == _has_form_sympy(B, d)
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "low-rank"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

@@ -19,6 +19,8 @@ from proofcheck.frontend.io.generate import random_dataset
 from proofcheck.kernel.dataset import Dataset, Pair, check_admissible
 from proofcheck.kernel.layercheck import evaluate_layer
 from proofcheck.kernel.verdicts import Verdict
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 FAST = settings(max_examples=25, deadline=None)
 
@@ -256,3 +258,21 @@ def test_cli_lemma_resnet_prints_its_checks(capsys):
     assert "| random-mixed-0-n32 |" in out and "reading: a token-wise map" in out
     from proofcheck.kernel.verdicts import Scope
     assert out.rstrip().endswith(f"VERDICT: VERIFIED ({Scope.DATASET.value}; no certificate)")
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "resnet"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)

@@ -23,6 +23,8 @@ from proofcheck.kernel.numbers import format_q
 from proofcheck.kernel.verdicts import Verdict
 from proofcheck.kernel.verify import verify_certificate
 from proofcheck.kernel.numbers import approx as sig_digits, fmt_num
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
 
 # ---------------------------------------------------------------- decimal approximation
 
@@ -378,3 +380,21 @@ def test_a_seed_torch_would_not_take_alike_is_exit_2(seed, capsys):
     from proofcheck.frontend.cli import main
     assert main(["lemma", "tikhonov", "--seed", "-1"]) == 2
     assert "(at --seed)" in capsys.readouterr().err
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "tikhonov"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)
