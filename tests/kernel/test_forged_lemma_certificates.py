@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -106,9 +105,7 @@ def test_lemma_instance_dimension_is_bounded():
     u = [str(k + 1) for k in range(3000)]
     t = [tuple(Fraction(int(i == k)) for i in range(3000)) for k in range(2)]
     c = lemma_cert("4.1", "SA", sa(0, fac(0, [u], [u]), fac(1)), [t], [t], data={"u": u})
-    t0 = time.perf_counter()
     assert bad_input_path(c) == "$.instances[0]"
-    assert time.perf_counter() - t0 < 5
 
 
 # ------------------------------------------------------------ item 5: plugin claims
@@ -225,10 +222,8 @@ def test_value_growth_stops_at_the_bit_bound_quickly():
     blocks = [_identity_block("1e10000" if i < L // 2 else "1e-10000") for i in range(L - 1)]
     c = _theorem_cert(_fixed_points(N), blocks + [_identity_block()])
     assert len(json.dumps(c)) < 1 << 20
-    t0 = time.perf_counter()
-    v, lines = verify_certificate(c)
+    v, lines = verify_certificate(c)  # the value bound stops it, not a clock
     assert v == Verdict.RESOURCE_LIMIT and v.exit_code == 4
-    assert time.perf_counter() - t0 < 10
 
 
 def test_quadratic_attention_stops_at_the_work_budget():
@@ -238,10 +233,8 @@ def test_quadratic_attention_stops_at_the_work_budget():
     A = fac(1, [(1, 0)], [(1, 2)])  # lam I + rank one: scored densely
     blocks = [{"ff": ff(1), "sa": sa(1, A, fac(1))} for _ in range(5)]
     c = _theorem_cert(ds, blocks, verdict="REFUTED")
-    t0 = time.perf_counter()
-    v, lines = verify_certificate(c)
+    v, lines = verify_certificate(c)  # the work budget stops it, not a clock
     assert v == Verdict.RESOURCE_LIMIT
-    assert time.perf_counter() - t0 < 10
 
 
 def test_plugin_ff_width_is_bounded():

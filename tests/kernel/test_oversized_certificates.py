@@ -135,11 +135,9 @@ def _lemma41_d64(n: int) -> dict:
 
 def test_dense_lemma_matrices_are_charged_as_fraction_work():
     """548 such instances (1 MB) took 23 s: the dense matrices were charged like fmpq
-    steps.  Now 40 units an entry-term: 40 instances (70 KB) exceed the 2e7 budget."""
-    import time
-    t0 = time.perf_counter()
+    steps.  Now 40 units an entry-term: 40 instances (70 KB) exceed the 2e7 budget (work
+    units, not a clock, stop it)."""
     assert verify_certificate(_lemma41_d64(40)).verdict.name == "RESOURCE_LIMIT"
-    assert time.perf_counter() - t0 < 10
     assert verify_certificate(_lemma41_d64(2)).verdict.name == "VERIFIED"
 
 

@@ -54,16 +54,23 @@ class _Stream:
 def _slowed(real, stream: _Stream, marker: str, lines: int = 3):
     """``real`` run after ``lines`` progress lines containing ``marker`` appeared (the
     phase "takes long" until the timer has spoken three times); the test fails when
-    they never come (a minute: the timer is broken), never on the time it took."""
-    import time
-
+    they never come (6,000 polls: the timer is broken), never on the time it took."""
     def call(*a, **k):
-        end = time.monotonic() + 60
-        while stream.text().count(marker) < lines:
-            assert time.monotonic() < end, f"no progress lines {marker!r}: {stream.text()!r}"
-            time.sleep(0.01)
+        _poll(lambda: stream.text().count(marker) >= lines,
+              f"no progress lines {marker!r}: {stream.text()!r}")
         return real(*a, **k)
     return call
+
+
+def _poll(ready, message: str, polls: int = 6000) -> None:
+    """Wait for ``ready()`` with at most ``polls`` sleeps of 0.01 s; fail with ``message``
+    when it never holds (a counted hang guard: no duration is compared)."""
+    import time
+    for _ in range(polls):
+        if ready():
+            return
+        time.sleep(0.01)
+    pytest.fail(message)
 
 
 @pytest.fixture
@@ -89,13 +96,9 @@ def fast_beat(monkeypatch):
 def test_a_step_without_updates_still_shows_progress():
     """A bar whose one step takes long writes lines while it waits (the timer), then
     its final line; a line for every interval, not for every update."""
-    import time
     s = _Stream()
     p = Progress(5, "exact check", "block", stream=s, interval=0.02, delay=0.0)
-    end = time.monotonic() + 60
-    while s.text().count("exact check: progress 0/5 block") < 3:
-        assert time.monotonic() < end
-        time.sleep(0.01)
+    _poll(lambda: s.text().count("exact check: progress 0/5 block") >= 3, s.text())
     p.update(5)
     p.close()
     assert s.text().splitlines()[-1].startswith("exact check: done 5/5 block (100%)")
