@@ -8,7 +8,8 @@ import pytest
 from conftest import CASES
 from hypothesis import given, settings
 
-from proofcheck.frontend.io.generate import admissible_datasets
+from strategies import admissible_datasets
+
 from proofcheck.kernel.dataset import (
     Dataset,
     Pair,

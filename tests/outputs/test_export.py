@@ -256,7 +256,8 @@ def test_onnx_round_trip_and_metadata(tmp_path, digits6):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
     import onnx
 
-    from proofcheck.frontend.export.onnx_graph import OPSET, run_onnx, write_onnx
+    from onnx_run import run_onnx
+    from proofcheck.frontend.export.onnx_graph import OPSET, write_onnx
     meta = metadata(digits6, "float64")
     p = write_onnx(tmp_path / "net.onnx", arrays(digits6.net), describe(digits6.net, metadata=meta))
     m = onnx.load(str(p))
@@ -291,7 +292,8 @@ def test_onnx_real_outputs_are_isolated_from_the_padding(tmp_path, value):
     output of the unpadded batch.  Also softmax (SQUARE at tau = 1/64, ragged
     sequences: padding already inside the batch)."""
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
-    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
+    from onnx_run import run_onnx
+    from proofcheck.frontend.export.onnx_graph import write_onnx
     ds, _ = sample()
     cases = [(build("1.6", ds, check=False), "hardmax", None),
              (build("1.8", SQUARE, tau=Fraction(1, 64), check=False), "softmax", Fraction(1, 64))]
@@ -326,7 +328,8 @@ def test_safetensors_round_trip(tmp_path, digits6):
 
 def test_softmax_export_torch_matches_onnx(tmp_path):
     pytest.importorskip("onnxruntime", reason="onnxruntime not installed (extra 'export')")
-    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
+    from onnx_run import run_onnx
+    from proofcheck.frontend.export.onnx_graph import write_onnx
     b = build("1.8", SQUARE, tau=Fraction(1, 64), check=True)
     assert b.verdict is Verdict.VERIFIED_CERTIFIED
     desc = describe(b.net, "softmax", b.tau, metadata(b, "float64"))

@@ -45,7 +45,8 @@ def exact(net):
 
 
 def onnx_outputs(net, tmp_path, dtype="float64"):
-    from proofcheck.frontend.export.onnx_graph import run_onnx, write_onnx
+    from onnx_run import run_onnx
+    from proofcheck.frontend.export.onnx_graph import write_onnx
     path = write_onnx(tmp_path / "m.onnx", arrays(net, dtype), describe(net), dtype)
     X, mask = pad([np.array([[float(x) for x in t] for t in s]) for s in INPUTS],
                   np.float64 if dtype == "float64" else np.float32)

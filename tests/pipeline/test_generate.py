@@ -2,7 +2,9 @@
 import pytest
 from hypothesis import given, settings
 
-from proofcheck.frontend.io.generate import STYLES, admissible_datasets, random_dataset
+from strategies import admissible_datasets
+
+from proofcheck.frontend.io.generate import STYLES, random_dataset
 from proofcheck.kernel.dataset import check_admissible
 
 

@@ -8,9 +8,10 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from strategies import admissible_datasets
+
 from proofcheck.constructions.afz.edges import edge_datasets
 from proofcheck.constructions.afz.theorems import phase_statements as S
-from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.kernel.dataset import check_admissible
 from proofcheck.kernel.verdicts import Verdict
 

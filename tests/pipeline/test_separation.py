@@ -15,10 +15,11 @@ import separation_reference as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import admissible_datasets
+
 from proofcheck.constructions.afz.phases.separation import separate
 from proofcheck.frontend.io.generate import (
     STYLES,
-    admissible_datasets,
     digits_like,
     random_dataset,
 )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from strategies import admissible_datasets
+
 from proofcheck.constructions.afz.theorems.theorem_1_6 import PARAM_CONSTANT, param_formula, verify
-from proofcheck.frontend.io.generate import admissible_datasets
 from proofcheck.constructions.claim_check import check_network
 from proofcheck.kernel.verdicts import Verdict
 from statement_cases import cases_of

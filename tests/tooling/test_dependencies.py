@@ -114,4 +114,4 @@ def test_a_core_module_may_not_use_an_extra(tmp_path):
     issues = deptry_issues(tmp_path, files, CORE)
     found = {(i["module"], i["error"]["code"]) for i in issues}
     assert ("no_such_package_xyz", "DEP001") in found
-    assert {m for m, _ in found} >= {"onnx", "onnxruntime"}
+    assert "onnx" in {m for m, _ in found}
