@@ -13,6 +13,7 @@ import pytest
 from mutation import results as R
 from mutation import scope
 from mutation.apply import patched, serialise
+import mutation.variants
 from mutation.variants import LEMMA_SEEDS, backed, wide_commands, wide_datasets
 
 DIFF = "-    x = 1\n+    x = 2"
@@ -71,7 +72,10 @@ def test_readme_row_shows_both_denominators():
                      "9/10 = 90.0 %", "0", "0", "0", "1"]
 
 
-def test_wide_commands_cover_seeds_and_every_wide_dataset():
+def test_wide_commands_cover_seeds_and_every_wide_dataset(tmp_path, monkeypatch):
+    write = scope.write_datasets  # the datasets go to this test's folder, not mutants/
+    monkeypatch.setattr(scope, "write_datasets", lambda sets, folder: write(sets, tmp_path))
+    monkeypatch.setattr(mutation.variants, "_WIDE", {})
     files = wide_datasets()
     names = {f.name for f in files}
     assert {"overlap-2d.json", "square-and-centre.json", "edge-fold-scale.json",
