@@ -15,7 +15,7 @@ def register(sub) -> None:
                    "kernel check, dependencies, admitted datasets, scope)")
     q.add_argument("--where", nargs="?", const="", metavar="ID",
                    help="print where statement ID lives (every statement without ID): its "
-                   "construction module, kernel check, test file and doc page")
+                   "construction module, kernel check, test file and doc page (e.g. 3.2)")
     q.set_defaults(func=cmd_list)
 
 
