@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 OUT = Path(__file__).with_name("results-causal.json")
-# the handed cases: $PROOFCHECK_CASES, else ../shared/cases beside the repository
+# the handed cases: $PROOFCHECK_CASES, else the repository's tests/cases
 CASES = Path(os.environ.get("PROOFCHECK_CASES") or
-             Path(__file__).resolve().parents[2] / "shared" / "cases")
+             Path(__file__).resolve().parents[1] / "tests" / "cases")
 
 
 def datasets(full: bool):

@@ -29,9 +29,9 @@ BEGIN, END = "<!-- constructions:begin -->", "<!-- constructions:end -->"
 
 
 def default_cases() -> Path | None:
-    """``$PROOFCHECK_CASES``, else ``../shared/cases`` beside the repository."""
+    """``$PROOFCHECK_CASES``, else the repository's ``tests/cases``."""
     env = os.environ.get("PROOFCHECK_CASES")
-    cand = Path(env) if env else ROOT.parent / "shared" / "cases"
+    cand = Path(env) if env else ROOT / "tests" / "cases"
     return cand if cand.is_dir() else None
 
 
@@ -156,7 +156,7 @@ def render_readme(res: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.constructions")
     ap.add_argument("--cases", help="folder of the handed cases (default $PROOFCHECK_CASES "
-                    "or ../shared/cases beside the repository)")
+                    "or tests/cases)")
     ap.add_argument("--quick", action="store_true",
                     help="no full digits, no handed cases; nothing written unless --out")
     ap.add_argument("--out", help=f"JSON output (default {OUT.relative_to(ROOT)})")

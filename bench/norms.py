@@ -135,16 +135,14 @@ def audit_rows(ds, construction: str = "bounded") -> dict:
 
 
 def handed_cases():
-    """The handed cases whose expected verdict is VERIFIED (``../shared/cases``, or
+    """The handed cases whose expected verdict is VERIFIED (``tests/cases``, or
     ``$PROOFCHECK_CASES``); empty when absent."""
     import os
     import re
 
     from proofcheck.frontend.io.datasets import load_dataset
-    here = Path(__file__).resolve().parents[2] / "shared" / "cases"
+    here = Path(__file__).resolve().parents[1] / "tests" / "cases"
     root = Path(os.environ.get("PROOFCHECK_CASES", here))
-    if not (root / "README.md").is_file():
-        root = Path("/work/shared/cases")
     if not (root / "README.md").is_file():
         return []
     out = []

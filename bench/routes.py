@@ -19,7 +19,7 @@ and the kernel's two routes compared on each case:
 A disagreement is any difference in verdict, witness (code and located exact fields), bounds or
 raised error.  ``python -m bench.routes --minutes 20`` runs seeds until the time is used and
 writes the count of cases, checks, declines and disagreements to ``bench/results-routes.json``;
-the test suite runs a bounded number of seeds (``tests/test_route_parity.py``)."""
+the test suite runs a bounded number of seeds (``tests/kernel/test_route_parity.py``)."""
 from __future__ import annotations
 
 import argparse

@@ -79,7 +79,7 @@ GROUPS = {
 }
 ONLY = {"plateau": ("plateau_ff",)}
 
-# handed cases with a VERIFIED verdict (../shared/cases or $PROOFCHECK_CASES)
+# handed cases with a VERIFIED verdict (tests/cases or $PROOFCHECK_CASES)
 CASES = ("overlap-2d.json", "nested-chain.json", "shared-targets.json")
 
 _THEOREM = [["theorem", "1.6", "--no-report", "--dataset", "{case}"]]
@@ -123,11 +123,10 @@ KEYS = ("{case}", "{handed}", "{kill}")
 
 
 def cases_dir() -> Path | None:
-    """``$PROOFCHECK_CASES`` when set, else ``../shared/cases`` beside the
-    repository, else ``None`` (the checks on handed cases are then left out)."""
+    """``$PROOFCHECK_CASES`` when set, else the repository's ``tests/cases``, else
+    ``None`` (the checks on handed cases are then left out)."""
     env = os.environ.get("PROOFCHECK_CASES")
-    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "cases",
-                                                 ROOT.parents[1] / "shared" / "cases"]:
+    for cand in ([Path(env)] if env else []) + [ROOT / "tests" / "cases"]:
         if (cand / CASES[0]).is_file():
             return cand
     return None

@@ -1,4 +1,4 @@
-"""Shared fixtures: the handed cases (../shared/cases) and a table of named
+"""Shared fixtures: the handed cases (tests/cases, README there) and a table of named
 datasets used by many tests (construction, backends, mutations)."""
 from __future__ import annotations
 
@@ -14,18 +14,15 @@ from proofcheck.frontend.io.datasets import load_dataset
 from proofcheck.kernel.dataset import Dataset, Pair
 
 
-def cases_dir() -> Path | None:
-    """The handed cases: ``$PROOFCHECK_CASES`` when set (it must exist), else
-    ``../shared/cases`` beside the repository, else ``None`` (those tests skip)."""
+def cases_dir() -> Path:
+    """The handed cases: ``$PROOFCHECK_CASES`` when set (it must be a folder), else the
+    vendored copy ``tests/cases``.  Never ``None``: a case missing from the folder makes
+    the tests that use it fail, it is never skipped."""
     env = os.environ.get("PROOFCHECK_CASES")
     if env and not Path(env).is_dir():
         raise pytest.UsageError(f"PROOFCHECK_CASES={env!r} is not a folder; unset it to use "
-                                "../shared/cases")
-    for cand in ([Path(env)] if env else []) + [
-            Path(__file__).resolve().parents[2] / "shared" / "cases"]:
-        if cand.is_dir():
-            return cand
-    return None
+                                "tests/cases")
+    return Path(env) if env else Path(__file__).resolve().parent / "cases"
 
 
 CASES = cases_dir()
@@ -33,8 +30,6 @@ CASES = cases_dir()
 
 def case_table() -> list[tuple[str, str, int]]:
     """Rows ``(file, expected, exit code)`` of the table in the cases' README."""
-    if CASES is None:
-        return []
     rows = []
     for line in (CASES / "README.md").read_text().splitlines():
         m = re.match(r"\|\s*([\w.-]+\.json)\s*\|\s*(.+?)\s*\|\s*(\d+)\s*\|", line)
@@ -48,7 +43,7 @@ def _F(*xs):
 
 
 def named_datasets() -> dict[str, Dataset]:
-    """Small admissible datasets with names; the handed VERIFIED cases when present."""
+    """Small admissible datasets with names, and the handed VERIFIED cases."""
     out = {
         "needs-rounds": random_dataset(7, d=2, N=6, max_n=4, style="nested"),
         "union-3d": random_dataset(3, d=3, N=5, max_n=5, style="union"),
@@ -58,8 +53,7 @@ def named_datasets() -> dict[str, Dataset]:
             Pair((_F(10, 10),) + tuple(_F(a, b) for a, b in sub), (_F(k, -k), _F(0, k)))
             for k, sub in enumerate([[(0, 0)], [(0, 0), (1, 0)], [(1, 0)], [(0, 1), (1, 0)],
                                      [(0, 0), (0, 1), (1, 0)], [(2, 1)]], start=1))),
-        # always available (the handed cases may be absent): a square and its centre,
-        # and three overlapping triangles/quads on a lattice
+        # a square and its centre, and three overlapping triangles/quads on a lattice
         "square-builtin": Dataset("square-builtin", 2, (
             Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0)), (_F(1, 9),)),
             Pair((_F(2, 2), _F(0, 2), _F(0, 0), _F(2, 0), _F(1, 1)), (_F(1, -9), _F(3, 3))),

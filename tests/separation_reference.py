@@ -2,7 +2,7 @@
 incremental bookkeeping (commit 4617711), kept verbatim in its decisions: every
 round re-derives the injectivity of each candidate ``lam`` from all T shifted
 projections, bisects every class for the nearest projection and updates every
-class offset.  tests/test_separation.py checks that the fast construction builds
+class offset.  tests/pipeline/test_separation_incremental.py checks that the fast construction builds
 the same blocks, claims and rows."""
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ one key's value, and :class:`Variant` says what that form adds), walked by each 
 Errors are ``BadInput`` with the JSON path of the offending value, or of the key that is missing
 or not allowed (``$.network.blocks[3].ff.W[0][1]``, ``$.pairs[0].outputs``); strings from the
 input are escaped.  The published JSON Schemas
-(``proofcheck/schemas/``) state the same rules for users; tests/test_kernel_reader.py holds both
+(``proofcheck/schemas/``) state the same rules for users; tests/kernel/test_kernel_reader.py holds both
 equal.  What no schema states (vectors of length d, tau > 0, admissibility, the digest) is checked
 where the values are used."""
 import json

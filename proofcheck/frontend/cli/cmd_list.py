@@ -8,16 +8,22 @@ def register(sub) -> None:
         "list", help="print the statement catalogue",
         description="Print every statement the tool knows (built-in and from installed "
         "plugins): id, kind, paper number, flag, status and title.",
-        epilog="example: python -m proofcheck list | python -m proofcheck list --markdown")
+        epilog="example: python -m proofcheck list | python -m proofcheck list --where 3.2 | "
+        "python -m proofcheck list --markdown")
     q.add_argument("--markdown", action="store_true",
                    help="print the catalogue as the README's Markdown table (construction, "
                    "kernel check, dependencies, admitted datasets, scope)")
+    q.add_argument("--where", nargs="?", const="", metavar="ID",
+                   help="print where statement ID lives (every statement without ID): its "
+                   "construction module, kernel check, test file and doc page (e.g. 3.2)")
     q.set_defaults(func=cmd_list)
 
 
 def cmd_list(args) -> int:
     from proofcheck.frontend.registry import FLAGS, load, markdown_table
     cat = load()
+    if args.where is not None:
+        return _print_where(cat, args.where)
     if args.markdown:
         print(markdown_table(cat), end="")
         return 0
@@ -49,3 +55,17 @@ def _print_constructions() -> None:
     for spec in [*CONSTRUCTIONS.values(), *CAUSAL_CONSTRUCTIONS.values()]:
         print(f"  {spec.name}: L = {spec.blocks}  [theorems {', '.join(spec.theorems)}; "
               f"{spec.summary}]")
+
+
+def _print_where(cat, sid: str) -> int:
+    """``list --where [ID]``: per statement (``ID`` or every one) its id and title, then
+    one line per place (:meth:`Statement.where`); paths are relative to the repository
+    root, ``-`` where a statement has none.  An unknown ``ID`` raises ``BadInput``."""
+    from proofcheck.frontend.registry import find
+    from proofcheck.kernel.verdicts import escape
+    chosen = [find(sid, cat)] if sid else cat
+    for i, st in enumerate(chosen):
+        print(("\n" if i else "") + f"{escape(st.id)}  {escape(st.title, 500)}")
+        for label, place in st.where().items():
+            print(f"  {label:<13} {escape(place) if place else '-'}")
+    return 0

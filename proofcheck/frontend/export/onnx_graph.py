@@ -197,13 +197,3 @@ def write_onnx(path, tensors: dict, description: dict, dtype: str = "float64") -
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
-
-
-def run_onnx(path, X, mask):
-    """Run the exported graph with onnxruntime (CPU): ``X`` ``(B, n, d)``, ``mask``
-    ``(B, n)`` bool.  Returns ``Y``."""
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-    return sess.run(["Y"], {"X": X, "mask": mask})[0]

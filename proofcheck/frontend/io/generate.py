@@ -121,19 +121,6 @@ def random_dataset(seed: int, d: int = 2, N: int = 4, max_n: int = 5,
     raise ValueError(f"no admissible dataset found for seed={seed}, N={N}, max_n={max_n}")
 
 
-def admissible_datasets(min_d: int = 2, max_d: int = 6, max_N: int = 8, max_n: int = 6):
-    """Hypothesis strategy of admissible datasets (hypothesis is imported lazily)."""
-    from hypothesis import strategies as st
-
-    return st.builds(random_dataset,
-                     seed=st.integers(0, 2 ** 32 - 1),
-                     d=st.integers(min_d, max_d),
-                     N=st.integers(1, max_N),
-                     max_n=st.integers(1, max_n),
-                     coord_range=st.integers(1, 3),
-                     style=st.sampled_from(STYLES))
-
-
 # ---------------------------------------------------------------------------
 # Large datasets shaped like the digits example (issue: a million tokens)
 

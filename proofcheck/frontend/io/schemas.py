@@ -4,7 +4,7 @@ document with ``jsonschema`` and the project's two rules (``"integer"`` means a 
 never ``true`` or ``1.0``; the format ``proofcheck-number`` runs the kernel's number parser).
 
 The trusted path never uses this module: ``verify`` and the kernel read with
-:mod:`proofcheck.kernel.reader`, which tests/test_kernel_reader.py holds equal to these schemas
+:mod:`proofcheck.kernel.reader`, which tests/kernel/test_kernel_reader.py holds equal to these schemas
 (the same documents accepted; the same refused, at the same JSON path)."""
 import json
 from functools import lru_cache

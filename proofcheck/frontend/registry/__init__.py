@@ -65,9 +65,10 @@ def markdown_table(statements: list[Statement]) -> str:
     kind, statement, paper number and flag, the construction module, what the kernel
     re-checks in a certificate (its re-derivation module for a lemma's instances, the
     whole claim for a theorem; ``-``: no certificate), what the proof uses, what
-    ``--dataset`` admits, the scope."""
+    ``--dataset`` admits, the scope, links to its test file and doc page."""
     lines = ["| id | kind | statement | paper no. (flag) | construction | kernel check | "
-             "uses | `--dataset` | scope |", "|---|---|---|---|---|---|---|---|---|"]
+             "uses | `--dataset` | scope | tested, documented |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for s in statements:
         adm = s.admissible.describe() if isinstance(s.admissible, Admissibility) else \
             "the statement's own rule"
@@ -75,5 +76,12 @@ def markdown_table(statements: list[Statement]) -> str:
                   "theorem certificate" if s.kind == "theorem" else "-")
         lines.append(f"| {s.id} | {s.kind} | {markdown_cell(s.title)} | {s.paper} ({s.flag}) | "
                      f"`{s.module or '-'}` | {kernel} | {', '.join(s.uses) or '-'} | "
-                     f"{markdown_cell(adm)} | {s.scope} |")
+                     f"{markdown_cell(adm)} | {s.scope} | {_links(s)} |")
     return "\n".join(lines) + "\n"
+
+
+def _links(statement: Statement) -> str:
+    """Markdown links to a statement's test file and doc page (``-`` when it has neither)."""
+    links = [f"[{label}]({path})" for label, path in (("tests", statement.tests),
+                                                      ("doc", statement.doc)) if path]
+    return ", ".join(links) or "-"

@@ -4,12 +4,17 @@ Each :class:`~proofcheck.frontend.registry.statement.Statement` below holds the 
 id, paper number and flag (edit them here if you hold the papers), hypotheses,
 admissibility, construction module, the checks ``lemma ID`` runs, the kernel
 module that re-derives certificate instances, the statements its proof uses,
-default instances and the scope of its verdict.  ``list``, ``lemma``, the reports'
+default instances and the scope of its verdict; its test file and doc page follow one
+rule (:func:`statement_test_module`, ``docs/statements/<id>.md``).  ``list --where ID``
+prints the four places; ``list``, ``lemma``, the reports'
 catalogue and dependency graph and the README table are generated from this list;
-``tests/test_registry.py`` holds it in agreement with the kernel's own table of
+``tests/pipeline/test_registry.py`` holds it in agreement with the kernel's own table of
 trusted checks (``proofcheck.kernel.lemma_checks``).
 """
 from __future__ import annotations
+
+import re
+from dataclasses import replace
 
 from proofcheck.frontend.registry.admissibility import (
     ANY_DATASET,
@@ -244,5 +249,22 @@ TAKAKURA_SUZUKI = (
                           "union events",)),
 )
 
-#: every built-in statement, in catalogue order (docs/spec.md §2)
-STATEMENTS: tuple[Statement, ...] = AFZ_LAYERS + AFZ_PHASES + AFZ_THEOREMS + TAKAKURA_SUZUKI
+
+
+def statement_test_module(sid: str) -> str:
+    """The name of a statement's test module: ``"1.8-collapse"`` -> ``"test_1_8_collapse"``
+    (lower case, every run of other characters than letters and digits one ``_``)."""
+    return "test_" + re.sub(r"[^0-9a-z]+", "_", sid.lower()).strip("_")
+
+
+def _pointed(statement: Statement) -> Statement:
+    """``statement`` with its test file (``tests/statements/test_<id>.py``) and doc page
+    (``docs/statements/<id>.md``) declared."""
+    return replace(statement, tests=f"tests/statements/{statement_test_module(statement.id)}.py",
+                   doc=f"docs/statements/{statement.id}.md")
+
+
+#: every built-in statement, in catalogue order (docs/spec.md §2), each with its test file
+#: and doc page
+STATEMENTS: tuple[Statement, ...] = tuple(
+    _pointed(s) for s in AFZ_LAYERS + AFZ_PHASES + AFZ_THEOREMS + TAKAKURA_SUZUKI)

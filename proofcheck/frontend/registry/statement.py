@@ -80,7 +80,11 @@ class Statement:
     * ``scope``: what a VERIFIED verdict establishes, one of :data:`SCOPES`;
     * ``readings``: the statement's readings when its source admits several, default
       first; ``aliases``: other names ``lemma`` accepts (``hat`` for 3.2);
-    * ``source``: ``"proofcheck"`` or the plugin's distribution name.
+    * ``source``: ``"proofcheck"`` or the plugin's distribution name;
+    * ``tests``, ``doc``: the statement's test file and documentation page, paths relative
+      to the repository root (``None``: none declared, as for most plugins).
+
+    :meth:`where` gathers the four places a statement lives (``list --where ID``).
     """
 
     id: str
@@ -100,6 +104,8 @@ class Statement:
     readings: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     source: str = "proofcheck"
+    tests: str | None = None
+    doc: str | None = None
 
     def __post_init__(self):
         for name in ("checks", "uses", "hypotheses", "readings", "aliases"):
@@ -131,6 +137,23 @@ class Statement:
         if not (isinstance(self.admissible, Admissibility) or callable(self.admissible)):
             out.append("admissible must be an Admissibility or a callable")
         return out
+
+    def where(self) -> dict[str, str | None]:
+        """``{"construction", "kernel check", "tests", "doc"} -> place`` (``None``: none).
+
+        For a built-in statement every place is a file path relative to the repository
+        root: the construction module's file, the kernel module that re-derives the
+        conclusion from a certificate (``proofcheck/kernel/lemma_checks/<name>.py`` for a
+        lemma with a ``kernel_check``, ``proofcheck/kernel/theorem.py`` for a theorem),
+        the test file and the doc page; a plugin's construction is its module's dotted
+        name."""
+        construction = self.module
+        if construction is not None and self.source == "proofcheck":
+            construction = construction.replace(".", "/") + ".py"
+        kernel = (f"proofcheck/kernel/lemma_checks/{self.kernel_check}.py" if self.kernel_check
+                  else "proofcheck/kernel/theorem.py" if self.kind == "theorem" else None)
+        return {"construction": construction, "kernel check": kernel, "tests": self.tests,
+                "doc": self.doc}
 
     @property
     def implemented(self) -> bool:

@@ -82,7 +82,7 @@ def index_head(cat, status, pages, plugin_lines, const_rows, small, sc) -> list[
     """The index up to (not including) the certificate table."""
     lines = ["# proofcheck reports", "", provenance_line(provenance()), "",
              "The commit named above is the one whose code generated this folder (a commit "
-             "cannot name itself); `tests/test_reports.py` regenerates the folder and fails "
+             "cannot name itself); `tests/outputs/test_reports.py` regenerates the folder and fails "
              "when the code of the commit that holds it would change anything here but these "
              "provenance fields (tool version, commit, time; in each certificate its "
              "`provenance` and digest).", "",

@@ -23,7 +23,8 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
     def body(lines):
         require_hardmax(statement, semantics, path)
         if all(x == 0 for x in u):
-            raise Refuted(Witness("hypothesis: u must be nonzero", expected="u != 0", got=u))
+            raise Refuted(Witness("hypothesis: u must be nonzero", expected="u != 0", got=u,
+                                  code="hypothesis"))
         lines.append(f"hypothesis: u = {fmt_value(u)} != 0 (d = {d}); hardmax")
         sa = require_sa(layer, d)
         if tag:

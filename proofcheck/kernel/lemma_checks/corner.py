@@ -25,14 +25,16 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
         for c in range(d):
             if lower[c] != 0:
                 raise Refuted(Witness("hypothesis: the box must be (0, upper] (positive box)",
-                                      coordinate=c, expected=Fraction(0), got=lower[c]))
+                                      coordinate=c, expected=Fraction(0), got=lower[c],
+                                      code="hypothesis"))
             if upper[c] <= 0:
                 raise Refuted(Witness("hypothesis: the box is empty (upper <= 0)", coordinate=c,
-                                      expected="> 0", got=upper[c]))
+                                      expected="> 0", got=upper[c], code="hypothesis"))
             if t < upper[c]:
                 raise Refuted(Witness("hypothesis: t must be >= every upper bound of the box "
                                       "(t 1 above every box token)", coordinate=c,
-                                      expected=f">= {fmt_value(upper[c])}", got=t))
+                                      expected=f">= {fmt_value(upper[c])}", got=t,
+                                      code="hypothesis"))
         lines.append(f"hypotheses: box (0, {fmt_value(upper)}] in d = {d}, t = {fmt_value(t)} >= "
                      "every upper bound; hardmax")
         sa = require_sa(layer, d)
@@ -44,13 +46,14 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
         for a, row in enumerate(A):
             if any(x < 0 for x in row) or all(x == 0 for x in row):
                 raise Refuted(Witness("conclusion: a row of A is not nonnegative and nonzero, so "
-                                      "some box query does not prefer t 1", token=a, got=tuple(row)))
+                                      "some box query does not prefer t 1", token=a, got=tuple(row),
+                                      code="conclusion"))
         T = (t,) * d
         out = sa.V.apply(T)
         for c in range(d):
             if out[c] != t:
                 raise Refuted(Witness("conclusion: V (t 1) != t 1", coordinate=c, expected=t,
-                                      got=out[c]))
+                                      got=out[c], code="conclusion"))
         lines.append("conclusion: <A x, t1 - x'> > 0 for every query x > 0 and box key x' != t1 "
                      "(rows of A nonnegative, nonzero); rho = 0 and V t1 = t1: every box token "
                      f"maps to {fmt_value(T)}")

@@ -28,27 +28,30 @@ def check(statement, data, layer, semantics, path, d):
     if len(set(S)) != len(S):
         i = next(i for i, x in enumerate(S) if x in S[:i])
         return Verdict.REFUTED, lines, Witness(f"hypothesis fails: S repeats the point {_fmt(S[i])}",
-                                               token=i)
+                                               token=i, code="hypothesis")
     if p not in S:
-        return Verdict.REFUTED, lines, Witness("hypothesis fails: p is not a point of S")
+        return Verdict.REFUTED, lines, Witness("hypothesis fails: p is not a point of S",
+                                               code="hypothesis")
     if q == p:
-        return Verdict.REFUTED, lines, Witness("not an instance of a relocation: q = p")
+        return Verdict.REFUTED, lines, Witness("not an instance of a relocation: q = p",
+                                               code="hypothesis")
     if statement == "3.2p":
         d1 = D.parse_exact(D.get(data, "delta1", dp), f"{dp}.delta1")
         d2 = D.parse_exact(D.get(data, "delta2", dp), f"{dp}.delta2")
         if not 0 < d1 < d2:
             return Verdict.REFUTED, lines, Witness(
-                f"hypothesis fails: need 0 < delta1 < delta2, got delta1 = {d1}, delta2 = {d2}")
+                f"hypothesis fails: need 0 < delta1 < delta2, got delta1 = {d1}, delta2 = {d2}",
+                code="hypothesis")
     lines.append(f"hypotheses: |S| = {len(S)} distinct points, p in S, q != p")
     w = direction(layer)
     if w is None:
         why = f"Lemma {statement} needs rank(U) = 1 (one direction w); the layer has U = 0"
-        return Verdict.REFUTED, lines + [why], Witness(why)
+        return Verdict.REFUTED, lines + [why], Witness(why, code="form")
     try:
         prof = Profile.along(layer, w, EXACT)
     except NotAlong as e:
         why = f"Lemma {statement} needs rank(U) = 1: {e}"
-        return Verdict.REFUTED, lines + [why], Witness(why, token=None)
+        return Verdict.REFUTED, lines + [why], Witness(why, code="form")
     lines.append(f"rank(U) = 1, direction w = {_fmt(w)}, kinks at "
                  f"{_fmt(sorted(set(prof.kinks())))}")
     ww = dot(w, w)
@@ -67,7 +70,7 @@ def check(statement, data, layer, semantics, path, d):
             what = "FF(p) = q" if x == p else "FF(x) = x for x in S other than p"
             return Verdict.REFUTED, lines + [f"conclusion {what}: fails"], Witness(
                 f"{what} fails at S[{j}] = {_fmt(x)}", token=j, coordinate=c,
-                expected=x[c] + want[c], got=x[c] + g[c])
+                expected=x[c] + want[c], got=x[c] + g[c], code="conclusion")
     lines.append("conclusion re-derived on S: FF(p) = q and FF(x) = x for the other points")
     if statement == "3.2":
         claims = [(None, min(prof.kinks()), "the layer is local: FF(x) = x left of its kinks", zero),

@@ -131,7 +131,7 @@ def ff_form(layer, width: int, statement: str, semantics, eta=1):
     else:
         return [f"form: FF of width {width}, eta = {eta} (attention rule {semantics['attention']}: "
                 "irrelevant to an FF layer)"]
-    return Verdict.REFUTED, [bad], Witness(bad)
+    return Verdict.REFUTED, [bad], Witness(bad, code="form")
 
 
 def direction(layer):
@@ -153,4 +153,5 @@ def profile_failure(prof: Profile, lo, hi, target, token_at, text: str):
     c = next(i for i, (a, b) in enumerate(zip(got, exp)) if a != b)
     x = token_at(t)
     return Witness(f"{text} fails at the token x = ({', '.join(str(v) for v in x)}) with "
-                   f"<w,x> = {t}: FF(x) - x", coordinate=c, expected=exp[c], got=got[c])
+                   f"<w,x> = {t}: FF(x) - x", coordinate=c, expected=exp[c], got=got[c],
+                   code="conclusion")

@@ -22,16 +22,17 @@ def check(statement, data, layer, semantics, path, d):
     y = D.vector(D.get(data, "target", dp), d, f"{dp}.target")
     if sorted(e) != [0] * (d - 1) + [1]:
         raise_bad = "hypothesis fails: the line must be spanned by a coordinate axis e_a"
-        return Verdict.REFUTED, lines, Witness(raise_bad)
+        return Verdict.REFUTED, lines, Witness(raise_bad, code="hypothesis")
     if delta <= 0:
-        return Verdict.REFUTED, lines, Witness(f"hypothesis fails: delta = {delta} is not positive")
+        return Verdict.REFUTED, lines, Witness(f"hypothesis fails: delta = {delta} is not positive",
+                                               code="hypothesis")
     a = e.index(1)
     lines.append(f"hypotheses: line Q e_{a}, delta = {delta} > 0, kappa = {kappa}")
     try:
         prof = Profile.along(layer, e, EXACT)
     except NotAlong as exc:
         why = f"Lemma 3.3 needs every row of U along e_{a}: {exc}"
-        return Verdict.REFUTED, lines + [why], Witness(why)
+        return Verdict.REFUTED, lines + [why], Witness(why, code="form")
     lines.append(f"rank(U) = 1 along e_{a}; kinks at "
                  + ", ".join(str(k) for k in sorted(set(prof.kinks()))))
     zero = (Fraction(0),) * d

@@ -22,20 +22,22 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
     def body(lines):
         require_hardmax(statement, semantics, path)
         if r <= 0:
-            raise Refuted(Witness("hypothesis: the radius must be positive", expected="> 0", got=r))
+            raise Refuted(Witness("hypothesis: the radius must be positive", expected="> 0", got=r,
+                                  code="hypothesis"))
         seen = {}
         for k, s in enumerate(pts):
             n2 = dot(s, s)
             if n2 != r * r:
                 raise Refuted(Witness(f"hypothesis: point {k} is not on the sphere |s| = r",
-                                      token=k, expected=r * r, got=n2))
+                                      token=k, expected=r * r, got=n2, code="hypothesis"))
             c = next((c for c in range(d) if s[c] >= 0), None)
             if c is not None:
                 raise Refuted(Witness(f"hypothesis: point {k} is not in the open negative orthant",
-                                      token=k, coordinate=c, expected="< 0", got=s[c]))
+                                      token=k, coordinate=c, expected="< 0", got=s[c],
+                                      code="hypothesis"))
             if s in seen:
                 raise Refuted(Witness(f"hypothesis: points {seen[s]} and {k} coincide", token=k,
-                                      got=s))
+                                      got=s, code="hypothesis"))
             seen[s] = k
         lines.append(f"hypotheses: {len(pts)} distinct points with |s|^2 = r^2 = {fmt_value(r * r)} "
                      f"in the open negative orthant of Q^{d}; hardmax")
@@ -53,16 +55,17 @@ def check(statement: str, data: dict, layer, semantics: dict, path: str, d: int)
                 if k2 != k and dot(As, s2) >= own:
                     raise Refuted(Witness(f"conclusion: point {k} does not beat point {k2}",
                                           token=k, expected=f"< {fmt_value(own)}",
-                                          got=dot(As, s2)))
+                                          got=dot(As, s2), code="conclusion"))
             c = next((c for c in range(d) if As[c] > 0), None)
             if own <= 0 or c is not None:
                 raise Refuted(Witness(f"conclusion: point {k} does not beat every token of the "
                                       "positive orthant", token=k, coordinate=c,
-                                      expected="A s <= 0 < <A s, s>", got=tuple(As)))
+                                      expected="A s <= 0 < <A s, s>", got=tuple(As),
+                                      code="conclusion"))
             img = [sa.rho * a + b for a, b in zip(s, sa.V.apply(s))]
             if tuple(img) != s:
                 raise Refuted(Witness(f"conclusion: point {k} is not fixed", token=k, expected=s,
-                                      got=tuple(img)))
+                                      got=tuple(img), code="conclusion"))
         lines.append("conclusion: every point scores itself strictly above every other point and "
                      "every token of the closed positive orthant, and rho s + V s = s: sphere "
                      "points attend only to themselves and are fixed")

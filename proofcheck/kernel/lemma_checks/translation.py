@@ -14,12 +14,12 @@ def check(statement, data, layer, semantics, path, d):
     c = D.vector(D.get(data, "c", f"{path}.data"), d, f"{path}.data.c")
     if not any(c):
         why = "not an instance of a translation: c = 0 moves nothing"
-        return Verdict.REFUTED, [why], Witness(why)
+        return Verdict.REFUTED, [why], Witness(why, code="hypothesis")
     if any(x != 0 for x in layer.U[0]):
         why, c = "Lemma 3.1 needs U = 0 (rank 0): the added vector would depend on x", next(
             i for i, x in enumerate(layer.U[0]) if x != 0)
         return Verdict.REFUTED, lines + [why], Witness(why, coordinate=c, expected=0,
-                                                       got=layer.U[0][c])
+                                                       got=layer.U[0][c], code="form")
     prof = Profile.along(layer, tuple(int(i == 0) for i in range(d)), EXACT)
     w = profile_failure(prof, None, None, lambda t: c, lambda t: (0,) * d, "FF(x) = x + c")
     if w is not None:

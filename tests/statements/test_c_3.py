@@ -1,0 +1,28 @@
+"""Statement C.3 (TS lemma: Near-orthogonal vectors in dimension O(eps^-2 log N) (constant 4,
+Hoeffding and ln reconstructed)): its construction
+(``proofcheck.constructions.ts.near_orthogonal``) on the shared table's datasets, the
+kernel's check, a mutated parameter refuted with its witness, and the command line's
+verdict; ``python -m proofcheck list --where C.3`` names the four places."""
+from __future__ import annotations
+
+import pytest
+from statement_cases import cases_of
+from statement_checks import check_case, check_cli, check_kernel
+
+
+# ------------------------------------------------- the statement's checks (shared table)
+SID = "C.3"
+
+
+@pytest.mark.parametrize("case", cases_of(SID), ids=lambda c: c.id)
+def test_statement_case(case, monkeypatch):
+    """Construction on the table's datasets; a mutated parameter refuted with its witness."""
+    check_case(case, monkeypatch)
+
+
+def test_kernel_check():
+    check_kernel(SID)
+
+
+def test_cli_verdict(capsys):
+    check_cli(SID, capsys)
