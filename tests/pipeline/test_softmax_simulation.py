@@ -145,3 +145,17 @@ def test_the_default_budget_covers_one_pass_on_the_shipped_sample(monkeypatch):
     audit = simulation_audit(b.net, b.inputs, b.targets, F(16777216), tau_free=False)
     assert audit.budget == simulate_mod.SIM_BUDGET and len(audit.curve) >= 1
     assert audit.tau_num == F(16777216) and "stopped at its budget" in audit.note
+
+
+def test_an_error_below_the_precision_floor_is_not_printed_as_a_measurement():
+    """At 40 digits an error of 1e-45 (coordinates of size 1) is rounding noise: the line
+    names the floor, not the number; an error above the floor is printed as measured."""
+    import mpmath
+
+    from proofcheck.constructions.provers.simulate import SimulationAudit
+    audit = SimulationAudit(curve=[(1, mpmath.mpf("1e-45"))], error_at_cert=mpmath.mpf("1e-45"),
+                            tol=mpmath.mpf("1e-20"), dps=40, magnitude=1)
+    line = audit.lines(F(1, 8))[0]
+    assert "precision floor 1.0e-40" in line and "1.0e-45" not in line
+    audit.error_at_cert = mpmath.mpf("1e-30")
+    assert "outputs within 1.0e-30 of" in audit.lines(F(1, 8))[0]

@@ -162,7 +162,12 @@ class SimulationAudit:
         if self.error_at_cert is not None:
             e = mpmath.nstr(self.error_at_cert, 3)
             tol = mpmath.nstr(self.tol, 3)
-            if self.agrees:
+            if self.agrees and self.error_at_cert <= self.floor:  # rounding noise, not resolved
+                out.append(f"simulation at tau_cert = {fmt_num(tau_cert)}: outputs within the "
+                           f"simulation's precision floor {mpmath.nstr(self.floor, 3)} of the "
+                           f"targets (an error below it is not resolved; tolerance {tol}, "
+                           f"{self.dps} digits): agrees with the certificate")
+            elif self.agrees:
                 out.append(f"simulation at tau_cert = {fmt_num(tau_cert)}: outputs within {e} of "
                            f"the targets (tolerance {tol}, {self.dps} digits): agrees with the "
                            "certificate")
