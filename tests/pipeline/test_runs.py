@@ -118,3 +118,16 @@ def test_a_theta_norm_too_long_for_the_kernel_is_not_stated():
         net = Transformer(2, [Block(ff, identity_sa())])
         cert = theorem_certificate("1.6", ds, net, Verdict.VERIFIED, constants={"N": ds.N})
         assert ("theta_sq_norm" in cert["claim"]["constants"]) == stated
+
+
+def test_the_time_line_says_which_phases_overlap():
+    """The re-check runs beside the exact check: the time line says so (its phases do not add
+    up to end to end), and nothing is said when no phases overlap."""
+    from proofcheck.frontend.reporting.summary import time_line
+    text = time_line({"construct phase S": 1.0, "construct total": 2.0, "exact check": 5.0,
+                      "kernel re-check": 6.0, "end to end": 9.0})
+    first, second = text.split("\n")
+    assert first.startswith("time: construct phase S 1.00 s") and first.endswith("end to end 9.00 s")
+    assert "parts of construct total" in second and "overlap" in second
+    assert time_line({"construct total": 2.0, "end to end": 3.0}) == (
+        "time: construct total 2.00 s, end to end 3.00 s")

@@ -15,9 +15,17 @@ def summary_lines(statement: str, check) -> list[str]:
 
 
 def time_line(seconds: dict) -> str:
-    """The ``time:`` line: every phase of the run, in order (``seconds``: phase ->
-    seconds, the last ones the report, the certificate file and end to end)."""
-    return "time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items())
+    """The ``time:`` line: every phase of the run, in order (``seconds``: phase -> wall
+    seconds, the last ones the report, the certificate file and end to end), and a line
+    saying which phases overlap, so that their sum is not read as the run's time."""
+    notes = []
+    if any(k.startswith("construct phase") for k in seconds):
+        notes.append("the construct phases are parts of construct total")
+    if "kernel re-check" in seconds and "exact check" in seconds:
+        notes.append("the kernel re-check ran in a forked process beside the exact check, "
+                     "so the two overlap")
+    return ("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items())
+            + (f"\n      (wall seconds; {'; '.join(notes)})" if notes else ""))
 
 
 def comparison_lines(rows) -> list[str]:
