@@ -53,11 +53,14 @@ def witness_line(outcome) -> str | None:
 def run_coq(args, path, prefix: str = ""):
     """The :class:`proofcheck.frontend.coq.run.Outcome` of the options on ``args``, its lines printed;
     ``None`` (and the reason printed) when Coq cannot run here."""
+    from proofcheck.frontend.cli.terminal import heartbeat
     from proofcheck.frontend.coq import library, run
     get = lambda name: getattr(args, (prefix + name).replace("-", "_"))  # noqa: E731
     try:
-        out = run.check(path, getattr(args, "out", None) if not prefix else None,
-                        jobs=get("jobs"), timeout=get("timeout"), chunk_pairs=get("chunk-pairs"))
+        with heartbeat("coq: compiling and checking"):
+            out = run.check(path, getattr(args, "out", None) if not prefix else None,
+                            jobs=get("jobs"), timeout=get("timeout"),
+                            chunk_pairs=get("chunk-pairs"))
     except library.CoqUnavailable as e:
         print(f"coq: not run ({e})")
         return None

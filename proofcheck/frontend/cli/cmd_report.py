@@ -29,7 +29,9 @@ def cmd_report(args) -> int:
     if not (seconds > 0 and math.isfinite(seconds)):
         raise BadInput(f"--plugin-timeout must be a positive number of seconds (got "
                        f"{args.plugin_timeout})")
-    return regenerate(args.out, plugin_seconds=seconds)
+    from proofcheck.frontend.cli.terminal import heartbeat
+    with heartbeat("report: building every statement's page and certificate"):
+        return regenerate(args.out, plugin_seconds=seconds)
 
 
 

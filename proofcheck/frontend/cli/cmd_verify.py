@@ -138,7 +138,8 @@ def cmd_verify(args) -> int:
     with heartbeat("kernel check"):
         out = verify_file(args.file, dataset, route=args.route, shards=shards)
     code = out.exit_code(args.require_conclusion)
-    exp = _prove_exp(args.file, out) if args.prove_exp else None
+    with heartbeat("exp bounds (Coq Interval)"):
+        exp = _prove_exp(args.file, out) if args.prove_exp else None
     if exp is not None and exp.verdict is not Verdict.VERIFIED:
         code = exp.verdict.exit_code  # a prover's failure is INCONCLUSIVE
     args.verdict_exit_code = code
