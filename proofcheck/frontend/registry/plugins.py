@@ -31,8 +31,10 @@ def discover(known: list[Statement]) -> list[Statement]:
         for st in _load(ep):
             clash = sorted(n for n in st.names if normalise(n) in taken)
             if clash:
-                _warn(f"plugin statement {st.id!r} from {dist} clashes with the known "
-                      f"name(s) {', '.join(map(repr, clash))}; skipped")
+                _warn(f"plugin statement {st.id!r} from {dist} is skipped: its name(s) "
+                      f"{', '.join(map(repr, clash))} equal a built-in statement's or an "
+                      "earlier plugin's after normalising case, spaces and prefixes "
+                      "(`python -m proofcheck list` shows the names taken)")
                 continue
             taken |= {normalise(n) for n in st.names}
             out.append(dataclasses.replace(st, source=dist))

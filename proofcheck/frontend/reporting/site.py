@@ -157,6 +157,6 @@ def html(index: str, pages: dict, out: Path) -> str:
         body.append(f'<section id="st-{slug(sid)}">' + inline(page) + "</section>")
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4}"
              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-             "pre{background:#f6f6f6;padding:8px;overflow-x:auto}img{max-width:100%}")
+             "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}img{max-width:100%}")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>proofcheck reports</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
