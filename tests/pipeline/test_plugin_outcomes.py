@@ -180,3 +180,18 @@ def test_html_renders_the_title_literally(plugins, tmp_path, title):
     p = _Text()
     p.feed(section)
     assert p.h1 == f"x.t — {title}" and not p.em, section
+
+
+def _only_argued(dataset=None, seed=0):
+    from proofcheck.api import argued
+    return [argued("the whole lemma", "by hand")]
+
+
+def test_an_undecided_run_says_why_in_its_verdict_line(plugins):
+    """A run whose steps are all argued is INCONCLUSIVE and its VERDICT line says that nothing
+    was computed; a run with a computed check that did not pass names that check."""
+    from proofcheck.frontend.runs.lemma import run_lemma, verdict_text
+    (st,) = plugins(_statement("x.only-argued", _only_argued))
+    run = run_lemma(st, None, 0)
+    assert run.verdict is Verdict.INCONCLUSIVE
+    assert verdict_text(run).startswith("VERDICT: INCONCLUSIVE (nothing was computed")

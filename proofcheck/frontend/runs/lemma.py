@@ -363,13 +363,27 @@ def verdict_text(run: LemmaRun) -> str:
     if run.recheck is not None and run.recheck.verdict == run.verdict:
         return run.recheck.verdict_line()
     if not run.verdict.passed:
-        return f"VERDICT: {run.verdict.value}"
+        return f"VERDICT: {run.verdict.value}{_undecided_reason(run)}"
     summary = scope_summary(run)
     said = _scope_text(summary, run) if summary else (
         _dataset_words(run) if run.statement.scope == "dataset"
         else _WORDS.get(run.statement.scope, ""))
     where = "no certificate" if run.recheck is None else "not the certificate's verdict"
     return f"VERDICT: {run.verdict.value} ({said}; {where})"
+
+
+def _undecided_reason(run: LemmaRun) -> str:
+    """Why a run that neither passed nor was refuted did not decide: every step argued
+    (nothing computed), else the first check that did not pass, with its witness code."""
+    computed = [r for r in run.results if not is_argued(r)]
+    if run.results and not computed:
+        return (" (nothing was computed: every step is argued by hand, which never counts as "
+                "VERIFIED; docs/howto/plugins.md)")
+    first = next((r for r in computed if not r.verdict.passed), None)
+    if first is None:
+        return ""
+    code = f" [{first.witness.code}]" if first.witness is not None and first.witness.code else ""
+    return f" (first undecided check: {first.name}{code})"
 
 
 def refuted_text(run: LemmaRun) -> str:
