@@ -108,10 +108,14 @@ def _instance(d, ss, above):
     shifted = into_positive_box(ss)
     R = max(v for s in shifted for x in s for v in x)
     probes = box_probes(d, R)
+    shift = shifted[0][0][0] - ss[0][0][0]  # the common translation into the box
+    moved = (f"the {sum(map(len, ss))} tokens translated by {shift} in every coordinate into (0, {R}]^{d}, "
+             f"with {len(probes)} box-edge probes and t 1 added to each sequence")
     for name, t in (("R 1 is a token (t = R)", R), ("t > R", R + above)):
         T = (t,) * d
         ins = [list(dict.fromkeys(s + probes + [T])) for s in shifted]
-        res = check_layer(f"4.2 exact on this instance (d = {d}): {name}: every token -> t 1", corner_sa(), ins,
+        res = check_layer(f"4.2 exact on this instance (d = {d}; {moved}): {name}: every token "
+                          "-> t 1", corner_sa(), ins,
                           [[T] * len(s) for s in ins],
                           details=[f"positive box (0, {R}]^{d}, t = {t}; probes just below the "
                                    "corner and near the lower faces"])
