@@ -488,7 +488,7 @@ def run_output(run: LemmaRun, verbose: bool = False) -> list[str]:
         return full
     brief = brief_results(run.results) + [""] + brief_recheck(recheck_lines(run))
     hidden = len(full) - len(brief)
-    return brief + ([f"({hidden} detail lines not shown: --verbose shows every check's "
+    return brief + ([f"({hidden} detail line{'s' * (hidden != 1)} not shown: --verbose shows every check's "
                      "details and the kernel's re-check line by line)"] if hidden else [])
 
 
