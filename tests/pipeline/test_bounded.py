@@ -302,9 +302,7 @@ def test_float_safe_option(digits40):
     ds, inputs, targets, c = digits40
     safe = construct(inputs, targets, ds.d, options=ConstructionOptions("float32"))
     assert list(safe.net.parameters()) == list(c.net.parameters())
-    ds2 = NAMED.get("number-spellings")
-    if ds2 is None:
-        pytest.skip("handed cases absent")
+    ds2 = NAMED["number-spellings"]  # a handed case (tests/cases): missing fails
     i2, t2 = _data(ds2)
     with pytest.raises(ValueError, match="not a float32 value"):
         construct(i2, t2, ds2.d, options=ConstructionOptions("float32"))
