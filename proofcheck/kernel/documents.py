@@ -6,11 +6,12 @@ deeper than the parser's recursion.  The literals ``NaN``, ``Infinity``, ``-Infi
 beyond the double range parse as non-finite floats, which :mod:`proofcheck.kernel.reader` refuses
 wherever they stand, with their JSON path (provenance included), as it checks every field.  Every
 failure is ``BadInput`` (exit 2) naming the file, or the line and column."""
+import hashlib
 import json
 from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput
-from proofcheck.kernel.numbers import MAX_STRING_LENGTH, digits_to_int
+from proofcheck.kernel.numbers import MAX_STRING_LENGTH, digits_to_int, int_to_digits
 from proofcheck.kernel.verdicts import escape
 
 #: largest JSON document read from a file (bytes)
@@ -76,3 +77,27 @@ def loads_bytes(data: bytes, what: str, where: str):
         raise BadInput(f"{what} is not UTF-8 text ({e.reason} at byte {e.start})",
                        where) from None
     return loads_strict(text, where)
+
+
+def canonical(obj) -> bytes:
+    """The canonical JSON of ``obj`` (sorted keys, no spaces, ASCII): the bytes a digest is
+    taken of.  An integer over CPython's 4300-digit limit is written by ``int_to_digits``."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    except ValueError:  # an integer over 4300 digits (json writes ints with int.__repr__)
+        return _canonical_text(obj).encode()
+
+
+def _canonical_text(x) -> str:
+    """:func:`canonical`'s text, written value by value."""
+    if isinstance(x, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_canonical_text(x[k])}" for k in sorted(x)) + "}"
+    if isinstance(x, (list, tuple)):
+        return "[" + ",".join(map(_canonical_text, x)) + "]"
+    if type(x) is int:
+        return int_to_digits(x)
+    return json.dumps(x)
+
+
+def sha256(obj) -> str:
+    return hashlib.sha256(canonical(obj)).hexdigest()

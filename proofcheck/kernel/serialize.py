@@ -6,33 +6,10 @@ import hashlib
 import json
 from fractions import Fraction
 
+from proofcheck.kernel.documents import canonical, sha256  # noqa: F401  (re-exported)
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
 from proofcheck.kernel.numbers import int_to_digits, parse_exact
-
-
-def canonical(obj) -> bytes:
-    """The canonical JSON of ``obj`` (sorted keys, no spaces, ASCII): the bytes a digest is
-    taken of.  An integer over CPython's 4300-digit limit is written by ``int_to_digits``."""
-    try:
-        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-    except ValueError:  # an integer over 4300 digits (json writes ints with int.__repr__)
-        return _canonical_text(obj).encode()
-
-
-def _canonical_text(x) -> str:
-    """:func:`canonical`'s text, written value by value."""
-    if isinstance(x, dict):
-        return "{" + ",".join(f"{json.dumps(k)}:{_canonical_text(x[k])}" for k in sorted(x)) + "}"
-    if isinstance(x, (list, tuple)):
-        return "[" + ",".join(map(_canonical_text, x)) + "]"
-    if type(x) is int:
-        return int_to_digits(x)
-    return json.dumps(x)
-
-
-def sha256(obj) -> str:
-    return hashlib.sha256(canonical(obj)).hexdigest()
 
 
 def vector(v, d: int, path: str) -> tuple:

@@ -36,11 +36,22 @@ def coq_library():
 
 
 def _check(coq_library, cert, tmp_path, name="c.json", **kw):
+    """Coq's outcome on ``cert`` (a file, or a dict re-sealed first: the route checks the seal,
+    so a mutation reaches Coq only re-sealed)."""
     if isinstance(cert, dict):
         path = tmp_path / name
-        path.write_text(json.dumps(cert))
+        path.write_text(json.dumps({**cert, "digest": sha256(
+            {k: v for k, v in cert.items() if k != "digest"})}))
         cert = path
     return run.check(cert, **kw)
+
+
+def test_a_mutation_not_resealed_is_error_before_any_coq_run(coq_library, tmp_path):
+    cert, _ = _mutations()["weight"]
+    path = tmp_path / "unsealed.json"
+    path.write_text(json.dumps(cert))
+    out = run.check(path)
+    assert (out.status, out.runs) == ("ERROR", []) and "digest mismatch" in out.detail
 
 
 def test_the_soundness_theorems_use_no_axiom(coq_library):

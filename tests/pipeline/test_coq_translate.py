@@ -27,6 +27,9 @@ CERTS = ROOT / "reports" / "certificates"
     ("3/4", "(3/4)"), ("-3/4", "(-3/4)"), ("+3/6", "(3/6)"), ("0/5", "(0/5)"),
     ("0.125", "0.125"), ("-0.5", "(-0.5)"), (".5", "0.5"), ("-.5", "(-0.5)"), ("5.", "5"),
     ("1e-3", "1e-3"), ("1.5E+3", "1.5E+3"), ("5.e3", "5e3"), ("+2.50e-01", "2.50e-01"),
+    # zero written without its sign: Coq reads no negative-zero literal, the value is 0
+    ("-0", "0"), ("-00", "00"), ("-0.0", "0.0"), ("-.0", "0.0"), ("-0e5", "0e5"),
+    ("-0/1", "(0/1)"), ("-00/3", "(00/3)"), ("-0.001", "(-0.001)"),
 ])
 def test_spellings_transcribe_character_by_character(value, coq):
     assert literal(value, "$.x") == coq
@@ -138,3 +141,43 @@ def test_coq_measurement_table_is_the_results_file():
     from bench.coq import RESULTS, render_readme
     block = render_readme(json.loads(RESULTS.read_text()))
     assert block in (ROOT / "docs" / "measurements" / "coq.md").read_text()
+
+
+def test_a_json_integer_of_any_length_is_written_digit_for_digit():
+    """Past CPython's 4,300-digit str() limit, by the kernel's digit routine."""
+    assert literal(10 ** 5000, "$.x") == "1" + "0" * 5000
+    assert literal(-(10 ** 5000) - 7, "$.x") == "(-1" + "0" * 4999 + "7)"
+
+
+def _sealed_copy(name: str, **changes) -> dict:
+    from proofcheck.frontend.io.certificate_writer import seal
+    cert = json.loads((CERTS / name).read_text())
+    cert.update(changes)
+    return seal(cert)
+
+
+def test_an_unsealed_certificate_is_error_and_a_stated_refutation_is_not_this_routes():
+    cert = _sealed_copy("theorem-1.6-generated-7.json")
+    assert run.unsealed(cert) is None
+    cert["network"]["blocks"][0]["phase"] = "X"  # altered after sealing
+    assert "digest mismatch" in run.unsealed(cert)
+    with pytest.raises(BadInput) as e:
+        run.unsealed(_sealed_copy("theorem-1.6-generated-7.json", verdict="REFUTED"))
+    assert e.value.path == "$.verdict"
+
+
+def test_a_lemma_instance_stating_no_expected_output_is_refused():
+    """As the kernel refuses it: every expected output null leaves nothing to check."""
+    cert = json.loads((CERTS / "lemma-4.1.json").read_text())
+    inst = cert["instances"][0]
+    inst["expected"] = [[None] * len(s) for s in inst["expected"]]
+    with pytest.raises(BadInput) as e:
+        translate.translate(cert)
+    assert e.value.path == "$.instances[0].expected"
+
+
+@pytest.mark.parametrize("option", [["--jobs", "0"], ["--jobs", "-1"], ["--timeout", "0"],
+                                    ["--chunk-pairs", "-3"]])
+def test_coq_options_below_one_are_usage_errors(option, monkeypatch):
+    monkeypatch.setattr(run, "check", lambda *a, **k: pytest.fail("Coq must not run"))
+    assert main(["coq", *option, str(CERTS / "theorem-1.6-generated-7.json")]) == 2

@@ -201,3 +201,14 @@ def test_lemma_collapse_runs_every_declared_check():
     want = [r.name for r in collapse.run(ds, 0) + statements.run_collapse(ds, 0)]
     assert got == want
     assert any("symbolic" in n for n in got) and len(got) > 3
+
+
+def test_an_unknown_id_is_shown_escaped_and_cut():
+    """An id is user input: the error shows at most 60 of its characters, escaped."""
+    import pytest
+
+    from proofcheck.frontend.registry import find
+    from proofcheck.kernel.errors import BadInput
+    with pytest.raises(BadInput) as e:
+        find("x" * 100_000 + "\x1b[2J")
+    assert len(str(e.value)) < 1_000 and "\x1b" not in str(e.value)

@@ -4,18 +4,18 @@ exit 2 with the install command, never a pass; a disagreement between the two ch
 (exit 4)."""
 from __future__ import annotations
 
-from proofcheck.frontend.cli.common import integer_arg
+from proofcheck.frontend.cli.common import positive_integer_arg
 
 
 def coq_options(q, prefix: str = "") -> None:
     """The options of a Coq run (``prefix``: ``coq-`` under ``verify``)."""
-    q.add_argument(f"--{prefix}jobs", type=integer_arg, default=2, metavar="N",
+    q.add_argument(f"--{prefix}jobs", type=positive_integer_arg, default=2, metavar="N",
                    help="Coq runs at a time over the chunks of pairs (default 2); e.g. "
                    f"--{prefix}jobs 1")
-    q.add_argument(f"--{prefix}timeout", type=integer_arg, default=1800, metavar="S",
+    q.add_argument(f"--{prefix}timeout", type=positive_integer_arg, default=1800, metavar="S",
                    help="seconds one Coq run may take (default 1800; past it: RESOURCE-LIMIT, "
                    f"exit 4); e.g. --{prefix}timeout 600")
-    q.add_argument(f"--{prefix}chunk-pairs", type=integer_arg, metavar="K",
+    q.add_argument(f"--{prefix}chunk-pairs", type=positive_integer_arg, metavar="K",
                    help="at most K pairs per Coq run (default: about 10^6 tokens x blocks "
                    f"each); e.g. --{prefix}chunk-pairs 100")
 
@@ -76,7 +76,9 @@ def cmd_coq(args) -> int:
         args.verdict_exit_code = 2
         return 2
     args.verdict_exit_code = out.exit_code
-    scope = " (by Coq's kernel: " + out.detail + ")" if out.status == "VERIFIED" else ""
+    scope = (" (by Coq's kernel: " + out.detail + "; the digest checked in Python; "
+             "admissibility, budgets and stated constants are checked by `verify`, not by "
+             "Coq)") if out.status == "VERIFIED" else ""
     print(f"\nVERDICT: {out.status}{scope}")
     return out.exit_code
 
@@ -84,13 +86,15 @@ def cmd_coq(args) -> int:
 def preflight(path) -> str | None:
     """Before the kernel runs under ``verify --coq``: why Coq cannot check ``path`` here
     (``None``: it can); ``BadInput`` for a certificate outside the Coq route."""
-    from proofcheck.frontend.coq import library, translate
+    from proofcheck.frontend.coq import library, run, translate
     try:
         library.coqc()
         library.theory_files()
     except library.CoqUnavailable as e:
         return str(e)
-    translate.translate(translate.read(path))
+    cert = translate.read(path)
+    translate.translate(cert)
+    run.unsealed(cert)  # BadInput for a certificate that does not state VERIFIED
     return None
 
 

@@ -147,6 +147,9 @@ def cmd_verify(args) -> int:
         print(_printable(ln))
     if (note := _route_note(out)) is not None:
         print(note)
+    if shards is not None and not any("shard" in ln for ln in out.lines):
+        print("--workers/--scheduler: not used (only the pairs of a hardmax theorem "
+              "certificate are evaluated in shards; this one was checked in one process)")
     for ln in ([] if exp is None else [exp.summary()] + ["    " + x for x in exp.lines]):
         print(_printable(ln))
     if exp is not None and exp.verdict is not Verdict.VERIFIED:

@@ -6,6 +6,15 @@ from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.verdicts import Verdict, combine
 
 
+def positive_integer_arg(text: str) -> int:
+    """:func:`integer_arg` that is at least 1 (``argparse.ArgumentTypeError``, exit 2)."""
+    import argparse
+    n = integer_arg(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
+
+
 def integer_arg(text: str) -> int:
     """argparse type for whole-number options: optional sign and decimal digits only
     (no "1_0", no spaces, at most 18 digits), so that options read numbers the way

@@ -183,7 +183,10 @@ def check(path, out=None, jobs: int = 2, timeout: float = 1800,
     outside the route, a shape or spelling not transcribed) and
     :class:`~proofcheck.frontend.coq.library.CoqUnavailable` (no ``coqc``, no sources): exit 2."""
     exe = library.coqc()
-    job = translate.translate(translate.read(path))
+    cert = translate.read(path)
+    job = translate.translate(cert)  # BadInput first: a certificate outside the route
+    if (broken := unsealed(cert)) is not None:
+        return Outcome("ERROR", broken)
     ver = library.version(exe)
     t0 = time.monotonic()
     try:
@@ -199,6 +202,19 @@ def check(path, out=None, jobs: int = 2, timeout: float = 1800,
         except subprocess.TimeoutExpired:
             status, detail, wit = "RESOURCE-LIMIT", f"a Coq run exceeded {timeout:g} s", None
     return Outcome(status, detail, wit, time.monotonic() - t0, run.runs, ver)
+
+
+def unsealed(cert: dict) -> str | None:
+    """Why ``cert`` contradicts itself before any Coq run (ERROR, as for the kernel): its
+    digest is not the SHA-256 of its canonical body; else ``None``.  A certificate stating a
+    verdict other than VERIFIED is not a claim this route checks (``BadInput``, exit 2)."""
+    from proofcheck.kernel.documents import sha256
+    if sha256({k: v for k, v in cert.items() if k != "digest"}) != cert["digest"]:
+        return "digest mismatch: the certificate was altered after sealing (Coq not run)"
+    if cert["verdict"] != "VERIFIED":
+        raise BadInput(f"the certificate states {cert['verdict']}; the Coq route checks the "
+                       "claim of a certificate that states VERIFIED", "$.verdict")
+    return None
 
 
 class _workdir:

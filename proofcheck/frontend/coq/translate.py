@@ -198,6 +198,9 @@ def instance_defs(i, k: int, hardmax: bool) -> str:
     if len(i["inputs"]) != len(i["expected"]) or any(
             len(a) != len(b) for a, b in zip(i["inputs"], i["expected"])):
         raise BadInput("inputs and expected outputs differ in shape", at)
+    if all(y is None for s in i["expected"] for y in s):  # as the kernel's lemma check
+        raise BadInput("an instance must state every input and at least one expected output "
+                       "(every expected output is null: nothing to check)", at + ".expected")
     layer = (f"FFLayer {ff(i['layer'], d, at + '.layer')}" if i["kind"] == "FF"
              else f"SALayer {sa(i['layer'], d, at + '.layer')}")
     inputs = "[" + "; ".join(sequence(s, d, f"{at}.inputs[{j}]")

@@ -9,6 +9,7 @@ Everything that lists statements reads them here: ``list``, ``lemma`` (through
 from __future__ import annotations
 
 from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.verdicts import escape
 from proofcheck.frontend.registry.admissibility import (
     ANY_DATASET,
     NO_DATASET,
@@ -44,7 +45,8 @@ def find(sid: str, statements: list[Statement] | None = None) -> Statement:
     for st in cat:
         if key in {normalise(n) for n in st.names}:
             return st
-    raise BadInput(f"unknown statement {sid!r}; known ids: " + ", ".join(s.id for s in cat))
+    shown = repr(escape(sid, 60))  # escaped and cut: an id is user input
+    raise BadInput(f"unknown statement {shown}; known ids: " + ", ".join(s.id for s in cat))
 
 
 def dependency_edges(statements: list[Statement]) -> list[tuple[str, str]]:
