@@ -131,3 +131,18 @@ def test_mutated_causal_construction_fails_its_conclusion(label, path, old, new,
     with patched(path, old, new) as changed:
         assert changed
         assert code in _causal_codes("causal-last", _CAUSAL_SETS)
+
+
+def test_rounds_past_the_stated_bound_refute_the_construction():
+    """Past ``MAX_ROUNDS_PER_READ * (read positions) + 4`` rounds the causal construction
+    fails its own stated bound: REFUTED (``construction-raised``), not a resource limit."""
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import ConstructionFailed
+    from proofcheck.constructions.causal.under_mask import verify_causal
+    spec = CAUSAL_CONSTRUCTIONS["causal-last"]
+    ds = next(ds for ds in _CAUSAL_SETS
+              if any(c.info["R"] >= 1 for c, *_ in _causal_built("causal-last", [ds])))
+    with patched(CAUSAL, "limit = MAX_ROUNDS_PER_READ * len(rd.pos) + 4", "limit = -1"):
+        with pytest.raises(ConstructionFailed) as err:
+            verify_causal(ds, spec)
+    assert err.value.result.verdict == Verdict.REFUTED
+    assert err.value.result.witness.code == "construction-raised"
