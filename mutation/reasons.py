@@ -19,7 +19,7 @@ RULES = [
      VALID + "the general path (the default phases L, C, I) also when every pair has one "
      "target: a correct, longer network"),
     ("bounded assembly", "lexicographic_u", r"mult = \(lay\.z\[lay\.content\[0\]\]\) \* "
-     r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] \+ 0$",
+     r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] (\+ 0|\* 1)$",
      VALID + "another radix of the mixed-radix direction u (a larger one, or cmax, which still "
      "exceeds the content range cmax - 1 as contents are >= 1): the radix conclusion checks "
      "every weight above the largest difference the lower coordinates make"),
@@ -49,7 +49,7 @@ RULES = [
      VALID + "the positions index keeps positions no token holds any more: every isolating "
      "direction is chosen against a superset of the real positions (checked exactly), which "
      "is still correct"),
-    ("bounded separation", "plan_layout", r"span\[content\[0\]\] \+ 0",
+    ("bounded separation", "plan_layout", r"span\[content\[0\]\] (\+ 0|\* 1)",
      VALID + "for d = 2 the signature stacking step S_z drops by one; contents lie in "
      "[1, c_max], so S_z = c_max still exceeds their range c_max - 1 and the stacking stays "
      "injective (checked by the layout conclusion)"),
@@ -87,6 +87,9 @@ RULES = [
     ("interpolation", "quarter_gaps", r"\) / [3-9]\)$",
      VALID + "a smaller snap half-width: any delta <= gap / 2 keeps every other value outside "
      "the support (snap fixes |x - kappa| >= 2 delta) and the plateau holds its kappa"),
+    ("peel assembly", "_extra_leaders", r"d2 = Fraction\(int\(near\.p\), int\(near\.q\)\) / [3-9]$",
+     VALID + "a narrower support of the extra-leader hat (any 0 < delta1 < delta2 <= the "
+     "distance to the nearest projection moves exactly the one token)"),
     ("peel assembly", "_extra_leaders", r"plateau_ff\(u, tp, d2 / [3-9], d2",
      VALID + "a narrower plateau of the extra-leader hat (still 0 < delta1 < delta2)"),
     ("peel", "peel_ff", r"\(top, \(\s*-?\d+, hi\)\)|\(bottom, \(\s*-?\s*\d+, lo\)\)",
@@ -139,6 +142,14 @@ RULES = [
     ("peel assembly", "construct", r'"leader_rows": ',
      UNCAUGHT + "the peel construction's reported leader rows (info['leader_rows']) are wrong; "
      "no check of theorem 1.6 --construction peel reads them (the network is unchanged)"),
+    ("bounded separation", "_dyadic_weights", r".",
+     VALID + "another preference among the signature candidates: the power-of-two test of the "
+     "attention weights serves float evaluation only (the float audit's rounding certificate "
+     "decides that); every candidate used is checked exactly, as is the separation"),
+    ("separation", "_PhaseS", r"pos \+= \(-1\)",
+     UNCAUGHT + "the bisection walk over a narrow class steps backwards and can cycle: the "
+     "construction does not terminate (a timeout, counted as a miss); no finite check "
+     "refutes a construction that returns nothing"),
     ("bounded separation", "_direction_candidates", r"cands",
      VALID + "other candidate directions: each is checked exactly to isolate the point"),
     ("bounded separation", "_signature_candidates", r"seed|count|randint|range",
