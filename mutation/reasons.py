@@ -109,7 +109,7 @@ RULES = [
      UNCAUGHT + "a mu bound too large (by beta^4, by the largest gap, or ignoring two-token "
      "sequences); mu then exceeds the proof's bound, but the collapse still holds on every "
      "instance run: an instance with a near tie below some top would expose it"),
-    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)|eps0 /= [3-9]",
+    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)|eps0 /= [3-9]|eps0 = Fraction\(\(-1\)\)",
      VALID + "other points of the same ellipsoid (negative eps, another first-eps threshold); "
      "each is checked exactly to lie in the open negative orthant"),
     ("top-collapse", "ellipsoid_points",
@@ -119,7 +119,8 @@ RULES = [
      "every instance run, as their levels differ by less than the score gaps there"),
     ("separation", "_choose_u_scaled", r"tops >= best",
      VALID + "ties between valid directions u broken the other way (each checked exactly)"),
-    ("separation", "_PhaseS", r"H = \(gmax - tp\) // self.step \+ [2-9]",
+    ("separation", "_PhaseS", r"H = \(gmax - tp\) // self.step \+ [2-9]|"
+     r"H = \(gmax \* tp\) // self.step \+ 1",
      VALID + "a longer probe shift H u: any H above the current largest projection makes p "
      "the unique top"),
     ("separation", "_PhaseS", r"lo_n, hi_n = ",

@@ -63,6 +63,8 @@ MUTANTS = [
     ("extra leaders off the level set", TOP, "t = -2 * eps * c / (qw + eps * eps * c)",
      "t = -2 * eps * c / (qw + -eps * eps * c)", "peel", C.peel_leaders_check, _EDGES,
      "extra-leader-level-set"),
+    ("no collapse layer after the extra leaders", PEEL, "end = i == len(lffs) - 1",
+     "end = i == len(lffs) * 1", "peel", C.peel_leaders_check, _EDGES, "extra-leader-level-set"),
     ("reported leader rows wrong", PEEL, "[[t] + [i for i in range(lo, hi) if i in extra]",
      "[[t] + [i for i in range(lo, hi) if -i in extra]", "peel", C.peel_leaders_check, _EDGES,
      "leader-rows"),

@@ -164,6 +164,10 @@ def peel_leaders_check(c, inputs, targets, d) -> list[CheckResult]:
     def Q(x):
         return sa.A.lam * dot(x, x) + sum(dot(a, x) * dot(b, x) for a, b in zip(sa.A.left, sa.A.right))
     q0 = Q((Fraction(-1),) * d)
+    if any(len(y) > 1 for y in targets) and not q0 > 0:  # no ellipsoid Q = c^2 Q(-1) to be on
+        return [refuted(name, "extra-leader-level-set", "the collapse layer's form Q is not "
+                        "positive at s0 = -1 (1, ..., 1)", block=blk, sublayer="SA",
+                        expected="Q(-1) > 0", got=q0)]
     row, rows_stated, scales = 0, [], set()
     for j, (s, s2) in enumerate(zip(after_s, before_c)):
         top = max(range(len(s)), key=lambda i: dot(u, s[i]))
