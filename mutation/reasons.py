@@ -151,6 +151,20 @@ RULES = [
      UNCAUGHT + "the bisection walk over a narrow class steps backwards and can cycle: the "
      "construction does not terminate (a timeout, counted as a miss); no finite check "
      "refutes a construction that returns nothing"),
+    ("bounded separation", "_least_injective_scale", r"range\(\s*[2-9], safe\)",
+     VALID + "the fold scale search starts later: it returns another scale S keeping the points "
+     "distinct (each candidate tested exactly; safe always works), not the least one"),
+    ("bounded separation", "common_direction", r"range\(\s*[2-9], spread",
+     VALID + "fewer candidate values k of the common direction: every direction tried is checked "
+     "exactly for a unique position per sequence, and the lexicographic one always has one"),
+    ("causal", "_State", r"lam \+ b",
+     UNCAUGHT + "the tag factor search tests value + lam + top, whose injectivity does not "
+     "depend on lam: the search never ends and the construction does not terminate (a "
+     "timeout, counted as a miss); no finite check refutes a construction that returns nothing"),
+    ("top-collapse", "ellipsoid_points", r"s0 = tuple\(Fraction\(-[2-9]\)",
+     VALID + "another base point s0 = -c (1, ..., 1), c > 1: w stays tangent there (B(s0, e_i) "
+     "scales by c), so the points lie on Q = c^2 Q(-1); every sequence's extra leaders are "
+     "still on one level set (c c')^2 Q(-1) of their own (the peel conclusion checks it)"),
     ("bounded separation", "_direction_candidates", r"cands",
      VALID + "other candidate directions: each is checked exactly to isolate the point"),
     ("bounded separation", "_signature_candidates", r"seed|count|randint|range",
