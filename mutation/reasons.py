@@ -34,6 +34,12 @@ RULES = [
      "when one sits at the coordinate's maximum and another at its minimum one row up; the edge "
      "dataset edge-fold-scale has such a pair (the construction raises on it there, REFUTED: "
      "a survivor of this class means that dataset no longer reaches it)"),
+    ("leaders", "place_leaders", r"r=Fraction\(\(-\d+\)\), margin",
+     UNCAUGHT + "a negative default radius of place_leaders puts the sphere leaders in the "
+     "positive orthant; every command passes r explicitly (the default construction its "
+     "stated r = 32, the bounded construction the run's scales), so no command reaches the "
+     "routine's default; a caller of the bounded construction without scales does, and its "
+     "sphere-leaders conclusion refutes it there (tests/test_construction_conclusions.py)"),
     ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
      VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
      "general path): the sphere leaders' geometry holds for every r > 0"),
