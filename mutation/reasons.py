@@ -19,7 +19,7 @@ RULES = [
      VALID + "the general path (the default phases L, C, I) also when every pair has one "
      "target: a correct, longer network"),
     ("bounded assembly", "lexicographic_u", r"mult = \(lay\.z\[lay\.content\[0\]\]\) \* "
-     r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] \+ 0$",
+     r"\(smax \+ [2-9]\)|mult \*= lay\.cmax\[k\] (\+ 0|\* 1)$",
      VALID + "another radix of the mixed-radix direction u (a larger one, or cmax, which still "
      "exceeds the content range cmax - 1 as contents are >= 1): the radix conclusion checks "
      "every weight above the largest difference the lower coordinates make"),
@@ -34,6 +34,12 @@ RULES = [
      "when one sits at the coordinate's maximum and another at its minimum one row up; the edge "
      "dataset edge-fold-scale has such a pair (the construction raises on it there, REFUTED: "
      "a survivor of this class means that dataset no longer reaches it)"),
+    ("leaders", "place_leaders", r"r=Fraction\(\(-\d+\)\), margin",
+     UNCAUGHT + "a negative default radius of place_leaders puts the sphere leaders in the "
+     "positive orthant; every command passes r explicitly (the default construction its "
+     "stated r = 32, the bounded construction the run's scales), so no command reaches the "
+     "routine's default; a caller of the bounded construction without scales does, and its "
+     "sphere-leaders conclusion refutes it there (tests/pipeline/test_construction_conclusions.py)"),
     ("leaders", "place_leaders", r"r=Fraction\(\s*\d+\), margin",
      VALID + "another default sphere radius of place_leaders (used by the bounded construction's "
      "general path): the sphere leaders' geometry holds for every r > 0"),
@@ -49,7 +55,7 @@ RULES = [
      VALID + "the positions index keeps positions no token holds any more: every isolating "
      "direction is chosen against a superset of the real positions (checked exactly), which "
      "is still correct"),
-    ("bounded separation", "plan_layout", r"span\[content\[0\]\] \+ 0",
+    ("bounded separation", "plan_layout", r"span\[content\[0\]\] (\+ 0|\* 1)",
      VALID + "for d = 2 the signature stacking step S_z drops by one; contents lie in "
      "[1, c_max], so S_z = c_max still exceeds their range c_max - 1 and the stacking stays "
      "injective (checked by the layout conclusion)"),
@@ -87,6 +93,9 @@ RULES = [
     ("interpolation", "quarter_gaps", r"\) / [3-9]\)$",
      VALID + "a smaller snap half-width: any delta <= gap / 2 keeps every other value outside "
      "the support (snap fixes |x - kappa| >= 2 delta) and the plateau holds its kappa"),
+    ("peel assembly", "_extra_leaders", r"d2 = Fraction\(int\(near\.p\), int\(near\.q\)\) / [3-9]$",
+     VALID + "a narrower support of the extra-leader hat (any 0 < delta1 < delta2 <= the "
+     "distance to the nearest projection moves exactly the one token)"),
     ("peel assembly", "_extra_leaders", r"plateau_ff\(u, tp, d2 / [3-9], d2",
      VALID + "a narrower plateau of the extra-leader hat (still 0 < delta1 < delta2)"),
     ("peel", "peel_ff", r"\(top, \(\s*-?\d+, hi\)\)|\(bottom, \(\s*-?\s*\d+, lo\)\)",
@@ -106,7 +115,7 @@ RULES = [
      UNCAUGHT + "a mu bound too large (by beta^4, by the largest gap, or ignoring two-token "
      "sequences); mu then exceeds the proof's bound, but the collapse still holds on every "
      "instance run: an instance with a near tie below some top would expose it"),
-    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)|eps0 /= [3-9]",
+    ("top-collapse", "ellipsoid_points", r"point\(-eps0|Fraction\(-0, 2\)|eps0 /= [3-9]|eps0 = Fraction\(\(-1\)\)",
      VALID + "other points of the same ellipsoid (negative eps, another first-eps threshold); "
      "each is checked exactly to lie in the open negative orthant"),
     ("top-collapse", "ellipsoid_points",
@@ -116,7 +125,8 @@ RULES = [
      "every instance run, as their levels differ by less than the score gaps there"),
     ("separation", "_choose_u_scaled", r"tops >= best",
      VALID + "ties between valid directions u broken the other way (each checked exactly)"),
-    ("separation", "_PhaseS", r"H = \(gmax - tp\) // self.step \+ [2-9]",
+    ("separation", "_PhaseS", r"H = \(gmax - tp\) // self.step \+ [2-9]|"
+     r"H = \(gmax \* tp\) // self.step \+ 1",
      VALID + "a longer probe shift H u: any H above the current largest projection makes p "
      "the unique top"),
     ("separation", "_PhaseS", r"lo_n, hi_n = ",
@@ -139,6 +149,28 @@ RULES = [
     ("peel assembly", "construct", r'"leader_rows": ',
      UNCAUGHT + "the peel construction's reported leader rows (info['leader_rows']) are wrong; "
      "no check of theorem 1.6 --construction peel reads them (the network is unchanged)"),
+    ("bounded separation", "_dyadic_weights", r".",
+     VALID + "another preference among the signature candidates: the power-of-two test of the "
+     "attention weights serves float evaluation only (the float audit's rounding certificate "
+     "decides that); every candidate used is checked exactly, as is the separation"),
+    ("separation", "_PhaseS", r"pos \+= \(-1\)",
+     UNCAUGHT + "the bisection walk over a narrow class steps backwards and can cycle: the "
+     "construction does not terminate (a timeout, counted as a miss); no finite check "
+     "refutes a construction that returns nothing"),
+    ("bounded separation", "_least_injective_scale", r"range\(\s*[2-9], safe\)",
+     VALID + "the fold scale search starts later: it returns another scale S keeping the points "
+     "distinct (each candidate tested exactly; safe always works), not the least one"),
+    ("bounded separation", "common_direction", r"range\(\s*[2-9], spread",
+     VALID + "fewer candidate values k of the common direction: every direction tried is checked "
+     "exactly for a unique position per sequence, and the lexicographic one always has one"),
+    ("causal", "_State", r"lam \+ b",
+     UNCAUGHT + "the tag factor search tests value + lam + top, whose injectivity does not "
+     "depend on lam: the search never ends and the construction does not terminate (a "
+     "timeout, counted as a miss); no finite check refutes a construction that returns nothing"),
+    ("top-collapse", "ellipsoid_points", r"s0 = tuple\(Fraction\(-[2-9]\)",
+     VALID + "another base point s0 = -c (1, ..., 1), c > 1: w stays tangent there (B(s0, e_i) "
+     "scales by c), so the points lie on Q = c^2 Q(-1); every sequence's extra leaders are "
+     "still on one level set (c c')^2 Q(-1) of their own (the peel conclusion checks it)"),
     ("bounded separation", "_direction_candidates", r"cands",
      VALID + "other candidate directions: each is checked exactly to isolate the point"),
     ("bounded separation", "_signature_candidates", r"seed|count|randint|range",

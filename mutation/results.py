@@ -51,7 +51,7 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None,
     from mutation.reasons import reason
     given = {}
     for i, r in rows.items():
-        if r["kind"] in ("survived", "inconclusive"):
+        if r["kind"] in ("survived", "inconclusive", "timeout"):
             why = reason(r)
             if why:
                 given[i] = why
@@ -60,7 +60,8 @@ def export(db_path: Path, out: Path = RESULTS, meta: dict | None = None,
         rows = {**{i: r for i, r in old.get("mutants", {}).items() if r["module"] not in mine},
                 **rows}
         for i, r in rows.items():
-            if r["kind"] in ("survived", "inconclusive") and i not in given and reason(r):
+            if r["kind"] in ("survived", "inconclusive", "timeout") and i not in given \
+                    and reason(r):
                 given[i] = reason(r)
     # evidence of the valid variants (python -m mutation variants), kept for the
     # same mutant (same id and diff) while it is still a survivor

@@ -45,7 +45,7 @@ MODULES = {
     "interpolation": ("proofcheck/constructions/afz/phases/interpolation.py", ()),
     "assembly": ("proofcheck/constructions/afz/theorems/theorem_1_6.py",
                  ("param_formula", "constant_checks", "verify", "run", "construction_failure",
-                  "ConstructionFailed", "TheoremCheck")),
+                  "ConstructionFailed", "TheoremCheck", "low_rank_check")),
     # the peel construction (theorem 1.6 --construction peel)
     "peel": ("proofcheck/constructions/afz/layers/peel.py", _LAYER_CHECK_CODE),
     "peeling": ("proofcheck/constructions/afz/phases/peeling.py", ("direct_placement_bound",)),
@@ -61,7 +61,9 @@ MODULES = {
     # proofcheck's reconstruction of the seed's 1.8 mechanism (theorem 1.8 --construction seed)
     "converge": ("proofcheck/constructions/afz/layers/converge.py", ("profile", "symbolic", "_symbolic")),
     "seed 1.8": ("proofcheck/constructions/afz/theorems/theorem_1_8_seed.py",
-                 ("param_formula", "constant_checks", "notes", "converge_blocks")),
+                 ("param_formula", "constant_checks", "notes", "converge_blocks",
+                  "softmax_checks", "_flat_check", "converge_layers", "kinks_of", "built_flats",
+                  "collapse_half_width")),
     # the causal constructions (theorem 1.6 --attention causal --construction causal-...)
     "causal": ("proofcheck/constructions/causal/prefix_construction.py",
                ("param_formula", "constant_checks", "default_counts", "NoCausalInterpolant")),

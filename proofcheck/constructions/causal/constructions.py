@@ -23,19 +23,24 @@ def _constants(net, d, N, M, info, targets=None):
     return constant_checks(net, d, N, M, info)
 
 
+def _conclusions(c, inputs, targets, d):
+    from proofcheck.constructions.causal.conclusions import causal_conclusions
+    return causal_conclusions(c, inputs, targets, d)
+
+
 CAUSAL_CONSTRUCTIONS: dict[str, ConstructionSpec] = {
     "causal-last": ConstructionSpec(
         "causal-last", ("1.6",), "R + 1 + K (K relocation hats)",
         "proofcheck's own, for a causal mask and the reading 'the last m_j outputs': a prefix "
         "map (decided exactly; necessary), causal prefix tags and lifts until read positions "
         "with different targets differ, then one relocation hat per read value",
-        _build("last-outputs"), _constants),
+        _build("last-outputs"), _constants, conclusions=_conclusions),
     "causal-all": ConstructionSpec(
         "causal-all", ("1.6",), "R + 1 + K (K relocation hats)",
         "proofcheck's own, for a causal mask and the reading 'the set of all outputs': as "
         "causal-last with every position read (no prefix map, e.g. a first token shared by "
         "sequences with disjoint targets: no causal transformer interpolates)",
-        _build("all-outputs"), _constants),
+        _build("all-outputs"), _constants, conclusions=_conclusions),
 }
 
 #: the reading each causal construction serves

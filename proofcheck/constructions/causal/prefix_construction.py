@@ -35,9 +35,10 @@ then reorders the prefix maxima of the positions between, and the sets differ at
 next round).  ``lam`` is the smallest integer >= 1 for which
 ``(value, top) -> value + lam top`` is injective on all positions, so distinct
 prefixes keep distinct value tuples and classes never merge.  Rounds stop when no
-class is bad (at most ``MAX_ROUNDS_PER_READ * (read positions) + 4`` rounds, else the
-construction gives up: :class:`~proofcheck.kernel.errors.ResourceLimit`, nothing
-decided; termination in general is not proved).  Then one relocation chain
+class is bad (at most ``MAX_ROUNDS_PER_READ * (read positions) + 4`` rounds, the
+construction's stated bound; termination in general is not proved, and past the bound the
+construction fails on that dataset: :class:`RoundBoundExceeded`, REFUTED there like any
+construction that raises on an admissible input).  Then one relocation chain
 (:func:`proofcheck.constructions.resnet.chain.relocation_chain`, Lemma 3.2 hats) sends every read value
 to its target and fixes every other current point: ``K <= 2 * (distinct read
 values)`` hats.
@@ -73,6 +74,13 @@ class NoCausalInterpolant(BadInput):
     called inadmissible."""
 
     kind = "NO CAUSAL INTERPOLANT"
+
+
+class RoundBoundExceeded(RuntimeError):
+    """The separation rounds passed the construction's stated bound
+    ``MAX_ROUNDS_PER_READ * (read positions) + 4`` on the dataset: the construction
+    fails its own claim there (``theorem 1.6`` says REFUTED, witness code
+    ``construction-raised``), which is not a resource limit of the check."""
 
 
 def causal(sa):
@@ -223,12 +231,12 @@ def construct(inputs, targets, d: int, reading: str = LAST, progress=None, **_ig
     """Build the ``causal-last`` (``reading = LAST``) or ``causal-all`` network.
     ``inputs[j]``: ``(n_j, d)``, ``targets[j]``: ``(m_j, d)`` tuples of Fractions.
     Raises :class:`NoCausalInterpolant` when no prefix map exists
-    (saying why), :class:`~proofcheck.kernel.errors.ResourceLimit` when a search or
-    the rounds reach their bound.  Returns a
+    (saying why), :class:`~proofcheck.kernel.errors.ResourceLimit` when the prefix-map
+    search reaches its bound, :class:`RoundBoundExceeded` when the rounds pass the stated
+    bound.  Returns a
     :class:`proofcheck.constructions.afz.theorems.theorem_1_6.Construction`."""
     from proofcheck.constructions.afz.theorems.theorem_1_6 import Construction
     from proofcheck.constructions.resnet.chain import relocation_chain
-    from proofcheck.kernel.errors import ResourceLimit
     name = NAMES[reading]
     g = assignment(inputs, targets, reading, name)
     lo = min(v for X in inputs for x in X for v in x)
@@ -250,7 +258,8 @@ def construct(inputs, targets, d: int, reading: str = LAST, progress=None, **_ig
     limit = MAX_ROUNDS_PER_READ * len(rd.pos) + 4
     while (bad := _bad_pair(st, rd)) is not None:
         if len(lams) > limit:
-            raise ResourceLimit(f"construction {name}: no separation after {limit} rounds")
+            raise RoundBoundExceeded(f"construction {name}: no separation after {limit} rounds "
+                                     "(its stated bound)")
         p = _probe_point(st, *bad)
         q, H = _lift(st, p)
         ff = relocate(st.points(), p, q)

@@ -170,6 +170,8 @@ def verify_causal(dataset, spec, backend: str = "flint", progress=None, **option
     checks, consts = spec.constant_checks(c.net, dataset.d, dataset.N, dataset.M, c.info, targets)
     from proofcheck.constructions.afz.theorems.phase_spans import phase_spans_check
     checks.append(phase_spans_check(c))
+    if spec.name in READING and spec.conclusions is not None:  # a causal construction's own
+        checks += spec.conclusions(c, inputs, targets, dataset.d)
     consts.setdefault("construction", spec.name)
     consts.setdefault("block_formula", spec.blocks)
     c.info.update(attention="causal", reading=reading)  # not constants: no certificate states them

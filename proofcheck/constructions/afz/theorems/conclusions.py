@@ -28,12 +28,14 @@ beside the construction:
   ``F`` every weight exceeds the largest difference the lower ones can make, and
   the region-P leaders sit above every coordinate (``t_j > beta``); block 1's
   layout gives integer positions, contents >= 1, flag 0, and stacks the signature
-  above the content (``z = S_z e_i``, ``S_z`` above the coordinate's range, d = 2).
+  above the content (``z = S_z e_i``, ``S_z`` above the coordinate's range, d = 2);
+  after phase L the ``M - N`` sphere leaders lie on ``|s| = r > 0`` in the open
+  negative orthant and every other token in the closed positive orthant.
 
 A failing conclusion is REFUTED with a witness whose ``code`` names the
 conclusion (``mu-rule``, ``extra-leader-rows``, ``extra-leader-level-set``,
 ``leader-rows``, ``k-scale``, ``phase-S-info``, ``kappa-rule``, ``block-count``,
-``snap-delta``, ``radix``, ``region-P``, ``layout``).
+``snap-delta``, ``radix``, ``region-P``, ``layout``, ``sphere-leaders``).
 """
 from __future__ import annotations
 
@@ -162,6 +164,10 @@ def peel_leaders_check(c, inputs, targets, d) -> list[CheckResult]:
     def Q(x):
         return sa.A.lam * dot(x, x) + sum(dot(a, x) * dot(b, x) for a, b in zip(sa.A.left, sa.A.right))
     q0 = Q((Fraction(-1),) * d)
+    if any(len(y) > 1 for y in targets) and not q0 > 0:  # no ellipsoid Q = c^2 Q(-1) to be on
+        return [refuted(name, "extra-leader-level-set", "the collapse layer's form Q is not "
+                        "positive at s0 = -1 (1, ..., 1)", block=blk, sublayer="SA",
+                        expected="Q(-1) > 0", got=q0)]
     row, rows_stated, scales = 0, [], set()
     for j, (s, s2) in enumerate(zip(after_s, before_c)):
         top = max(range(len(s)), key=lambda i: dot(u, s[i]))
@@ -215,9 +221,8 @@ def peel_k_check(c, inputs, targets, d) -> list[CheckResult]:
         return [refuted(name, "k-scale", "no k with distinct kappas", block=blk, sublayer="SA",
                         expected=f"a c <= {bound}", got=k)]
     low = min(abs(dot(k0, p)) for p in pts)
-    s = 1
-    while not low * s > big:
-        s += 1
+    s = max(1, int(Fraction(big) // low) + 1)  # the least s >= 1 with low s > big (no search:
+    # targets of 2^41 would take 2^41 steps)
     want = tuple(s * x for x in k0)
     if k != want:
         return [refuted(name, "k-scale", "k of the collapse layer is not the least scaled k",
@@ -358,10 +363,39 @@ def bounded_layout_check(c, inputs, targets, d) -> list[CheckResult]:
     return [_ok(name, [f"{len(pts)} tokens, z = {tuple(lay.z)}"])]
 
 
+def bounded_sphere_check(c, inputs, targets, d) -> list[CheckResult]:
+    """General path: after phase L (the collapse SA left out) the ``M - N`` sphere
+    leaders lie on ``|s| = r``, ``r > 0`` the reported radius, in the open negative
+    orthant (:func:`proofcheck.constructions.afz.layers.sphere.negative_orthant_points`),
+    every other token in the closed positive orthant (so each sphere leader attends to
+    itself alone with ``A = I``: ``<s, z> <= 0 < r^2`` for every other token ``z``)."""
+    name = ("bounded (general path): M - N sphere leaders on |s| = r > 0 in the open negative "
+            "orthant after phase L, every other token >= 0")
+    r = c.info["r"]
+    last = max(bi for bi, b in enumerate(c.net.blocks, start=1) if b.phase.startswith("L"))
+    toks = [(j, i, x) for j, s in enumerate(states(c, inputs, last, drop_last_sa=True))
+            for i, x in enumerate(s)]
+    neg = [(j, i, x) for j, i, x in toks if max(x) < 0]
+    want = sum(len(y) for y in targets) - len(inputs)
+    if not r > 0 or len(neg) != want:
+        return [refuted(name, "sphere-leaders", "not M - N tokens in the open negative orthant "
+                        "at a positive radius", block=last, expected=f"{want} tokens, r > 0",
+                        got=f"{len(neg)} tokens, r = {r}")]
+    bad = next(((j, i, x) for j, i, x in neg if sum(v * v for v in x) != r * r), None) or \
+        next(((j, i, x) for j, i, x in toks if max(x) >= 0 and min(x) < 0), None)
+    if bad is not None:
+        j, i, x = bad
+        return [refuted(name, "sphere-leaders", "a token neither on |s| = r in the open "
+                        "negative orthant nor in the closed positive orthant", block=last,
+                        sequence=j, token=i, expected=f"|s|^2 = {r * r} or >= 0", got=x)]
+    return [_ok(name, [f"{want} sphere leaders at r = {r}"])]
+
+
 def bounded_conclusions(c, inputs, targets, d) -> list[CheckResult]:
     """Every stated conclusion of the ``bounded`` construction on this dataset."""
-    fns = [bounded_info_check, bounded_layout_check] + [
-        bounded_flag_check if c.info["path"] == "flag" else bounded_radix_check]
+    fns = [bounded_info_check, bounded_layout_check] + (
+        [bounded_flag_check] if c.info["path"] == "flag" else
+        [bounded_radix_check, bounded_sphere_check])
     out = []
     for fn in fns:
         out += guarded(f"bounded conclusion {fn.__name__}", fn, c, inputs, targets, d)

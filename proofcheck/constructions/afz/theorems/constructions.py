@@ -86,6 +86,11 @@ def _seed_softmax_checks(construction, cert, inputs, targets):
     return softmax_checks(construction, cert, inputs, targets)
 
 
+def _seed_conclusions(c, inputs, targets, d):
+    from proofcheck.constructions.afz.theorems.seed_conclusions import seed_conclusions
+    return seed_conclusions(c, inputs, targets, d)
+
+
 def _bounded_build(inputs, targets, d, **options):
     from proofcheck.constructions.afz.theorems.bounded import construct
     return construct(inputs, targets, d, **options)
@@ -127,7 +132,8 @@ CONSTRUCTIONS: dict[str, ConstructionSpec] = {
         "the softmax collapse, "
         "ceil(M/2) non-residual (eta = 0) ReLU FF blocks converge two certified "
         "neighbourhoods each onto their leader's image, then M point hats",
-        _seed_build, _seed_constants, _seed_notes, softmax_checks=_seed_softmax_checks),
+        _seed_build, _seed_constants, _seed_notes, conclusions=_seed_conclusions,
+        softmax_checks=_seed_softmax_checks),
     "bounded": ConstructionSpec(
         "bounded", ("1.6",), "R + 1 + max(1, M') + D' (one output per pair), else 2M + R + 1",
         "proofcheck's own: separation by flag tags (numbers linear in N, no 2^R growth), "

@@ -51,6 +51,7 @@ from proofcheck.constructions.afz.softmax_certifier import (
     v_norm_inf,
 )
 from proofcheck.constructions.afz.theorems.theorem_1_6 import Construction
+from proofcheck.constructions.afz.theorems.phase_spans import phase_spans_check
 from proofcheck.kernel.fast.softmax import RankOneFF
 from proofcheck.constructions.results import CheckResult
 from proofcheck.kernel.verdicts import Verdict, fmt_num
@@ -306,6 +307,9 @@ def verify(dataset, tau=None, simulate_num: bool = True, dps: int = 40, progress
         secs["hardmax claims"] = time.perf_counter() - t0
     if spec.softmax_checks is not None:
         res += spec.softmax_checks(c, cert, inputs, targets)
+    res.append(phase_spans_check(c))
+    if spec.conclusions is not None:  # the construction's stated conclusions, on its network
+        res += spec.conclusions(c, inputs, targets, dataset.d)
     checks, consts = _constants(spec, c, dataset)
     return SoftmaxCheck(c, cert, tau_cert, tau_closed, closed_v, sim.tau_num, trials, sim.curve,
                         res + checks, consts, secs, tau_free, note, sim.note, fnote,

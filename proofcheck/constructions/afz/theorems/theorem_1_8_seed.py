@@ -398,9 +398,10 @@ def collapse_half_width(c: Construction, cert):
 def softmax_checks(c: Construction, cert, inputs, targets) -> list:
     """The seed's converge phase as checks of the run (``theorem 1.8 --construction seed``):
     the converge layer's profile proved for all parameters on the routine's layer
-    (:func:`proofcheck.constructions.afz.layers.converge.symbolic`); every phase-V FF the network holds is
-    that routine's layer for increasing kinks (read from its biases and rebuilt: equal in
-    every stored scalar); and, when ``cert`` passes, no certified box straddles a kink of
+    (:func:`proofcheck.constructions.afz.layers.converge.symbolic`, along the first axis, which the
+    construction uses, and the last: the routine states every axis); every phase-V FF
+    the network holds is that routine's layer for increasing kinks (read from its biases
+    and rebuilt: equal in every stored scalar); and, when ``cert`` passes, no certified box straddles a kink of
     a converge layer (the mechanism the construction states: each neighbourhood converges
     inside a flat), with the certified half-width after the collapse against the
     smallest flat half-width of the built layers."""
@@ -408,7 +409,8 @@ def softmax_checks(c: Construction, cert, inputs, targets) -> list:
     from proofcheck.constructions.results import CheckResult
     from proofcheck.kernel.verdicts import Verdict, Witness, fmt_num
     d = c.net.d
-    out = [converge.symbolic(max(d, 2), 0)]
+    dd = max(d, 2)  # the routine is generic in its axis: proved at the first and the last
+    out = [converge.symbolic(dd, 0), converge.symbolic(dd, dd - 1)]
     name = "every converge FF is the proved layer converge_ff(0, d, k1, k2, k3, k4), k1 < k2 < k3 < k4"
     bad = None
     for bi, ff in converge_layers(c):
