@@ -142,3 +142,18 @@ def test_readme_plain_route_numbers_are_the_results_file():
     assert r["exit_code"] == 0 and r["verdict"].startswith("VERDICT: VERIFIED")
     assert (f"is VERIFIED in {r['wall_s']} s wall, {r['cpu_s']} s CPU, {r['peak_rss_mb']} MB "
             f"peak RSS, using {r['units_used']:,} of its {r['units_budget']:,} work units") in text
+
+
+def test_main_job_table_is_the_results_file():
+    """docs/measurements/benchmark.md prints bench/results-main-job.json, rendered."""
+    from bench.main_job import OUT, markdown
+    block = markdown(json.loads(OUT.read_text()))
+    assert block in (ROOT / "docs" / "measurements" / "benchmark.md").read_text()
+
+
+def test_main_job_reads_every_phase_of_the_time_line():
+    from bench.main_job import time_line
+    out = ("x\ntime: load dataset 0.84 s, construct total 1.39 s, ||theta*||^2 0.07 s, end to "
+           "end 8.93 s\n      (wall seconds; the two overlap)\nVERDICT: VERIFIED")
+    assert time_line(out) == {"load dataset": 0.84, "construct total": 1.39,
+                              "||theta*||^2": 0.07, "end to end": 8.93}
