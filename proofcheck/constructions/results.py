@@ -34,12 +34,17 @@ class CheckResult:
         name states: "for all parameters, d = 2") and the assumptions (``None``: not said)."""
         if self.scope is None:
             return None
-        dims = ""
-        if self.scope is Scope.ALL_PARAMETERS:
-            fixed = sorted(set(re.findall(r"\bd = (\d+)\b", self.name)), key=int)
-            dims = f", d = {', '.join(fixed)}" if fixed else ""
+        fixed = self.fixed_dimensions()
+        dims = f", d = {', '.join(map(str, fixed))}" if fixed else ""
         return self.scope.value + dims + (f", assuming {' and '.join(self.assumes)}"
                                           if self.assumes else "")
+
+    def fixed_dimensions(self) -> list[int]:
+        """The dimensions an all-parameter check fixed: the ``d = k`` its name states
+        (``[]`` for another scope, or when the name fixes none)."""
+        if self.scope is not Scope.ALL_PARAMETERS:
+            return []
+        return sorted({int(k) for k in re.findall(r"\bd = (\d+)\b", self.name)})
 
     def lines(self) -> list[str]:
         tail = ""

@@ -25,3 +25,12 @@ def test_kernel_check():
 
 def test_cli_verdict(capsys):
     check_cli(SID, capsys)
+
+
+def test_the_declared_scope_names_the_dimensions_the_proofs_fixed():
+    """4.2 is proved symbolically in d = 2 and d = 3 only: the header says so."""
+    from proofcheck.frontend.registry import find
+    from proofcheck.frontend.runs.lemma import run_checks
+    st = find("4.2")
+    results = run_checks(st, None, 0, None)
+    assert sorted({d for r in results for d in r.fixed_dimensions()}) == [2, 3]

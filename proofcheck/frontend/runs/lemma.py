@@ -281,13 +281,11 @@ def scope_text(run: LemmaRun) -> str:
 
 
 def _fixed_dimensions(run: LemmaRun) -> str:
-    """``" (d = 2, 3)"``: the dimensions the run's passing all-parameter checks fixed, as
-    their scopes say (:meth:`~proofcheck.constructions.results.CheckResult.scope_text`);
-    empty when none fixed one."""
-    dims = sorted({d for r in run.results if r.verdict.passed and r.scope is
-                   Scope.ALL_PARAMETERS for d in r.scope_text().partition(", d = ")[2]
-                   .split(", assuming")[0].split(", ") if d}, key=int)
-    return f" (d = {', '.join(dims)})" if dims else ""
+    """``" (d = 2, 3)"``: the dimensions the run's passing all-parameter checks fixed
+    (:meth:`~proofcheck.constructions.results.CheckResult.fixed_dimensions`); empty when
+    none fixed one."""
+    dims = sorted({d for r in run.results if r.verdict.passed for d in r.fixed_dimensions()})
+    return f" (d = {', '.join(map(str, dims))})" if dims else ""
 
 
 def _unscoped_pass(run: LemmaRun) -> bool:
