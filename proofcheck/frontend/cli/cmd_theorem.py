@@ -6,6 +6,7 @@ import time
 
 from proofcheck.frontend.cli.common import (
     check_outputs,
+    dask_options,
     data_options,
     data_request,
     header,
@@ -59,15 +60,7 @@ def register(sub) -> None:
                    help="write a sealed certificate (docs/spec.md §3) that `verify` re-checks (missing "
                    "folders are created, as for --out; never the --dataset file or a report "
                    "file); e.g. --certificate c.json")
-    dist = q.add_mutually_exclusive_group()
-    dist.add_argument("--workers", type=integer_arg, metavar="K",
-                      help="theorem 1.6: shard the exact check by sequence over a local Dask "
-                      "cluster of K worker processes, forked from this one so they inherit "
-                      "the network (needs the [dist] extra); e.g. --workers 2")
-    dist.add_argument("--scheduler", metavar="ADDRESS",
-                      help="theorem 1.6: shard the exact check over the Dask cluster at "
-                      "ADDRESS, the network sent once to each worker (needs the [dist] "
-                      "extra); e.g. --scheduler tcp://host:8786")
+    dask_options(q, "theorem 1.6: shard the exact check and the kernel's re-check by sequence")
     q.set_defaults(func=cmd_theorem)
 
 

@@ -10,7 +10,7 @@ that an output error (closed pipe, full disk) keeps it (see ``proofcheck.fronten
 from __future__ import annotations
 
 
-from proofcheck.frontend.cli.common import integer_arg
+from proofcheck.frontend.cli.common import dask_options
 
 
 def register(sub) -> None:
@@ -45,16 +45,8 @@ def register(sub) -> None:
                    "min(1, (n-1) e^(-min_gap/tau)) <= max_eps per SA sub-layer, with Coq "
                    "Interval (proofcheck/constructions/provers/exp_bounds.py; needs coqc and libcoq-interval); a "
                    "bound Coq does not prove makes the verdict INCONCLUSIVE")
-    dist = q.add_mutually_exclusive_group()
-    dist.add_argument("--workers", type=integer_arg, metavar="K",
-                      help="evaluate the pairs of a theorem certificate in K shards of "
-                      "consecutive pairs over a local Dask cluster forked after the kernel "
-                      "read the certificate (needs the [dist] extra; the other checks run "
-                      "once, here); e.g. --workers 2")
-    dist.add_argument("--scheduler", metavar="ADDRESS",
-                      help="evaluate the pairs of a theorem certificate in shards over the "
-                      "Dask cluster at ADDRESS (needs the [dist] extra); e.g. --scheduler "
-                      "tcp://host:8786")
+    dask_options(q, "evaluate the pairs of a hardmax theorem certificate in shards of "
+                 "consecutive pairs (the other checks run once, here)")
     q.set_defaults(func=cmd_verify)
 
 
@@ -104,15 +96,11 @@ def _shards(args):
     """``--workers``/``--scheduler``: the Dask shard runner (exit 2 without dask, for a
     worker count below 1 or a bad address), else ``None``."""
     if args.workers is None and args.scheduler is None:
-        return None
-    from proofcheck.kernel.errors import BadInput
-    from proofcheck.frontend.runs.theorem import TheoremOptions, validate_dask
-    validate_dask(TheoremOptions(workers=args.workers, scheduler=args.scheduler))
-    from proofcheck.frontend.runs.distributed import kernel_shards
-    try:
-        return kernel_shards(workers=args.workers, scheduler=args.scheduler)
-    except ValueError as e:
-        raise BadInput(str(e)) from None
+        return None  # verify loads no pipeline code unless it shards
+    from proofcheck.frontend.runs.theorem import TheoremOptions, kernel_shards_of, validate_dask
+    opts = TheoremOptions(workers=args.workers, scheduler=args.scheduler)
+    validate_dask(opts)
+    return kernel_shards_of(opts)
 
 
 def cmd_verify(args) -> int:

@@ -26,6 +26,18 @@ def integer_arg(text: str) -> int:
     return int(text)
 
 
+def dask_options(q, what: str) -> None:
+    """``--workers K`` / ``--scheduler ADDRESS`` (mutually exclusive) on a subparser: ``what``
+    is sharded over Dask (the ``dist`` extra; docs/howto/distributed.md)."""
+    dist = q.add_mutually_exclusive_group()
+    dist.add_argument("--workers", type=integer_arg, metavar="K",
+                      help=f"{what} over a local Dask cluster of K worker processes forked "
+                      "from this one (needs the [dist] extra); e.g. --workers 2")
+    dist.add_argument("--scheduler", metavar="ADDRESS",
+                      help=f"{what} over the Dask cluster at ADDRESS (needs the [dist] "
+                      "extra); e.g. --scheduler tcp://host:8786")
+
+
 def data_options(q, default: str = "the shipped digits sample") -> None:
     """Add --dataset/--example/--limit/--task to a subparser; ``default`` says what runs
     without them."""

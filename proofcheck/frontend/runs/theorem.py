@@ -232,7 +232,7 @@ def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
         started["sealed"] = _sealed("1.6", dataset, c.net, consts, opts,
                                     combine(r.verdict for r in checks))
         started["certificate"] = time.perf_counter() - t0
-        started["pending"] = start(started["sealed"][1], _kernel_shards(opts))
+        started["pending"] = start(started["sealed"][1], kernel_shards_of(opts))
     try:
         check = _check_16(dataset, opts, hooks, built)
         (cert, data), pending = started["sealed"], started["pending"]
@@ -247,13 +247,17 @@ def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
     return run
 
 
-def _kernel_shards(opts: TheoremOptions):
-    """The kernel's re-check sharded over Dask as the run's ``--workers``/``--scheduler``
-    say (:func:`proofcheck.frontend.runs.distributed.kernel_shards`), or ``None``."""
+def kernel_shards_of(opts: TheoremOptions):
+    """The kernel's re-check sharded over Dask as ``--workers``/``--scheduler`` say
+    (:func:`proofcheck.frontend.runs.distributed.kernel_shards`; call :func:`validate_dask`
+    first), or ``None``; a scheduler address Dask refuses is ``BadInput`` (exit 2)."""
     if opts.workers is None and opts.scheduler is None:
         return None
     from proofcheck.frontend.runs.distributed import kernel_shards
-    return kernel_shards(workers=opts.workers, scheduler=opts.scheduler)
+    try:
+        return kernel_shards(workers=opts.workers, scheduler=opts.scheduler)
+    except ValueError as e:
+        raise BadInput(str(e)) from None
 
 
 def _sealed(theorem: str, dataset, net, constants, opts: TheoremOptions, verdict,
@@ -286,7 +290,7 @@ def _restate(run: "TheoremRun") -> None:
     run.certificate, run.certificate_bytes = _sealed(
         run.statement, run.dataset, run.check.construction.net, run.check.constants,
         run.options, want, run.check)
-    run.recheck = start(run.certificate_bytes, _kernel_shards(run.options), fork=False).result()
+    run.recheck = start(run.certificate_bytes, kernel_shards_of(run.options), fork=False).result()
     run.seconds["kernel re-check"] = run.seconds.get("kernel re-check", 0) + run.recheck.seconds
 
 
