@@ -29,22 +29,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.processes import run_child
+
 OUT = Path(__file__).with_name("results-main-job.json")
 PC = [sys.executable, "-m", "proofcheck"]
 
 
 def timed(cmd: list[str], cwd: Path | None = None) -> dict:
     """Run ``cmd`` as a child process (in ``cwd``); wall and CPU seconds, exit code, stdout."""
-    load = os.getloadavg()[0]
-    with tempfile.TemporaryFile("w+") as out:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, text=True, cwd=cwd)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        text = out.read()
-    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime,
-            "exit_code": os.waitstatus_to_exitcode(status), "load": load, "stdout": text}
+    r = run_child(cmd, cwd)
+    return {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "exit_code": r["exit_code"],
+            "load": r["load_before"], "stdout": r["stdout"]}
 
 
 def time_line(stdout: str) -> dict[str, float]:

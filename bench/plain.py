@@ -16,8 +16,9 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench.processes import run_child
 
 OUT = Path(__file__).with_name("results-plain.json")
 
@@ -56,25 +57,16 @@ def child(path: str) -> int:
 
 def measure(path: Path) -> dict:
     """One ``verify --route plain`` of ``path`` in a child process (its own ``rusage``)."""
-    load0 = os.getloadavg()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-m", "bench.plain", "--child", str(path)],
-                             stdout=out, stderr=err, text=True)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        out, err = out.read(), err.read()
-    units = next((json.loads(ln[6:]) for ln in err.splitlines() if ln.startswith("UNITS ")), {})
-    verdict = next((ln for ln in out.splitlines() if ln.startswith("VERDICT")), "")
+    r = run_child([sys.executable, "-m", "bench.plain", "--child", str(path)])
+    units = next((json.loads(ln[6:]) for ln in r["stderr"].splitlines()
+                  if ln.startswith("UNITS ")), {})
+    verdict = next((ln for ln in r["stdout"].splitlines() if ln.startswith("VERDICT")), "")
     return {"certificate": path.name, "bytes": path.stat().st_size, "route": "plain",
-            "verdict": verdict, "exit_code": p.returncode, "wall_s": round(wall, 1),
-            "cpu_s": round(ru.ru_utime + ru.ru_stime, 1), "peak_rss_mb": round(ru.ru_maxrss / 1024),
+            "verdict": verdict, "exit_code": r["exit_code"], "wall_s": round(r["wall_s"], 1),
+            "cpu_s": round(r["cpu_s"], 1), "peak_rss_mb": round(r["peak_rss_mb"]),
             "units_used": units.get("used"), "units_budget": units.get("total"),
-            "load_avg_1min_before": round(load0[0], 2),
-            "load_avg_1min_after": round(os.getloadavg()[0], 2)}
+            "load_avg_1min_before": round(r["load_before"], 2),
+            "load_avg_1min_after": round(r["load_after"], 2)}
 
 
 def main(argv=None) -> int:
