@@ -366,6 +366,8 @@ def test_affine_pieces_match_the_layer_on_every_piece(data):
     pts = list(zip(range(len(pts)), pts)) + list(enumerate(kq))
     pts += [(p + 1, t) for p, t in enumerate(kq)]  # a kink lies in both pieces it bounds
     assert len(maps) == len(kq) + 1
+    fresh = affine_pieces(ff, r1)[2]  # identity asked first, before any map is built
+    assert [fresh.identity(p) for p in range(len(fresh))] == [m is None for m in maps]
     for p, t in pts:
         x = [t * x / ww for x in wv]  # <w, x> = t
         y = [eta * xi for xi in x]
