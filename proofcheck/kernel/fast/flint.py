@@ -236,41 +236,58 @@ def _apply(X, i, eta, m, ti, d):
 
 
 class _Index:
-    """Projections ``t = <w, x_i>`` of all rows, kept sorted as ``(t, row)`` pairs so
-    an FF with bounded support finds its rows by bisection; updated row by row
-    (a ``SortedList`` when sortedcontainers is installed, which keeps an update
-    O(log T) for a million rows; else a plain list)."""
+    """Projections ``t = <w, x_i>`` of all rows, kept sorted so an FF with bounded support
+    finds its rows by bisection; updated row by row (a ``SortedList`` when sortedcontainers
+    is installed, which keeps an update O(log T) for a million rows; else a plain list).
+    The entries are ``(floor(t), t, row)``: ``floor`` is non-decreasing, so they sort as
+    ``(t, row)`` do, and most comparisons are of integers (an fmpq comparison costs about
+    twenty times more)."""
 
-    def __init__(self, w, X):
-        self.w = [q2f(x) for x in w]
-        self.t = (X * _col(w)).entries()
-        pairs = sorted(zip(self.t, range(len(self.t))))
-        self.n = len(self.t)
+    def __init__(self, w, X, key=None):
+        self.w, self.key = [q2f(x) for x in w], key
+        t = self.t = (X * _col(w)).entries()
+        # sorted by t, ties by row (a stable sort of the rows): the order of the entries
+        order = sorted(range(len(t)), key=t.__getitem__)
+        self.n = len(t)
+        pairs = [(t[i].floor(), t[i], i) for i in order]
         self.pairs = SortedList(pairs) if SortedList is not None else pairs
+
+    @staticmethod
+    def _below(x, row):
+        """The entry ``(floor(x), x, row)`` (a bound of a bisection)."""
+        return (x.floor(), x, row)
+
+    def _left(self, lo) -> int:
+        """Position of the first entry with ``t >= lo``."""
+        P, k = self.pairs, self._below(lo, -1)
+        return P.bisect_left(k) if SortedList is not None else bisect_left(P, k)
+
+    def _right(self, hi) -> int:
+        """Position just past the last entry with ``t <= hi``."""
+        P, k = self.pairs, self._below(hi, self.n)
+        return P.bisect_right(k) if SortedList is not None else bisect_right(P, k)
 
     def between(self, lo, hi):
         """Rows with ``lo <= t <= hi`` (a snapshot list; ``None`` = unbounded)."""
-        a = None if lo is None else (lo, -1)
-        b = None if hi is None else (hi, self.n)
+        a = None if lo is None else self._below(lo, -1)
+        b = None if hi is None else self._below(hi, self.n)
         if SortedList is not None:
-            return [r for _, r in self.pairs.irange(a, b)]
-        return [r for _, r in self.pairs[0 if a is None else bisect_left(self.pairs, a):
-                                         len(self.pairs) if b is None else
-                                         bisect_right(self.pairs, b)]]
+            return [r for _, _, r in self.pairs.irange(a, b)]
+        P = self.pairs
+        return [r for _, _, r in P[0 if a is None else bisect_left(P, a):
+                                   len(P) if b is None else bisect_right(P, b)]]
 
     def neighbours(self, lo, hi):
         """The rows just below ``lo`` and just above ``hi`` in the sorted order (``None``:
         none there): with the rows returned by :meth:`between`, the witness that no row
         in ``[lo, hi]`` was missed."""
-        P = self.pairs
-        out = []
+        P, out = self.pairs, []
         if lo is not None:
-            a = P.bisect_left((lo, -1)) if SortedList is not None else bisect_left(P, (lo, -1))
-            out.append(P[a - 1][1] if a > 0 else None)
+            a = self._left(lo)
+            out.append(P[a - 1][2] if a > 0 else None)
         if hi is not None:
-            b = (P.bisect_right((hi, self.n)) if SortedList is not None
-                 else bisect_right(P, (hi, self.n)))
-            out.append(P[b][1] if b < len(P) else None)
+            b = self._right(hi)
+            out.append(P[b][2] if b < len(P) else None)
         return out
 
     def between_checked(self, X, lo, hi):
@@ -280,7 +297,7 @@ class _Index:
         rows = self.between(lo, hi)
         for i in rows:
             t = _t_row(X, self.w, i)
-            witness.equal(witness.WINDOW, self.t[i], t, f"the sorted projection of row {i}")
+            witness.equal(witness.WINDOW, self.t[i], t, lambda: f"the sorted projection of row {i}")
             witness.inside(witness.WINDOW, i, t, lo, hi)
         for i in self.neighbours(lo, hi):
             if i is not None:
@@ -292,30 +309,30 @@ class _Index:
         = unbounded), or ``None``."""
         P, near = self.pairs, []
         if lo is not None:
-            a = P.bisect_left((lo, -1)) if SortedList is not None else bisect_left(P, (lo, -1))
+            a = self._left(lo)
             if a > 0:
-                near.append((lo - P[a - 1][0], P[a - 1][1]))
+                near.append((lo - P[a - 1][1], P[a - 1][2]))
         if hi is not None:
-            b = (P.bisect_right((hi, self.n)) if SortedList is not None
-                 else bisect_right(P, (hi, self.n)))
+            b = self._right(hi)
             if b < len(P):
-                near.append((P[b][0] - hi, P[b][1]))
+                near.append((P[b][1] - hi, P[b][2]))
         return min(near, default=None)
 
     def update(self, i, new_t):
+        old, new = self._below(self.t[i], i), self._below(new_t, i)
         if SortedList is not None:
-            self.pairs.remove((self.t[i], i))
-            self.pairs.add((new_t, i))
+            self.pairs.remove(old)
+            self.pairs.add(new)
         else:
-            del self.pairs[bisect_left(self.pairs, (self.t[i], i))]
-            insort(self.pairs, (new_t, i))
+            del self.pairs[bisect_left(self.pairs, old)]
+            insort(self.pairs, new)
         self.t[i] = new_t
 
 
 def _rank_one(U):
     """``(w, c)`` with ``U[k] = c[k] w`` if rank(U) == 1, else ``None``."""
-    if U and all(u is U[0] for u in U) and any(x != 0 for x in U[0]):
-        return U[0], [Fraction(1)] * len(U)  # the same row object repeated
+    if U and all(u is U[0] or u == U[0] for u in U) and any(x != 0 for x in U[0]):
+        return U[0], [Fraction(1)] * len(U)  # one row repeated (equal values: c = 1)
     w = next((u for u in U if any(x != 0 for x in u)), None)
     if w is None:
         return None
@@ -340,10 +357,13 @@ def affine_pieces(ff: FF, r1):
     layer whose support holds none of the rows costs its kinks and outer pieces.
     The kinks are computed and sorted as fmpq (comparisons in C)."""
     w, cs = r1
-    ks = sorted([fmpq(-bk.numerator, bk.denominator) if ck.numerator == ck.denominator
-                 else -q2f(bk) / q2f(ck) for bk, ck in zip(ff.b, cs) if ck.numerator])
+    uk = [None if not ck.numerator else fmpq(-bk.numerator, bk.denominator)
+          if ck.numerator == ck.denominator else -q2f(bk) / q2f(ck)
+          for bk, ck in zip(ff.b, cs)]  # each unit's kink (None: c_k = 0)
+    ks = sorted([k for k in uk if k is not None])
     kinks = [k for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # distinct
-    return w, kinks, _Pieces(ff, cs, kinks, len(w))
+    pos = [None if k is None else bisect_left(kinks, k) for k in uk]
+    return w, kinks, _Pieces(ff, cs, kinks, len(w), w, pos)
 
 
 def _identity_piece(ff: FF, cs, act, d) -> bool:
@@ -384,16 +404,22 @@ class _Pieces:
     On each piece the set of active ReLUs ``c_k t + b_k > 0`` is constant (the
     kinks are the only places where one switches).  Before the first kink ReLU k
     is active iff ``c_k < 0`` (or ``c_k = 0 < b_k``), after the last iff
-    ``c_k > 0`` (or ``c_k = 0 < b_k``); an inner piece is decided at the midpoint
-    of its kinks, the single piece of a layer without kinks at ``t = 0``.  The
+    ``c_k > 0`` (or ``c_k = 0 < b_k``); with ``pos`` (unit k's kink ``-b_k / c_k`` is
+    ``kinks[pos[k]]``), on piece p (between ``kinks[p - 1]`` and ``kinks[p]``) unit k is
+    active iff ``c_k > 0`` and ``pos[k] < p`` (``t`` is above its kink) or ``c_k < 0`` and
+    ``pos[k] >= p`` (below it) or ``c_k = 0 < b_k``; without ``pos`` an inner piece is
+    decided at the midpoint of its kinks, the single piece of a layer without kinks at
+    ``t = 0``.  The
     piece is the identity iff ``eta = 1`` and ``sum_active c_k W_k = 0`` and
     ``sum_active b_k W_k = 0`` (:func:`_identity_piece`); otherwise ``(g, h)`` are
     those two sums as fmpq lists."""
 
-    def __init__(self, ff: FF, cs, kinks, d):
-        self.ff, self.cs, self.kinks, self.d = ff, cs, kinks, d
+    def __init__(self, ff: FF, cs, kinks, d, w=None, pos=None):
+        self.ff, self.cs, self.kinks, self.d, self.w, self.pos = ff, cs, kinks, d, w, pos
         self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
         self.acts = [None] * (len(kinks) + 1)   # the active units of a piece, once decided
+        self.wq = None  # w as fmpq, once
+        self.wmaps: dict = {}  # id(map) -> (eta + <w, g>, <w, h>) (:meth:`projected`)
 
     def at(self, t, row):
         """The map of the piece holding ``t`` (``None``: the identity); witness ``ff-piece``:
@@ -401,6 +427,19 @@ class _Pieces:
         p = piece_index(self.kinks, t)
         witness.in_piece(self.kinks, p, t, row)
         return self[p]
+
+    def projected(self, m, eta, t):
+        """``<w, x'>`` for a row ``x`` with ``<w, x> = t`` moved by the piece map ``m = (g, h)``:
+        ``x' = eta x + g t + h`` gives ``eta t + <w, g> t + <w, h>`` (``<w, g>``, ``<w, h>``
+        computed once per map).  The sorted index keeps it; its window witness recomputes
+        ``<w, x'>`` from the row."""
+        got = self.wmaps.get(id(m))
+        if got is None:
+            g, h = m
+            wq = self.wq = self.wq or [q2f(x) for x in self.w]
+            got = self.wmaps[id(m)] = (eta + sum([a * x for a, x in zip(wq, g)], fmpq(0)),
+                                       sum([a * x for a, x in zip(wq, h)], fmpq(0)))
+        return got[0] * t + got[1]
 
     def __len__(self):
         return len(self.maps)
@@ -415,7 +454,12 @@ class _Pieces:
             return act
         kinks, cs, b = self.kinks, self.cs, self.ff.b
         # signs from the lowest-terms numerators (denominators are positive)
-        if kinks and p == 0:
+        if self.pos is not None:
+            pos = self.pos
+            act = [k for k, c in enumerate(cs)
+                   if (c.numerator > 0 and pos[k] < p) or (c.numerator < 0 and pos[k] >= p)
+                   or (c.numerator == 0 and b[k].numerator > 0)]
+        elif kinks and p == 0:
             act = [k for k, c in enumerate(cs)
                    if c.numerator < 0 or (c.numerator == 0 and b[k].numerator > 0)]
         elif kinks and p == len(kinks):
@@ -840,13 +884,8 @@ def _check_gram(e, d, rows, G, E, best, one) -> None:
     G2 = G[k, i].copy()
     G2[np.arange(len(b)), b] = -np.inf
     runner = G2.argmax(axis=1)
-    zero = fmpq(0)
-    for kk, ii, bb, rr in zip(k.tolist(), i.tolist(), b.tolist(), runner.tolist()):
-        r, l1, l2 = int(rows[kk, ii]), int(rows[kk, bb]), int(rows[kk, rr])
-        xi = e[r * d:(r + 1) * d]
-        s1 = sum((x * y for x, y in zip(xi, e[l1 * d:(l1 + 1) * d])), zero)
-        s2 = sum((x * y for x, y in zip(xi, e[l2 * d:(l2 + 1) * d])), zero)
-        witness.margin(witness.GRAM, s1, s2, f"row {r} attending to row {l1} against row {l2}")
+    witness.dot_margins(witness.GRAM, e, d, zip(rows[k, i].tolist(), rows[k, b].tolist(),
+                                                rows[k, runner].tolist()))
 
 
 def _float_tops(pf, spans, n):
@@ -890,8 +929,12 @@ class FlintBackend:
         value over all rows is one ``max`` of ``n`` integers, not a scan of ``n d``
         values: the same number."""
         X, d, off = state.X, state.d, state.off
+        cache = getattr(self, "_heights", None)
         if rows is None:
             b = max(self._row_bits(X), default=0)
+        elif cache is not None and cache[0] is X:  # the rows' sizes, kept exact in place
+            hb = cache[1]
+            b = max((hb[i] for i in rows), default=0)
         else:
             b = max(map(_bits, (X[i, c] for i in rows for c in range(d))), default=0)
         return b if off is None else max(b, off.row_bits + _bits(off.C[off.n]) + 1)
@@ -1165,7 +1208,7 @@ class FlintBackend:
         key = tuple([v for x in w for v in (x.numerator, x.denominator)])
         ix = state.index.get(key)
         if ix == "seen":
-            ix = state.index[key] = _Index(w, X)
+            ix = state.index[key] = _Index(w, X, key)
         one = trace is not None and support == [(kinks[0], kinks[-1])]  # [first, last kink]
         if isinstance(ix, _Index):
             cand, tt = [i for lo, hi in support for i in ix.between_checked(X, lo, hi)], ix.t
@@ -1189,7 +1232,7 @@ class FlintBackend:
                 if D is not None:
                     witness.nearest(D, tt[D[1]], lo, hi, None)
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside], D))
-        touched, before = [], {}
+        touched, before, new_t = [], {}, {}
         for i in cand:
             ti = tt[i]
             m = maps.at(ti, i)
@@ -1198,14 +1241,19 @@ class FlintBackend:
             before[i] = tuple(X[i, c] for c in range(d))
             _apply(X, i, eta, m, ti, d)
             touched.append(i)
+            new_t[i] = maps.projected(m, eta, ti)
         self._rewritten(X, touched)
         if touched and state.meta is not None and state.meta.get("X") is X:
             state.meta["X"] = None  # X changed in place: offset caches are stale
-        for i in touched:
-            row = [X[i, c] for c in range(d)]
-            for other in state.index.values():
-                if isinstance(other, _Index):
-                    other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
+        for other in state.index.values():
+            if not isinstance(other, _Index):
+                continue
+            if other.key == key:  # this layer's direction: the projections it moved to
+                for i in touched:
+                    other.update(i, new_t[i])
+                continue
+            for i in touched:
+                other.update(i, sum((a * X[i, c] for c, a in enumerate(other.w)), fmpq(0)))
         return state, touched, before
 
     @staticmethod
@@ -1373,8 +1421,8 @@ class FlintBackend:
                 ncand = cand.sum(axis=2)
                 one = np.nonzero(ncand == 1)
                 _check_gram(e, d, rows, G, E, best, one)
-                for k, i in zip(*one):
-                    att[int(rows[k, i])] = [int(rows[k, best[k, i]])]
+                for r, l in zip(rows[one].tolist(), rows[one[0], best[one]].tolist()):
+                    att[r] = [l]
                 size = {}  # bit size per sequence: large values' exact work is charged
                 for k, i in zip(*np.nonzero(ncand != 1)):
                     r = int(rows[k, i])

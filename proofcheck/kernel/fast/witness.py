@@ -9,6 +9,7 @@ when it does not hold.  They never decide a verdict: a failed check is ERROR.
 from __future__ import annotations
 
 import numpy as np
+from flint import fmpq
 
 from proofcheck.kernel.errors import WitnessCheckFailed
 from proofcheck.kernel.numbers import fmt_num
@@ -20,6 +21,9 @@ UNIQUE_TOP, RANK_ONE_ARGMAX, MAX_MODULUS = "unique-top", "rank-one-argmax", "max
 GRAM, GRAM_GAP, HEAD_PREFIX = "gram-argmax", "gram-gap", "head-prefix"
 CODES = (WINDOW, NEAREST, PIECE, BOX_PIECE, TAG_TOP, TAG_OFFSETS, Q_SIGN, UNIQUE_TOP,
          RANK_ONE_ARGMAX, MAX_MODULUS, GRAM, GRAM_GAP, HEAD_PREFIX)
+
+
+_ZERO = fmpq(0)
 
 
 def fail(code: str, detail: str):
@@ -77,16 +81,31 @@ def box_in_piece(kinks, p, t, wr, where) -> None:
                         f"piece {p} of the kinks {[fmt_num(k) for k in kinks]}")
 
 
+def _place(where) -> str:
+    """``where`` is a text or a function giving it (built only when a check fails)."""
+    return where() if callable(where) else where
+
+
 def margin(code: str, top_value, other_value, where) -> None:
     """The chosen maximiser beats the named runner-up strictly (exact values)."""
     if not top_value > other_value:
-        fail(code, f"{where}: the chosen maximum {fmt_num(top_value)} does not exceed the "
+        fail(code, f"{_place(where)}: the chosen maximum {fmt_num(top_value)} does not exceed the "
                    f"runner-up {fmt_num(other_value)}")
+
+
+def dot_margins(code: str, e, d, triples) -> None:
+    """``<x_r, x_a> > <x_r, x_b>`` exactly for every ``(r, a, b)`` (rows of the row-major fmpq
+    entries ``e`` of width ``d``)."""
+    for r, a, b in triples:
+        xr = e[r * d:(r + 1) * d]
+        margin(code, sum([x * y for x, y in zip(xr, e[a * d:(a + 1) * d])], _ZERO),
+               sum([x * y for x, y in zip(xr, e[b * d:(b + 1) * d])], _ZERO),
+               lambda: f"row {r} attending to row {a} against row {b}")
 
 
 def equal(code: str, stated, exact, where) -> None:
     if stated != exact:
-        fail(code, f"{where}: stated {fmt_num(stated)}, recomputed {fmt_num(exact)}")
+        fail(code, f"{_place(where)}: stated {fmt_num(stated)}, recomputed {fmt_num(exact)}")
 
 
 def all_true(code: str, mask, what: str) -> None:
