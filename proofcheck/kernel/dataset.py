@@ -77,6 +77,12 @@ def embedded_dataset(obj, root: str = "$.dataset") -> Dataset:
         for j, p in enumerate(obj["pairs"])))
 
 
+def token_key(token) -> tuple:
+    """``(p_0, q_0, p_1, ...)`` of a token of Fractions in lowest terms: equal iff the tokens
+    are (and hashed much faster than a tuple of Fractions)."""
+    return tuple([v for x in token for v in (x.numerator, x.denominator)])
+
+
 def check_admissible(ds: Dataset, ordered: bool = False) -> None:
     """``Inadmissible`` unless ``ds`` satisfies docs/spec.md §1's hypotheses, in this order: d >= 2; per
     pair X_j, Y_j non-empty with distinct tokens, m_j <= n_j; the X_j distinct as sets (``ordered``:
@@ -91,20 +97,23 @@ def check_admissible(ds: Dataset, ordered: bool = False) -> None:
                 raise Inadmissible(f"{kind} {j} is empty", f"$.pairs[{j}].{kind}")
         for kind, seq in seqs:
             path = f"$.pairs[{j}].{kind}"
-            seen: dict[Token, int] = {}
+            seen: dict[tuple, int] = {}
             for t, tok in enumerate(seq):
                 if len(tok) != ds.d:
                     raise BadInput(f"token {t} of {kind} {j} has {len(tok)} coordinate(s), "
                                    f"expected {ds.d}", f"{path}[{t}]")
-                if tok in seen:
-                    raise Inadmissible(f"repeated token in {kind} {j}: tokens {seen[tok]} "
+                key = token_key(tok)
+                if key in seen:
+                    raise Inadmissible(f"repeated token in {kind} {j}: tokens {seen[key]} "
                                        f"and {t} are equal", f"{path}[{t}]")
-                seen[tok] = t
+                seen[key] = t
+            if kind == "input":
+                keys = tuple(seen)  # the input tokens' keys, in order (they are distinct)
         m, n = len(pair.outputs), len(pair.inputs)
         if m > n:
             raise Inadmissible(f"output longer than input in pair {j} (m={m} > n={n})",
                                f"$.pairs[{j}]")
-        pending.append(tuple(pair.inputs) if ordered else frozenset(pair.inputs))
+        pending.append(keys if ordered else frozenset(keys))
     first: dict = {}
     for j, s in enumerate(pending):
         if (k := first.setdefault(s, j)) != j:
@@ -144,5 +153,9 @@ def canonical_bytes(ds: Dataset) -> bytes:
 
 
 def digest(ds: Dataset) -> str:
-    """SHA-256 hex digest of ``canonical_bytes(ds)``."""
-    return hashlib.sha256(canonical_bytes(ds)).hexdigest()
+    """SHA-256 hex digest of ``canonical_bytes(ds)`` (kept on the dataset, which is frozen)."""
+    got = ds.__dict__.get("_digest")
+    if got is None:
+        got = hashlib.sha256(canonical_bytes(ds)).hexdigest()
+        object.__setattr__(ds, "_digest", got)
+    return got

@@ -34,6 +34,7 @@ from fractions import Fraction
 from flint import fmpq, fmpq_mat, fmpz
 
 from proofcheck.kernel.attention import HARDMAX
+from proofcheck.kernel.dataset import token_key
 from proofcheck.kernel.limits import charge, check_bits
 from proofcheck.kernel.model import FF, SA, Factored
 from proofcheck.kernel.numbers import fmt_num
@@ -520,9 +521,6 @@ def run(net, inputs, backend=None, rule=HARDMAX, progress=None):
     return [rows_[lo:hi] for lo, hi in state.spans]
 
 
-def _key(token) -> tuple:
-    """``(p_0, q_0, p_1, ...)``: equal iff the tokens are (hashes faster than Fractions)."""
-    return tuple([v for x in token for v in (x.numerator, x.denominator)])
 
 
 def interpolation_witness(outputs, targets):
@@ -530,13 +528,13 @@ def interpolation_witness(outputs, targets):
     multiplicities)``."""
     mults = []
     for j, (out, tgt) in enumerate(zip(outputs, targets, strict=True)):
-        cnt = Counter(_key(x) for x in out)
+        cnt = Counter(token_key(x) for x in out)
         tset = [tuple(y) for y in tgt]
-        tkeys = [_key(y) for y in tset]
+        tkeys = [token_key(y) for y in tset]
         mults.append({y: cnt.get(k, 0) for y, k in zip(tset, tkeys)})
         tgt_set = set(tkeys)
         for i, x in enumerate(out):
-            if _key(x) not in tgt_set:
+            if token_key(x) not in tgt_set:
                 shown = (", ".join(fmt_num(y) for y in tset[:8])
                          + (", ..." if len(tset) > 8 else ""))
                 return Witness(f"output token is not a target (one of {{{shown}}}; inclusion "

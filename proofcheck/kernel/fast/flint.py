@@ -230,7 +230,12 @@ def _support(kinks, maps):
 
 
 def _apply(X, i, eta, m, ti, d):
+    """Row ``i`` of ``X`` becomes ``eta x + g t + h`` (``m = (g, h)``, ``t = <w, x>``)."""
     g, h = m
+    if eta == 1:
+        for c in range(d):
+            X[i, c] = X[i, c] + g[c] * ti + h[c]
+        return
     for c in range(d):
         X[i, c] = eta * X[i, c] + g[c] * ti + h[c]
 
@@ -246,10 +251,8 @@ class _Index:
     def __init__(self, w, X, key=None):
         self.w, self.key = [q2f(x) for x in w], key
         t = self.t = (X * _col(w)).entries()
-        # sorted by t, ties by row (a stable sort of the rows): the order of the entries
-        order = sorted(range(len(t)), key=t.__getitem__)
         self.n = len(t)
-        pairs = [(t[i].floor(), t[i], i) for i in order]
+        pairs = sorted([(x.floor(), x, i) for i, x in enumerate(t)])
         self.pairs = SortedList(pairs) if SortedList is not None else pairs
 
     @staticmethod
