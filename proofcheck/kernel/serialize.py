@@ -22,9 +22,26 @@ def vector(v, d: int, path: str) -> tuple:
     return tuple(parse_exact(x, f"{path}[{i}]") for i, x in enumerate(v))
 
 
+def _read_vectors(vs, d):
+    """``vs`` as a tuple of tuples when it is a list of lists of ``d`` Fractions (read
+    already by :mod:`proofcheck.kernel.reader`), else ``None`` (then each vector is read with
+    its path)."""
+    if type(vs) is not list:
+        return None
+    out = []
+    for v in vs:
+        if type(v) is not list or len(v) != d or not all(type(x) is Fraction for x in v):
+            return None
+        out.append(tuple(v))
+    return tuple(out)
+
+
 def _fac_from(o, d, path) -> Factored:
     if len(o["left"]) != len(o["right"]):
         raise BadInput("factors 'left' and 'right' must be lists of equal length", path)
+    left, right, lam = _read_vectors(o["left"], d), _read_vectors(o["right"], d), o["lam"]
+    if left is not None and right is not None and type(lam) is Fraction:
+        return Factored(lam, left, right)
     return Factored(parse_exact(o["lam"], f"{path}.lam"),
                     *(tuple(vector(a, d, f"{path}.{k}[{r}]") for r, a in enumerate(o[k]))
                       for k in ("left", "right")))
@@ -34,6 +51,10 @@ def ff_from_json(o, d, path) -> FF:
     """The FF of a schema-validated JSON object whose vectors must have length ``d``."""
     if not len(o["U"]) == len(o["b"]) == len(o["W"]):
         raise BadInput("FF: U, b, W must be lists of the same width", path)
+    U, W, b, eta = _read_vectors(o["U"], d), _read_vectors(o["W"], d), o["b"], o["eta"]
+    if (U is not None and W is not None and type(eta) is Fraction
+            and all(type(x) is Fraction for x in b)):
+        return FF(eta, U, tuple(b), W, o.get("label", ""))
     return FF(parse_exact(o["eta"], f"{path}.eta"),
               tuple(vector(u, d, f"{path}.U[{k}]") for k, u in enumerate(o["U"])),
               tuple(parse_exact(x, f"{path}.b[{k}]") for k, x in enumerate(o["b"])),
