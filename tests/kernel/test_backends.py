@@ -406,3 +406,33 @@ def test_int_rank_one_ff_is_exact_like_the_reference(cs, bs, w):
     fl = check_network(net, xs, None, None, backend="flint")
     assert ref.verdict == fl.verdict  # no claims, no targets: outputs only
     assert fl.outputs == ref.outputs and fl.outputs
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.fractions(min_value=-6, max_value=6, max_denominator=4), min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(0, 11), st.fractions(min_value=-6, max_value=6,
+                                                          max_denominator=4)), max_size=12),
+       st.fractions(min_value=-6, max_value=6, max_denominator=4),
+       st.fractions(min_value=0, max_value=4, max_denominator=4))
+def test_sorted_index_is_the_exact_order_through_updates(ts, moves, lo, width):
+    """The fast tier's sorted index (entries ``(floor t, t, row)``: ties and equal floors
+    included) answers every window and its neighbours like a scan of the exact projections,
+    before and after rows move."""
+    from flint import fmpq, fmpq_mat
+    from proofcheck.kernel.fast.flint import _Index, q2f
+    X = fmpq_mat(len(ts), 1, [q2f(t) for t in ts])
+    ix = _Index((Fraction(1),), X)
+    exact = list(ts)
+    for i, t in [(0, ts[0])] + moves:
+        if i < len(exact):
+            ix.update(i, q2f(t))
+            exact[i] = t
+        hi = lo + width
+        want = [r for _, r in sorted((t, r) for r, t in enumerate(exact) if lo <= t <= hi)]
+        assert ix.between(q2f(lo), q2f(hi)) == want
+        below = [r for _, r in sorted((t, r) for r, t in enumerate(exact) if t < lo)]
+        above = [r for _, r in sorted((t, r) for r, t in enumerate(exact) if t > hi)]
+        assert ix.neighbours(q2f(lo), q2f(hi)) == [below[-1] if below else None,
+                                                   above[0] if above else None]
+        assert [(e[1], e[2]) for e in ix.pairs] == sorted((fmpq(t.numerator, t.denominator), r)
+                                                          for r, t in enumerate(exact))

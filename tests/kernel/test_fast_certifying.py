@@ -195,6 +195,18 @@ def test_window_sorted_index(monkeypatch):
     assert_error_names(certificate("1.6", *hat_net()), witness.WINDOW)
 
 
+def test_window_sorted_index_moved_projection(monkeypatch):
+    """The index keeps a moved row's projection by the piece lemma (``_Pieces.projected``);
+    a wrong one (off by 1/2) is caught when the next FF in that direction reads the row."""
+    orig = flint._Pieces.projected
+    monkeypatch.setattr(flint._Pieces, "projected",
+                        lambda self, m, eta, t: orig(self, m, eta, t) + flint.fmpq(1, 2))
+    h = hat(E1, ZERO, F(4), (ONE, ZERO))  # moves (2, y) to (3, y): still inside [0, 4]
+    net = Transformer(2, [Block(h, IDENT_SA), Block(h, IDENT_SA), Block(h, IDENT_SA)])
+    inputs = [[(F(2), ZERO), (F(9), ONE)], [(F(7), ONE), (F(-5), F(2))]]
+    assert_error_names(certificate("1.6", net, inputs), witness.WINDOW)
+
+
 def test_window_offset_frame(monkeypatch):
     orig = flint.FlintBackend._offset_query
 

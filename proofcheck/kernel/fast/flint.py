@@ -405,19 +405,16 @@ def piece_index(kinks, t) -> int:
 class _Pieces:
     """The maps of :func:`affine_pieces` (a read-only sequence, ``len = kinks + 1``).
     On each piece the set of active ReLUs ``c_k t + b_k > 0`` is constant (the
-    kinks are the only places where one switches).  Before the first kink ReLU k
-    is active iff ``c_k < 0`` (or ``c_k = 0 < b_k``), after the last iff
-    ``c_k > 0`` (or ``c_k = 0 < b_k``); with ``pos`` (unit k's kink ``-b_k / c_k`` is
-    ``kinks[pos[k]]``), on piece p (between ``kinks[p - 1]`` and ``kinks[p]``) unit k is
-    active iff ``c_k > 0`` and ``pos[k] < p`` (``t`` is above its kink) or ``c_k < 0`` and
-    ``pos[k] >= p`` (below it) or ``c_k = 0 < b_k``; without ``pos`` an inner piece is
-    decided at the midpoint of its kinks, the single piece of a layer without kinks at
-    ``t = 0``.  The
+    kinks are the only places where one switches).  With ``pos`` (unit k's kink
+    ``-b_k / c_k`` is ``kinks[pos[k]]``), on piece p (between ``kinks[p - 1]`` and
+    ``kinks[p]``, unbounded at the ends) unit k is active iff ``c_k > 0`` and ``pos[k] < p``
+    (``t`` is above its kink) or ``c_k < 0`` and ``pos[k] >= p`` (below it) or ``c_k = 0 <
+    b_k``.  The
     piece is the identity iff ``eta = 1`` and ``sum_active c_k W_k = 0`` and
     ``sum_active b_k W_k = 0`` (:func:`_identity_piece`); otherwise ``(g, h)`` are
     those two sums as fmpq lists."""
 
-    def __init__(self, ff: FF, cs, kinks, d, w=None, pos=None):
+    def __init__(self, ff: FF, cs, kinks, d, w, pos):
         self.ff, self.cs, self.kinks, self.d, self.w, self.pos = ff, cs, kinks, d, w, pos
         self.maps = [False] * (len(kinks) + 1)  # False: not computed yet
         self.acts = [None] * (len(kinks) + 1)   # the active units of a piece, once decided
@@ -455,22 +452,12 @@ class _Pieces:
         act = self.acts[p]
         if act is not None:
             return act
-        kinks, cs, b = self.kinks, self.cs, self.ff.b
+        cs, b = self.cs, self.ff.b
         # signs from the lowest-terms numerators (denominators are positive)
-        if self.pos is not None:
-            pos = self.pos
-            act = [k for k, c in enumerate(cs)
-                   if (c.numerator > 0 and pos[k] < p) or (c.numerator < 0 and pos[k] >= p)
-                   or (c.numerator == 0 and b[k].numerator > 0)]
-        elif kinks and p == 0:
-            act = [k for k, c in enumerate(cs)
-                   if c.numerator < 0 or (c.numerator == 0 and b[k].numerator > 0)]
-        elif kinks and p == len(kinks):
-            act = [k for k, c in enumerate(cs)
-                   if c.numerator > 0 or (c.numerator == 0 and b[k].numerator > 0)]
-        else:
-            smp = (kinks[p - 1] + kinks[p]) / 2 if kinks else fmpq(0)
-            act = [k for k, c in enumerate(cs) if q2f(c) * smp + q2f(b[k]) > 0]
+        pos = self.pos
+        act = [k for k, c in enumerate(cs)
+               if (c.numerator > 0 and pos[k] < p) or (c.numerator < 0 and pos[k] >= p)
+               or (c.numerator == 0 and b[k].numerator > 0)]
         self.acts[p] = act
         return act
 
