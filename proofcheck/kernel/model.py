@@ -8,6 +8,10 @@ from fractions import Fraction
 from functools import cache
 from typing import Sequence
 
+from flint import fmpq
+
+from proofcheck.kernel.numbers import coprime_fraction
+
 Vec = tuple[Fraction, ...]
 
 
@@ -288,7 +292,14 @@ class Transformer:
         """Exact ``||theta||^2``, the sum of squares of the scalars :meth:`n_params`
         counts (docs/spec.md §2 ``tikhonov``): per denominator ``q`` the integer ``sum p^2``,
         then the terms ``(sum p^2) / q^2`` added in a balanced tree (the value of the
-        left-to-right sum, without re-reducing a huge running denominator)."""
+        left-to-right sum, without re-reducing a huge running denominator), in FLINT's
+        ``fmpq`` (its gcd and products are subquadratic; CPython's gcd is quadratic, which
+        at a million tokens made this sum take minutes).  Kept with the blocks it was
+        computed from (blocks are frozen: the same block objects have the same scalars)."""
+        key = tuple(self.blocks)
+        got = self.__dict__.get("_sq_norm")
+        if got is not None and len(got[0]) == len(key) and all(a is b for a, b in zip(got[0], key)):
+            return got[1]
         by_den: dict[int, int] = {}
         other = []
         for v in self.values():
@@ -297,11 +308,14 @@ class Transformer:
                 by_den[q] = by_den.get(q, 0) + v.numerator * v.numerator
             else:
                 other.append(v * v)
-        terms = [Fraction(s, q * q) for q, s in by_den.items()]
+        terms = [fmpq(s, q * q) for q, s in by_den.items()]
         while len(terms) > 1:
             pairs = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
             terms = pairs + terms[-1:] if len(terms) % 2 else pairs
-        return sum(other, terms[0] if terms else Fraction(0))
+        total = coprime_fraction(int(terms[0].p), int(terms[0].q)) if terms else Fraction(0)
+        value = sum(other, total)
+        self._sq_norm = (key, value)
+        return value
 
     def max_bits(self) -> int:
         return max((max(v.numerator.bit_length(), v.denominator.bit_length())

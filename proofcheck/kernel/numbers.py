@@ -10,8 +10,9 @@ work budget): the process-wide limit is never lifted."""
 import math
 import numbers
 import re
-from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
+
+from flint import fmpz
 
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.limits import charge
@@ -37,24 +38,15 @@ _CHUNK_BITS = 13000
 
 def digits_to_int(s: str) -> int:
     """The integer of ``s``, ASCII digits with an optional sign (the caller's grammar matched
-    it: ``[+-]?[0-9]+``), without CPython's 4300-digit limit and without lifting it: halves
-    converted recursively and joined by one multiplication by a power of ten (subquadratic with
-    CPython's Karatsuba product).  A string over 4000 digits charges its bits to the work budget
+    it: ``[+-]?[0-9]+``), without CPython's 4300-digit limit and without lifting it: a long
+    string is converted by FLINT (``fmpz``, subquadratic; CPython's own conversion is
+    quadratic).  A string over 4000 digits charges its bits to the work budget
     (:func:`proofcheck.kernel.limits.charge`)."""
     if len(s) <= _CHUNK_DIGITS:
         return int(s)
     charge(len(s) * 3322 // 1000, "the value of a long digit string")
-    digits = s.lstrip("+-")
-    n = _digits_value(digits, {})
+    n = int(fmpz(s.lstrip("+-")))
     return -n if s[0] == "-" else n
-
-
-def _digits_value(s: str, powers: dict) -> int:
-    if len(s) <= _CHUNK_DIGITS:
-        return int(s)
-    k = len(s) // 2  # digits of the low half
-    p = powers.get(k) or powers.setdefault(k, 10 ** k)
-    return _digits_value(s[:-k], powers) * p + _digits_value(s[-k:], powers)
 
 
 _SHORT_INT = 1 << _CHUNK_BITS  # |n| below it: str(n) has fewer than 3914 digits
@@ -62,19 +54,19 @@ _SHORT_INT = 1 << _CHUNK_BITS  # |n| below it: str(n) has fewer than 3914 digits
 
 def int_to_digits(n: int) -> str:
     """``str(n)`` for any integer, without CPython's 4300-digit limit and without lifting it:
-    split by a power of ten near half the digits, halves written recursively."""
+    a long integer is written by FLINT (``fmpz.str``, subquadratic; CPython's ``str`` and
+    ``divmod`` are quadratic in the size)."""
     if n.bit_length() <= _CHUNK_BITS:
         return str(n)
-    return "-" + int_to_digits(-n) if n < 0 else _write_digits(n, {})
+    return fmpz(n).str()
 
 
-def _write_digits(n: int, powers: dict) -> str:
-    if n.bit_length() <= _CHUNK_BITS:
-        return str(n)
-    k = n.bit_length() * 30103 // 200000  # about half the decimal digits
-    p = powers.get(k) or powers.setdefault(k, 10 ** k)
-    hi, lo = divmod(n, p)
-    return _write_digits(hi, powers) + _write_digits(lo, powers).rjust(k, "0")
+def coprime_fraction(p: int, q: int) -> Fraction:
+    """``Fraction(p, q)`` for ``p``, ``q`` already coprime with ``q > 0`` (an ``fmpq``'s
+    numerator and denominator), without recomputing their gcd (quadratic in CPython)."""
+    if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
+        return Fraction._from_coprime_ints(p, q)
+    return Fraction(p, q, _normalize=False)
 
 
 def parse_string(raw: str, path: str | None = None, what: str = "value") -> Fraction:
@@ -193,14 +185,38 @@ def approx(q, sig: int = 6) -> str:
     q = Fraction(q)
     if q == 0:
         return "0"
-    ctx = Context(prec=sig, rounding=ROUND_HALF_UP, Emax=MAX_EMAX, Emin=MIN_EMIN)
-    _, dg, exp = ctx.divide(Decimal(abs(q.numerator)), Decimal(q.denominator)).as_tuple()
-    ds, e, sign = "".join(map(str, dg)).rstrip("0") or "0", len(dg) + exp - 1, "-" * (q < 0)
+    dg, e = _leading_digits(abs(q.numerator), q.denominator, sig)
+    ds, sign = dg.rstrip("0") or "0", "-" * (q < 0)
     if -4 <= e < sig:
         whole, frac = (ds[:e + 1].ljust(e + 1, "0"), ds[e + 1:]) if e >= 0 else \
             ("0", "0" * (-e - 1) + ds)
         return sign + whole + ("." + frac if frac else "")
     return f"{sign}{ds[0]}{'.' + ds[1:] if ds[1:] else ''}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+def _leading_digits(p: int, q: int, sig: int) -> tuple[str, int]:
+    """``(digits, e)``: ``p / q > 0`` rounded half up to ``sig`` significant digits is
+    ``0.digits x 10^(e + 1)`` (``digits`` has ``sig`` characters).  In integers: ``e =
+    floor(log10(p / q))`` from the bit lengths (``p / q`` lies in ``(2^(D-1), 2^(D+1))``, ``D``
+    their difference), corrected by exact comparisons; then one division whose quotient has
+    ``sig`` digits.  Big products and powers in FLINT (``fmpz``: subquadratic)."""
+    e = math.floor((p.bit_length() - q.bit_length()) * 0.30102999566398120) - 2  # below it
+    P, Q = fmpz(p), fmpz(q)
+    while _scaled_ge(P, Q, e + 1):
+        e += 1
+    k = sig - 1 - e  # p / q * 10^k has sig digits before the point
+    num, den = (P * fmpz(10) ** k, Q) if k >= 0 else (P, Q * fmpz(10) ** -k)
+    n, r = divmod(num, den)
+    if 2 * r >= den:  # half up
+        n += 1
+    if n == 10 ** sig:  # 9.99..95 rounded up to 10.0...
+        n, e = fmpz(10) ** (sig - 1), e + 1
+    return str(int(n)), e
+
+
+def _scaled_ge(p, q, e: int) -> bool:
+    """``p / q >= 10^e`` exactly (``fmpz``)."""
+    return p >= q * fmpz(10) ** e if e >= 0 else p * fmpz(10) ** -e >= q
 
 
 def _exact(v) -> Fraction:
@@ -228,10 +244,11 @@ def fmt_num(v, sig: int = 6) -> str:
         v = _exact(v)
     except (TypeError, ValueError, OverflowError):
         return str(v)
-    exact = format_q(v)
-    if len(exact) <= SHORT:
-        return exact
     p, q = abs(v.numerator), v.denominator
+    if p.bit_length() <= 80 and q.bit_length() <= 80:  # else the text has over 24 digits
+        exact = format_q(v)
+        if len(exact) <= SHORT:
+            return exact
     size = (f"{p.bit_length()}-bit integer" if q == 1 else
             f"{p.bit_length()}-bit / {q.bit_length()}-bit rational")
     return f"≈{approx(v, sig)} (exact: {size})"

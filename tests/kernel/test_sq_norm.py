@@ -69,3 +69,20 @@ def test_sq_norm_exact_values_and_generic_scalars():
     sym = Transformer(2, [Block(FF(x), SA(F(1, 2), Factored(F(0)), Factored(F(0))))])
     assert sympy.simplify(sym.sq_norm() - (x ** 2 + sympy.Rational(1, 4))) == 0
     assert Transformer(2, []).sq_norm() == 0
+
+
+def test_sq_norm_kept_only_for_the_same_blocks():
+    """The value kept on the network is the one of its current blocks: replacing, adding or
+    removing a block gives the new sum (blocks are frozen, the list is not)."""
+    one = FF(F(1), ((F(1), F(2)),), (F(3, 7),), ((F(5), F(-1, 2)),))
+    sa = SA(F(1), Factored(F(0)), Factored(F(0)))
+    net = Transformer(2, [Block(one, sa)])
+    first = net.sq_norm()
+    assert first == plain_sq_norm(net)
+    net.blocks[0] = Block(FF(F(2), one.U, one.b, one.W), sa)
+    assert net.sq_norm() == plain_sq_norm(net) != first
+    net.blocks.append(Block(one, sa))
+    assert net.sq_norm() == plain_sq_norm(net)
+    net.blocks.pop()
+    net.blocks.pop()
+    assert net.sq_norm() == plain_sq_norm(net) == 0

@@ -51,6 +51,7 @@ from proofcheck.kernel.fast import witness
 from proofcheck.kernel.fast.heads import sa_heads
 from proofcheck.kernel.limits import charge
 from proofcheck.kernel.model import FF, SA, Factored
+from proofcheck.kernel.numbers import coprime_fraction
 
 
 @dataclass
@@ -73,11 +74,7 @@ def q2f(q: Fraction) -> fmpq:
     return fmpq(q.numerator, q.denominator)
 
 
-if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
-    _coprime = Fraction._from_coprime_ints
-else:  # Python 3.11: the same constructor without the gcd
-    def _coprime(p, q):
-        return Fraction(p, q, _normalize=False)
+_coprime = coprime_fraction
 
 
 def f2q(x: fmpq) -> Fraction:
