@@ -129,5 +129,7 @@ def test_the_time_line_says_which_phases_overlap():
     first, second = text.split("\n")
     assert first.startswith("time: construct phase S 1.00 s") and first.endswith("end to end 9.00 s")
     assert "parts of construct total" in second and "overlap" in second
+    sharded = time_line({"exact check": 5.0, "kernel re-check": 6.0}, sharded=True)
+    assert "after the exact check" in sharded and "overlap" not in sharded
     assert time_line({"construct total": 2.0, "end to end": 3.0}) == (
         "time: construct total 2.00 s, end to end 3.00 s")

@@ -14,15 +14,18 @@ def summary_lines(statement: str, check) -> list[str]:
     return lines + comparison_lines(getattr(check, "comparison", None))
 
 
-def time_line(seconds: dict) -> str:
+def time_line(seconds: dict, sharded: bool = False) -> str:
     """The ``time:`` line: every phase of the run, in order (``seconds``: phase -> wall
     seconds, the last ones the report, the certificate file and end to end), and a line
-    saying which phases overlap, so that their sum is not read as the run's time."""
+    saying which phases overlap, so that their sum is not read as the run's time
+    (``sharded``: the kernel's re-check ran in shards after the exact check, ``--workers`` /
+    ``--scheduler``, rather than in a forked process beside it)."""
     notes = []
     if any(k.startswith("construct phase") for k in seconds):
         notes.append("the construct phases are parts of construct total")
     if "kernel re-check" in seconds and "exact check" in seconds:
-        notes.append("the kernel re-check ran in a forked process beside the exact check, "
+        notes.append("the kernel re-check ran in shards after the exact check" if sharded else
+                     "the kernel re-check ran in a forked process beside the exact check, "
                      "so the two overlap")
     return ("time: " + ", ".join(f"{k} {s:.2f} s" for k, s in seconds.items())
             + (f"\n      (wall seconds; {'; '.join(notes)})" if notes else ""))
