@@ -187,8 +187,8 @@ def cmd_theorem(args) -> int:
     if args.certificate:
         _write_certificate(args.certificate, run, certificate_refusal(run))
     run.seconds["end to end"] = time.perf_counter() - t_start
-    print(time_line(run.seconds, sharded=run.opts.workers is not None
-                    or run.opts.scheduler is not None))
+    print(time_line(run.seconds, sharded=run.options.workers is not None
+                    or run.options.scheduler is not None))
     rc = run.recheck
     line, code = verdict_text(run)
     if line is None:
