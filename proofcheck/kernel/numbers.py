@@ -61,12 +61,13 @@ def int_to_digits(n: int) -> str:
     return fmpz(n).str()
 
 
-def coprime_fraction(p: int, q: int) -> Fraction:
-    """``Fraction(p, q)`` for ``p``, ``q`` already coprime with ``q > 0`` (an ``fmpq``'s
-    numerator and denominator), without recomputing their gcd (quadratic in CPython)."""
-    if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
-        return Fraction._from_coprime_ints(p, q)
-    return Fraction(p, q, _normalize=False)
+if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
+    coprime_fraction = Fraction._from_coprime_ints
+else:  # Python 3.11: the same constructor without the gcd
+    def coprime_fraction(p: int, q: int) -> Fraction:
+        """``Fraction(p, q)`` for ``p``, ``q`` already coprime with ``q > 0`` (an ``fmpq``'s
+        numerator and denominator), without recomputing their gcd (quadratic in CPython)."""
+        return Fraction(p, q, _normalize=False)
 
 
 def parse_string(raw: str, path: str | None = None, what: str = "value") -> Fraction:

@@ -74,12 +74,9 @@ def q2f(q: Fraction) -> fmpq:
     return fmpq(q.numerator, q.denominator)
 
 
-_coprime = coprime_fraction
-
-
 def f2q(x: fmpq) -> Fraction:
     """Exact conversion (fmpq keeps p/q coprime with q > 0, so no gcd is needed)."""
-    return _coprime(int(x.p), int(x.q))
+    return coprime_fraction(int(x.p), int(x.q))
 
 
 def _col(v) -> fmpq_mat:
@@ -317,6 +314,11 @@ class _Index:
             if b < len(P):
                 near.append((P[b][1] - hi, P[b][2]))
         return min(near, default=None)
+
+    def reread(self, X, rows):
+        """The given rows were written in place: their projections read again from ``X``."""
+        for i in rows:
+            self.update(i, _t_row(X, self.w, i))
 
     def update(self, i, new_t):
         old, new = self._below(self.t[i], i), self._below(new_t, i)
@@ -916,23 +918,27 @@ class FlintBackend:
         value over all rows is one ``max`` of ``n`` integers, not a scan of ``n d``
         values: the same number."""
         X, d, off = state.X, state.d, state.off
-        cache = getattr(self, "_heights", None)
         if rows is None:
             b = max(self._row_bits(X), default=0)
-        elif cache is not None and cache[0] is X:  # the rows' sizes, kept exact in place
-            hb = cache[1]
+        elif (hb := self._kept_bits(X)) is not None:  # the rows' sizes, kept exact in place
             b = max((hb[i] for i in rows), default=0)
         else:
             b = max(map(_bits, (X[i, c] for i in rows for c in range(d))), default=0)
         return b if off is None else max(b, off.row_bits + _bits(off.C[off.n]) + 1)
 
+    def _kept_bits(self, X):
+        """The per-row sizes kept for ``X`` (:meth:`_row_bits`), or ``None`` when the cache
+        holds another matrix."""
+        cache = getattr(self, "_heights", None)
+        return cache[1] if cache is not None and cache[0] is X else None
+
     def _row_bits(self, X) -> list:
         """Per row of ``X``, its largest numerator / denominator bit size: computed once
         per matrix and kept exact through every write in place (:meth:`_rewritten`).  The
         cache holds ``X`` itself, so its identity cannot be reused by another matrix."""
-        cache = getattr(self, "_heights", None)
-        if cache is not None and cache[0] is X:
-            return cache[1]
+        hb = self._kept_bits(X)
+        if hb is not None:
+            return hb
         d = X.ncols()
         h = list(map(_bits, X.entries()))
         hb = [max(h[i * d:(i + 1) * d], default=0) for i in range(X.nrows())] if d else \
@@ -943,10 +949,9 @@ class FlintBackend:
     def _rewritten(self, X, rows) -> None:
         """Rows of ``X`` were written in place: their entries in the cache of
         :meth:`_row_bits` are recomputed (nothing when ``X`` is not the cached matrix)."""
-        cache = getattr(self, "_heights", None)
-        if cache is None or cache[0] is not X:
+        hb, d = self._kept_bits(X), X.ncols()
+        if hb is None:
             return
-        hb, d = cache[1], X.ncols()
         for i in rows:
             hb[i] = max((_bits(X[i, c]) for c in range(d)), default=0)
 
@@ -1124,7 +1129,7 @@ class FlintBackend:
             k = (int(x.p), int(x.q))
             v = memo.get(k)
             if v is None:
-                v = memo[k] = _coprime(*k)
+                v = memo[k] = coprime_fraction(*k)
             e.append(v)
         d = state.d
         return [tuple(e[i * d:(i + 1) * d]) for i in range(state.n)]
@@ -1219,7 +1224,7 @@ class FlintBackend:
                 if D is not None:
                     witness.nearest(D, tt[D[1]], lo, hi, None)
                 trace.append(("rank1", w, kinks, maps, [(i, tt[i]) for i in inside], D))
-        touched, before, new_t = [], {}, {}
+        touched, before, moved = [], {}, []
         for i in cand:
             ti = tt[i]
             m = maps.at(ti, i)
@@ -1228,7 +1233,7 @@ class FlintBackend:
             before[i] = tuple(X[i, c] for c in range(d))
             _apply(X, i, eta, m, ti, d)
             touched.append(i)
-            new_t[i] = maps.projected(m, eta, ti)
+            moved.append((i, m, ti))
         self._rewritten(X, touched)
         if touched and state.meta is not None and state.meta.get("X") is X:
             state.meta["X"] = None  # X changed in place: offset caches are stale
@@ -1236,11 +1241,10 @@ class FlintBackend:
             if not isinstance(other, _Index):
                 continue
             if other.key == key:  # this layer's direction: the projections it moved to
-                for i in touched:
-                    other.update(i, new_t[i])
+                for i, m, ti in moved:
+                    other.update(i, maps.projected(m, eta, ti))
                 continue
-            for i in touched:
-                other.update(i, sum((a * X[i, c] for c, a in enumerate(other.w)), fmpq(0)))
+            other.reread(X, touched)
         return state, touched, before
 
     @staticmethod
@@ -1498,11 +1502,9 @@ class FlintBackend:
         self._rewritten(X, touched)
         if touched and state.meta is not None and state.meta.get("X") is X:
             state.meta["X"] = None  # X changed in place: offset caches are stale
-        for i in touched:
-            row = [X[i, c] for c in range(d)]
-            for other in (state.index or {}).values():
-                if isinstance(other, _Index):
-                    other.update(i, sum((a * x for a, x in zip(other.w, row)), fmpq(0)))
+        for other in (state.index or {}).values():
+            if isinstance(other, _Index):
+                other.reread(X, touched)
         return state, touched, before
 
     @staticmethod
