@@ -79,6 +79,18 @@ def named_datasets() -> dict[str, Dataset]:
 NAMED = named_datasets()
 
 
+def certificate_16(name: str) -> dict:
+    """The sealed VERIFIED Theorem 1.6 certificate of the default construction on the named
+    dataset ``NAMED[name]`` (with its constants)."""
+    from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
+    from proofcheck.frontend.io.certificate_writer import theorem_certificate
+    from proofcheck.kernel.verdicts import Verdict
+    ds = NAMED[name]
+    tc = verify(ds)
+    return theorem_certificate("1.6", ds, tc.construction.net, Verdict.VERIFIED,
+                               constants=tc.constants)
+
+
 @pytest.fixture(params=sorted(NAMED))
 def named(request):
     return request.param, NAMED[request.param]

@@ -2,14 +2,12 @@
 and canonical digests: ``{"d", "blocks": [{"ff": {"eta", "U", "b", "W" (column k as row k)}, "sa":
 {"rho", "A": {"lam", "left", "right"}, "V" (or "heads": [{"A", "V"}, ...]), "causal"}}]}``; exact
 numbers only, every vector of length ``d`` (else ``BadInput`` with the JSON path)."""
-import hashlib
-import json
 from fractions import Fraction
 
 from proofcheck.kernel.documents import canonical, sha256  # noqa: F401  (re-exported)
 from proofcheck.kernel.errors import BadInput
 from proofcheck.kernel.model import FF, SA, Block, Factored, Transformer
-from proofcheck.kernel.numbers import int_to_digits, parse_exact
+from proofcheck.kernel.numbers import parse_exact
 
 
 def vector(v, d: int, path: str) -> tuple:

@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import NAMED
+from conftest import NAMED, certificate_16
 
 from proofcheck.constructions.afz.layers import hat
-from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.constructions.afz.theorems.theorem_1_8 import verify as verify18
 from proofcheck.frontend.cli import main
 from proofcheck.frontend.io.certificate_writer import (
@@ -28,10 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def cert16():
-    ds = NAMED["common-top"]
-    tc = verify16(ds)
-    return theorem_certificate("1.6", ds, tc.construction.net, Verdict.VERIFIED,
-                               constants=tc.constants)
+    return certificate_16("common-top")
 
 
 @pytest.fixture(scope="module")
@@ -286,10 +282,7 @@ def test_lemma_certificate_must_be_an_instance_of_its_statement(cert_lemma):
 
 @pytest.fixture(scope="module")
 def cert_square():
-    ds = NAMED["square-builtin"]  # d = 2, M = 3: 38 d M = 228
-    tc = verify16(ds)
-    return theorem_certificate("1.6", ds, tc.construction.net, Verdict.VERIFIED,
-                               constants=tc.constants)
+    return certificate_16("square-builtin")  # d = 2, M = 3: 38 d M = 228
 
 
 def _identity_sa_block(c):

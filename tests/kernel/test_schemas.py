@@ -13,15 +13,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import NAMED
+from conftest import NAMED, certificate_16
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proofcheck.constructions.afz.layers import hat
-from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.frontend.cli.schema_messages import worded
 from proofcheck.frontend.cli import main
-from proofcheck.frontend.io.certificate_writer import lemma_certificate, seal, theorem_certificate
+from proofcheck.frontend.io.certificate_writer import lemma_certificate, seal
 from proofcheck.frontend.io.datasets import dataset_from_json
 from proofcheck.kernel.dataset import dataset_to_json
 from proofcheck.frontend.io.schemas import FORMATS, schema, schema_error
@@ -36,10 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def cert():
-    ds = NAMED["square-builtin"]
-    tc = verify16(ds)
-    return theorem_certificate("1.6", ds, tc.construction.net, Verdict.VERIFIED,
-                               constants=tc.constants)
+    return certificate_16("square-builtin")
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import NAMED
+from conftest import certificate_16
 
-from proofcheck.constructions.afz.theorems.theorem_1_6 import verify as verify16
 from proofcheck.frontend.cli import main
-from proofcheck.frontend.io.certificate_writer import seal, theorem_certificate
-from proofcheck.kernel.verdicts import Verdict
+from proofcheck.frontend.io.certificate_writer import seal
 
 ROOT = Path(__file__).resolve().parents[2]
 CMD = [sys.executable, "-m", "proofcheck", "verify"]
@@ -26,10 +24,7 @@ CMD = [sys.executable, "-m", "proofcheck", "verify"]
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    ds = NAMED["square-builtin"]
-    tc = verify16(ds)
-    good = theorem_certificate("1.6", ds, tc.construction.net, Verdict.VERIFIED,
-                               constants=tc.constants)
+    good = certificate_16("square-builtin")
     bad = copy.deepcopy(good)
     bad["network"]["blocks"][-1]["ff"]["W"][0][0] = "12345"  # the last snap: REFUTED
     d = tmp_path_factory.mktemp("certs")
