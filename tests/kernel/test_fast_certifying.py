@@ -287,6 +287,18 @@ def test_gram_argmax(monkeypatch):
     assert_error_names(certificate("1.6", net, inputs), witness.GRAM)
 
 
+def test_gram_margin_checked_exactly():
+    """The exact half of the ``gram-argmax`` witness: a named key that does not beat the named
+    runner-up on the exact scores (here equal scores, a tie the float bound could not see) fails
+    with the shortcut's code and the rows."""
+    e = [flint.fmpq(v) for v in (1, 0, 2, 5, 2, 5, 1, 1)]  # rows (1,0), (2,5), (2,5), (1,1)
+    witness.dot_margins(witness.GRAM, e, 2, [(3, 1, 0)])  # <x3,x1> = 7 > <x3,x0> = 1
+    with pytest.raises(WitnessCheckFailed) as err:
+        witness.dot_margins(witness.GRAM, e, 2, [(3, 1, 0), (3, 1, 2)])
+    assert err.value.shortcut == witness.GRAM and "row 3 attending to row 1 against row 2" in \
+        err.value.detail
+
+
 def lam_identity_net():
     net = Transformer(2, [Block(IDENT_FF, SA(ZERO, Factored(ONE), Factored(ONE))),
                           Block(FF(ZERO), IDENT_SA)])
