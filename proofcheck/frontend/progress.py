@@ -21,6 +21,9 @@ HEARTBEAT = 4.0
 #: seconds a phase (:func:`phase`) runs before its first line
 PHASE_DELAY = 2.0
 
+#: held while a line is written (the timer threads of two open phases share the stream)
+_WRITE = threading.Lock()
+
 
 class Progress:
     """``Progress(total, desc, unit)``; call ``update(k, postfix=None)`` and ``close()``
@@ -97,9 +100,11 @@ class Progress:
         word = "done" if final else ("progress" if count else "running")
         post = f" {self.post}" if self.post else ""
         self.lines += 1
+        text = f"{self.desc}: {word}{count}, {time.monotonic() - self.start:.0f} s{post}\n"
         try:
-            print(f"{self.desc}: {word}{count}, {time.monotonic() - self.start:.0f} s{post}",
-                  file=self.stream, flush=True)
+            with _WRITE:  # one write per line: two phases' timer threads never interleave
+                self.stream.write(text)
+                self.stream.flush()
         except (OSError, ValueError):
             pass
 

@@ -152,3 +152,48 @@ def test_verify_phases_show_progress(tmp_path, monkeypatch, fast_beat, where, ma
     monkeypatch.setattr(mod, name, _slowed(getattr(mod, name), fast_beat, marker))
     assert main(["verify", "--dataset", str(ds), str(cert)]) == 0
     assert fast_beat.text().count(marker) >= 3
+
+
+def test_a_phase_whose_count_reaches_its_total_stops_its_heartbeat(fast_beat):
+    """``theorem --workers``: the shard bar opens when the shards start (``done = 0``) and
+    closes when the last shard is done, so no heartbeat of a finished phase runs on into
+    the next one (it did: "exact check (Dask shards): progress 2/2" every 4 s through the
+    kernel's re-check)."""
+    from proofcheck.frontend.cli.cmd_theorem import _Bars
+    stream = fast_beat()
+    with _Bars() as bars:
+        hooks = bars.hooks()
+        hooks.shard(0, 2)
+        _poll(lambda: "exact check (Dask shards): progress 0/2 shard" in stream.text(),
+              stream.text())
+        hooks.shard(1, 2)
+        hooks.shard(2, 2)
+        assert bars.open == {}
+        done = stream.text()
+        assert done.splitlines()[-1].startswith("exact check (Dask shards): done 2/2 shard")
+        with Progress(None, "kernel re-check", "", stream=stream, interval=0.02, delay=0.0,
+                      plain=True):
+            _poll(lambda: stream.text().count("kernel re-check: running") >= 3, stream.text())
+    assert "exact check" not in stream.text()[len(done):]
+
+
+class _SlowStream(_Stream):
+    """A stream whose every write lets the other threads run (a write to a pipe can)."""
+
+    def write(self, s):
+        import time
+        time.sleep(0.002)
+        return super().write(s)
+
+
+def test_two_phases_timer_lines_never_interleave():
+    """Two open phases (their timer threads) share stderr: every line is whole."""
+    s = _SlowStream()
+    a = Progress(None, "phase a", "", stream=s, interval=0.001, delay=0.0, plain=True)
+    b = Progress(None, "phase b", "", stream=s, interval=0.001, delay=0.0, plain=True)
+    _poll(lambda: s.text().count("\n") >= 100, s.text())
+    a.close()
+    b.close()
+    lines = s.text().splitlines()
+    assert all(line.startswith(("phase a: ", "phase b: ")) and line.count(":") == 1
+               for line in lines)

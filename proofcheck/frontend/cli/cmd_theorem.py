@@ -66,7 +66,7 @@ def register(sub) -> None:
 
 class _Bars:
     """The progress bars of a theorem run, one per phase, each closed when the next
-    phase starts (and all at the end)."""
+    phase starts, when its count reaches its total, and at the end."""
 
     SPECS = {"block": ("exact check", "block", None), "shard": ("exact check (Dask shards)",
                                                               "shard", None),
@@ -77,7 +77,7 @@ class _Bars:
     def __init__(self):
         self.open = {}
 
-    def _tick(self, name: str, total=None, postfix=None) -> None:
+    def _tick(self, name: str, total=None, postfix=None, step: int = 1) -> None:
         from proofcheck.frontend.progress import bar
         for other in [k for k in self.open if k != name]:
             self.open.pop(other).close()
@@ -85,13 +85,16 @@ class _Bars:
             from proofcheck.frontend.progress import HEARTBEAT
             desc, unit, every = self.SPECS[name]
             self.open[name] = bar(desc, total, unit, every=HEARTBEAT if every is None else every)
-        self.open[name].update(1, postfix)
+        b = self.open[name]
+        b.update(step, postfix)
+        if total and b.n >= total:  # the phase is over: no heartbeat into the next one
+            self.open.pop(name).close()
 
     def hooks(self):
         from proofcheck.kernel.verdicts import fmt_num
         from proofcheck.frontend.runs.theorem import Hooks
         return Hooks(block=lambda b, total: self._tick("block", total),
-                     shard=lambda k, total: self._tick("shard", total),
+                     shard=lambda k, total: self._tick("shard", total, step=1 if k else 0),
                      trajectory=lambda b, total: self._tick("trajectory", total),
                      certificate=lambda t, v: self._tick("certificate", None,
                                                          f"tau = {fmt_num(t)}: {v.value}"),

@@ -375,7 +375,8 @@ def check_distributed(net, inputs, targets, claims=None, *, workers: int | None 
     else ``"broadcast"``.  Runs that start a local cluster hold a process-wide lock
     (Dask's configuration and the garbage collector's freeze are process-global):
     runs from several threads of one process take turns.
-    ``progress(done, total)`` after each shard; ``on_shard_done(client, k)`` is a
+    ``progress(0, total)`` when the shards are submitted and ``progress(done, total)``
+    after each shard; ``on_shard_done(client, k)`` is a
     test hook; ``stats`` (a dict, optional) receives the wall seconds of each
     client phase (``cluster_s``: start or connect; ``serialize_s``, in a thread
     during the start; ``broadcast_s``; ``shards_s``), the ``transport``
@@ -515,6 +516,8 @@ def _run(client, token, blob_job, inputs, claims, targets, shards, backend,
             stats["broadcast_s"] = time.perf_counter() - t1
             token = f"{time.time_ns()}-{id(blob_f)}"
         t1 = time.perf_counter()
+        if progress:
+            progress(0, len(bounds))  # the phase has started: its heartbeat from now on
         futs = {client.submit(run_shard, blob_f, token, *b, backend,
                               key=f"proofcheck-shard-{k}-{token}", pure=False): k
                 for k, b in enumerate(bounds)}

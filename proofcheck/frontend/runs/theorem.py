@@ -49,9 +49,10 @@ class TheoremOptions:
 @dataclass
 class Hooks:
     """Progress callbacks (each optional): ``block(b, L)`` after each evaluated block
-    (1.6), ``shard(done, total)`` after each Dask shard, ``trajectory(b, L)`` during
-    the τ-independent pass (1.8), ``certificate(tau, verdict)`` after each softmax
-    certificate, ``simulation(tau)`` after each mpmath simulation."""
+    (1.6), ``shard(done, total)`` when the Dask shards start (``done = 0``) and after
+    each shard, ``trajectory(b, L)`` during the τ-independent pass (1.8),
+    ``certificate(tau, verdict)`` after each softmax certificate, ``simulation(tau)``
+    after each mpmath simulation."""
 
     block: Callable | None = None
     shard: Callable | None = None
