@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from proofcheck.kernel.errors import BadInput
+from proofcheck.kernel.limits import collector_paused
 from proofcheck.kernel.numbers import MAX_STRING_LENGTH, digits_to_int, int_to_digits
 from proofcheck.kernel.verdicts import escape
 
@@ -41,7 +42,8 @@ def loads_strict(text: str, where: str):
     JSON, a duplicate key, an integer of more than ``MAX_STRING_LENGTH`` digits or nesting
     too deep."""
     try:
-        return json.loads(text, parse_int=_parse_int, object_pairs_hook=_no_duplicate_keys)
+        with collector_paused():  # an acyclic tree (limits.collector_paused)
+            return json.loads(text, parse_int=_parse_int, object_pairs_hook=_no_duplicate_keys)
     except BadInput as e:
         raise BadInput(e.message, where) from None
     except json.JSONDecodeError as e:

@@ -20,7 +20,6 @@ exit 4: the command did not finish, whatever code was passed.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
@@ -29,6 +28,7 @@ import traceback
 from proofcheck import __version__
 from proofcheck.frontend.cli.schema_messages import worded
 from proofcheck.kernel.errors import BadInput, ResourceLimit
+from proofcheck.kernel.limits import collector_paused
 from proofcheck.kernel.verdicts import EXIT_BAD_INPUT, Verdict
 
 #: the exit code of a run stopped by Ctrl-C (SIGINT), as shells report it (128 + 2)
@@ -95,10 +95,6 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit code (docs/spec.md §5)."""
     from proofcheck.frontend.cli.terminal import install
     install()
-    # A run holds millions of small objects (a certificate's numbers, a network's rows);
-    # with the default first threshold (700) the collector scans that heap many times
-    # (0.6 s of a 6 s verify).  Values cannot change: only how often garbage cycles are looked for.
-    gc.set_threshold(20_000, 10, 10)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -111,7 +107,10 @@ def main(argv=None) -> int:
             file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        code = args.func(args)
+        # a run keeps what it builds (dataset, network, certificate) until it ends: the
+        # collector's full passes over that heap cost more than the run's own work at scale
+        with collector_paused():  # (proofcheck.kernel.limits.collector_paused)
+            code = args.func(args)
         sys.stdout.flush()  # surface a write error while the exit code can still change
         return code
     except BadInput as e:
