@@ -139,10 +139,23 @@ def workers(tmp: Path, tokens: int, repeat: int) -> dict:
             r["phases"] = time_line(r.pop("stdout"))
             rows[k].append(r)
     one, two = med(rows[1], "wall_s"), med(rows[2], "wall_s")
+    sharded = statistics.median(in_shards(r["phases"]) for r in rows[1])
     return {"tokens": tokens, "workers_1_wall_s": one, "workers_2_wall_s": two,
-            "speed_up": round(one / two, 2),
+            "speed_up": round(one / two, 2), "workers_1_in_shards_s": round(sharded, 2),
+            "speed_up_bound": perfect_sharding_bound(one, sharded),
             "exit_codes": [r["exit_code"] for k in (1, 2) for r in rows[k]],
             "phases": {str(k): [r["phases"] for r in rows[k]] for k in (1, 2)}}
+
+
+def in_shards(phases: dict) -> float:
+    """Seconds a ``--workers`` run spent in shards (the time line's ``... shards`` entries)."""
+    return sum(v for k, v in phases.items() if k.endswith(" shards"))
+
+
+def perfect_sharding_bound(wall_1: float, sharded_1: float, workers: int = 2) -> float:
+    """The most ``--workers K`` can speed up a one-worker run of ``wall_1`` seconds of which
+    ``sharded_1`` ran in shards: the shards K times faster, the rest as it was (Amdahl)."""
+    return round(wall_1 / (wall_1 - sharded_1 + sharded_1 / workers), 2)
 
 
 def markdown(res: dict) -> str:
@@ -167,7 +180,10 @@ def markdown(res: dict) -> str:
         f"{m['evaluation_s']} s; everything else {m['beyond_evaluation_s']} s |",
         f"| `theorem 1.6`, {w['tokens']:,} generated tokens, `--workers 1` / `--workers 2` | "
         f"{w['workers_1_wall_s']} / {w['workers_2_wall_s']} | | speed-up {w['speed_up']}× "
-        "(the kernel's re-check sharded too) |",
+        "(the kernel's re-check sharded too)" + (
+            f"; {w['workers_1_in_shards_s']} s of the one-worker run in shards: at most "
+            f"{w['speed_up_bound']}× with perfect sharding" if "speed_up_bound" in w else "")
+        + " |",
         "<!-- main-job:end -->"])
 
 

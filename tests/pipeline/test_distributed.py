@@ -417,3 +417,19 @@ def test_cli_dist_options_usage_errors():
     assert main(base + ["--scheduler", "notanaddress"]) == 2
     assert main(base + ["--workers", "100000"]) == 2
     assert main(["theorem", "1.8", "--limit", "5", "--no-report", "--workers", "2"]) == 2
+
+
+def test_a_workers_run_says_how_long_each_sharded_phase_spent_in_its_shards():
+    """``theorem 1.6 --workers 2``: the run's seconds carry ``exact check shards`` and
+    ``kernel re-check shards`` (from submitting the shards to the last result), each a part
+    of its phase; the time line names them.  A run without workers has neither."""
+    from proofcheck.frontend.reporting.summary import time_line
+    from proofcheck.frontend.runs.theorem import TheoremOptions, run_theorem
+    ds = NAMED["union-3d"]
+    run = run_theorem("1.6", ds, opts=TheoremOptions(workers=2))
+    assert run.verdict is Verdict.VERIFIED
+    for phase in ("exact check", "kernel re-check"):
+        assert 0 < run.seconds[f"{phase} shards"] <= run.seconds[phase]
+    assert "exact check shards and kernel re-check shards: the parts" in time_line(run.seconds)
+    plain = run_theorem("1.6", ds)
+    assert not any(k.endswith(" shards") for k in plain.seconds)

@@ -157,3 +157,13 @@ def test_main_job_reads_every_phase_of_the_time_line():
            "end 8.93 s\n      (wall seconds; the two overlap)\nVERDICT: VERIFIED")
     assert time_line(out) == {"load dataset": 0.84, "construct total": 1.39,
                               "||theta*||^2": 0.07, "end to end": 8.93}
+
+
+def test_the_perfect_sharding_bound_is_amdahls():
+    """The bound of the ``--workers`` row: the shards twice as fast, the rest unchanged."""
+    from bench.main_job import in_shards, perfect_sharding_bound
+    phases = {"exact check": 120.0, "exact check shards": 100.0, "kernel re-check": 140.0,
+              "kernel re-check shards": 100.0, "end to end": 400.0}
+    assert in_shards(phases) == 200.0
+    assert perfect_sharding_bound(400.0, 200.0) == 1.33  # 400 / (200 + 100)
+    assert perfect_sharding_bound(400.0, 400.0) == 2.0 and perfect_sharding_bound(400.0, 0) == 1.0

@@ -23,6 +23,10 @@ def time_line(seconds: dict, sharded: bool = False) -> str:
     notes = []
     if any(k.startswith("construct phase") for k in seconds):
         notes.append("the construct phases are parts of construct total")
+    shards = [k for k in seconds if k.endswith(" shards")]
+    if shards:
+        notes.append(f"{' and '.join(shards)}: the parts of those phases spent in their shards "
+                     "(the rest of each ran in one process)")
     if "kernel re-check" in seconds and "exact check" in seconds:
         notes.append("the kernel re-check ran in shards after the exact check" if sharded else
                      "the kernel re-check ran in a forked process beside the exact check, "

@@ -227,36 +227,47 @@ def _run_16(dataset, info, opts: TheoremOptions, hooks: Hooks) -> TheoremRun:
     its constants exist (:func:`run_theorem`)."""
     from proofcheck.frontend.runs.recheck import start
     started: dict = {}
+    shards: dict = {"exact check": {}, "kernel re-check": {}}  # the Dask runs' statistics
 
     def built(c, checks, consts):
         t0 = time.perf_counter()
         started["sealed"] = _sealed("1.6", dataset, c.net, consts, opts,
                                     combine(r.verdict for r in checks))
         started["certificate"] = time.perf_counter() - t0
-        started["pending"] = start(started["sealed"][1], kernel_shards_of(opts))
+        started["pending"] = start(started["sealed"][1],
+                                   kernel_shards_of(opts, shards["kernel re-check"]))
     try:
-        check = _check_16(dataset, opts, hooks, built)
+        check = _check_16(dataset, opts, hooks, built, shards["exact check"])
         (cert, data), pending = started["sealed"], started["pending"]
         rc = pending.result()
     finally:
         if "pending" in started:
             started["pending"].cancel()
     seconds = {**check.seconds, "certificate": started["certificate"],
-               "kernel re-check": rc.seconds}
+               "kernel re-check": rc.seconds, **shard_seconds(shards)}
     run = TheoremRun("1.6", dataset, dict(info or {}), opts, check, cert, rc, seconds, data)
     _restate(run)
     return run
 
 
-def kernel_shards_of(opts: TheoremOptions):
+def shard_seconds(stats: dict) -> dict:
+    """``{"<phase> shards": wall seconds}`` of each phase that ran shards over Dask (``stats``:
+    phase -> the statistics :func:`~proofcheck.frontend.runs.distributed.check_distributed` and
+    :func:`~proofcheck.frontend.runs.distributed.kernel_shards` fill): the part of the phase
+    spent from submitting its shards to the last result; the rest of it ran in one process."""
+    return {f"{phase} shards": st["shards_s"] for phase, st in stats.items() if "shards_s" in st}
+
+
+def kernel_shards_of(opts: TheoremOptions, stats: dict | None = None):
     """The kernel's re-check sharded over Dask as ``--workers``/``--scheduler`` say
-    (:func:`proofcheck.frontend.runs.distributed.kernel_shards`; call :func:`validate_dask`
-    first), or ``None``; a scheduler address Dask refuses is ``BadInput`` (exit 2)."""
+    (:func:`proofcheck.frontend.runs.distributed.kernel_shards`, filling ``stats``; call
+    :func:`validate_dask` first), or ``None``; a scheduler address Dask refuses is
+    ``BadInput`` (exit 2)."""
     if opts.workers is None and opts.scheduler is None:
         return None
     from proofcheck.frontend.runs.distributed import kernel_shards
     try:
-        return kernel_shards(workers=opts.workers, scheduler=opts.scheduler)
+        return kernel_shards(workers=opts.workers, scheduler=opts.scheduler, stats=stats)
     except ValueError as e:
         raise BadInput(str(e)) from None
 
@@ -291,8 +302,12 @@ def _restate(run: "TheoremRun") -> None:
     run.certificate, run.certificate_bytes = _sealed(
         run.statement, run.dataset, run.check.construction.net, run.check.constants,
         run.options, want, run.check)
-    run.recheck = start(run.certificate_bytes, kernel_shards_of(run.options), fork=False).result()
+    stats: dict = {}
+    run.recheck = start(run.certificate_bytes, kernel_shards_of(run.options, stats),
+                        fork=False).result()
     run.seconds["kernel re-check"] = run.seconds.get("kernel re-check", 0) + run.recheck.seconds
+    for k, v in shard_seconds({"kernel re-check": stats}).items():
+        run.seconds[k] = run.seconds.get(k, 0) + v
 
 
 def _causal_run(theorem: str, dataset, info, opts: TheoremOptions, check) -> TheoremRun:
@@ -332,7 +347,7 @@ def _causal_refutation(check, dataset, opts: TheoremOptions, reading) -> str:
     return text
 
 
-def _check_16(dataset, opts: TheoremOptions, hooks: Hooks, on_built=None):
+def _check_16(dataset, opts: TheoremOptions, hooks: Hooks, on_built=None, stats=None):
     from proofcheck.constructions.afz.theorems.constructions import get
     from proofcheck.constructions.afz.theorems.theorem_1_6 import verify
     if opts.attention == "causal":
@@ -341,19 +356,22 @@ def _check_16(dataset, opts: TheoremOptions, hooks: Hooks, on_built=None):
         return verify_causal(dataset, causal_get(opts.construction), backend=opts.backend,
                              progress=hooks.block)
     return verify(dataset, backend=opts.backend, progress=hooks.block,
-                  construction=get(opts.construction, "1.6"), checker=_dask_checker(opts, hooks),
+                  construction=get(opts.construction, "1.6"),
+                  checker=_dask_checker(opts, hooks, stats),
                   options=opts.options, on_built=on_built)
 
 
-def _dask_checker(opts: TheoremOptions, hooks: Hooks):
-    """The Dask-sharded exact check (:mod:`proofcheck.frontend.runs.distributed`), or ``None``."""
+def _dask_checker(opts: TheoremOptions, hooks: Hooks, stats: dict | None = None):
+    """The Dask-sharded exact check (:mod:`proofcheck.frontend.runs.distributed`, filling
+    ``stats``), or ``None``."""
     if opts.workers is None and opts.scheduler is None:
         return None
     from proofcheck.frontend.runs.distributed import check_distributed
 
     def check(net, inputs, targets, claims, backend="flint", progress=None):
         return check_distributed(net, inputs, targets, claims, workers=opts.workers,
-                                 scheduler=opts.scheduler, backend=backend, progress=hooks.shard)
+                                 scheduler=opts.scheduler, backend=backend, progress=hooks.shard,
+                                 stats=stats)
     return check
 
 
