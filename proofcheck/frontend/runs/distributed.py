@@ -59,6 +59,7 @@ from fractions import Fraction
 from typing import Callable
 
 from proofcheck.constructions.claim_check import NetworkCheck, check_network
+from proofcheck.kernel.limits import collector_paused
 from proofcheck.kernel.model import FF
 from proofcheck.constructions.results import CheckResult
 from proofcheck.kernel.verdicts import plural
@@ -184,13 +185,8 @@ def dumps_problem(net, claims, inputs, targets) -> bytes:
     protocol 5 with Fractions as integer pairs); :func:`loads_problem` inverts it
     exactly (tested: equal objects)."""
     buf = io.BytesIO()
-    enabled = gc.isenabled()
-    gc.disable()  # the temporary tuples would trigger collections over the whole heap
-    try:
+    with collector_paused():  # the temporary tuples would trigger collections over the heap
         _Pickler(buf, protocol=5).dump((net, claims, inputs, targets))
-    finally:
-        if enabled:
-            gc.enable()
     return buf.getvalue()
 
 
@@ -198,13 +194,8 @@ def loads_problem(blob: bytes):
     """``(net, claims, inputs, targets)`` from :func:`dumps_problem`.  The cyclic
     garbage collector is paused while the ~10^6 objects are created (it would
     otherwise traverse them again and again: 5x the decoding time at 10^5 tokens)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return pickle.loads(blob)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _LOADED: dict = {}  # worker-side: run token -> decoded problem (the current run only)
@@ -574,13 +565,8 @@ def dumps_job(job) -> bytes:
     """A :class:`~proofcheck.kernel.shards.PairsJob` as one byte string (the pickler of
     :func:`dumps_problem`; backend classes by reference)."""
     buf = io.BytesIO()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         _Pickler(buf, protocol=5).dump(job)
-    finally:
-        if enabled:
-            gc.enable()
     return buf.getvalue()
 
 
